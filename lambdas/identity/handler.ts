@@ -1,0 +1,5 @@
+/** The `identity` function: `GET /me`. */
+import { createApiHandler } from '../shared/http/pipeline';
+import { describeKey } from './describe-key';
+
+export const handler = createApiHandler({ operations: { me: describeKey } });

@@ -1,0 +1,33 @@
+/**
+ * The spec's success and error envelopes and the headers every response
+ * carries (`X-Request-Id`, `Cache-Control: no-store`).
+ */
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { ApiError } from './errors';
+
+const BASE_HEADERS = {
+  'Content-Type': 'application/json; charset=utf-8',
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+} as const;
+
+export function successResponse(
+  requestId: string,
+  data: unknown,
+  status = 200,
+  headers: Record<string, string> = {},
+): APIGatewayProxyResult {
+  return {
+    statusCode: status,
+    headers: { ...BASE_HEADERS, ...headers, 'X-Request-Id': requestId },
+    body: JSON.stringify({ ok: true, data, request_id: requestId }),
+  };
+}
+
+export function errorResponse(requestId: string, error: ApiError, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  return {
+    statusCode: error.status,
+    headers: { ...BASE_HEADERS, ...headers, ...error.headers, 'X-Request-Id': requestId },
+    body: JSON.stringify({ ok: false, error: { code: error.code, message: error.message }, request_id: requestId }),
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * The one error type of the API. Domain and pipeline code throw `ApiError`
+ * with a code from the spec's error table; the envelope middleware turns it
+ * into the error envelope. Anything else that escapes becomes 500
+ * `INTERNAL_ERROR` with a generic message: internals never leak.
+ */
+
+export const ERROR_CATALOG = {
+  HTTPS_REQUIRED: { status: 400, message: 'Only HTTPS requests are accepted.' },
+  INVALID_JSON: { status: 400, message: 'The request body must be a JSON object.' },
+  CREDENTIALS_IN_URL: { status: 400, message: 'Credentials must be sent in the Authorization header, never in the URL.' },
+  BODY_NOT_ALLOWED: { status: 400, message: 'This operation does not accept a request body.' },
+  IDEMPOTENCY_KEY_REQUIRED: { status: 400, message: 'A valid Idempotency-Key header is required.' },
+  INVALID_API_KEY: { status: 401, message: 'The API key is missing or invalid.' },
+  INSUFFICIENT_SCOPE: { status: 403, message: 'The API key lacks the scope this operation needs.' },
+  PARTNER_SCOPE_MISMATCH: { status: 403, message: 'The API key is not bound to this organization.' },
+  PARTNER_MANAGER_REQUIRED: { status: 403, message: "The key's creator is no longer an active manager of the organization." },
+  PARTNER_ACCESS_FORBIDDEN: { status: 403, message: 'Authorization for this organization is no longer valid.' },
+  PERSONAL_KEY_REQUIRED: { status: 403, message: 'This operation needs a personal API key.' },
+  RECORD_NOT_FOUND: { status: 404, message: 'No such record.' },
+  INVITE_UNAVAILABLE: { status: 404, message: 'The invitation is not available.' },
+  TICKET_NOT_FOUND: { status: 404, message: 'No such ticket.' },
+  NOT_FOUND: { status: 404, message: 'No such path or method.' },
+  REQUEST_TIMEOUT: { status: 408, message: 'The request body was not received in time.' },
+  IDEMPOTENCY_CONFLICT: { status: 409, message: 'The Idempotency-Key was already used with a different request.' },
+  PLAYER_NOT_JOINED: { status: 409, message: 'The invitation has no ticket yet.' },
+  PARTNER_INACTIVE: { status: 409, message: 'The organization is not active.' },
+  BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than 4096 bytes.' },
+  QUERY_TOO_LONG: { status: 414, message: 'The query string is longer than 2048 characters.' },
+  PATH_TOO_LONG: { status: 414, message: 'The path is longer than 512 characters.' },
+  JSON_REQUIRED: { status: 415, message: 'The request body must be sent as application/json in UTF-8.' },
+  CONTENT_ENCODING_UNSUPPORTED: { status: 415, message: 'Compressed request bodies are not supported.' },
+  AUTH_HEADER_TOO_LONG: { status: 431, message: 'The Authorization header is longer than 256 characters.' },
+  INVALID_RECORD_UUID: { status: 422, message: 'The record uuid has an invalid format.' },
+  INVALID_GAME: { status: 422, message: 'game must be minecraft or fps.' },
+  INVALID_FIELD: { status: 422, message: 'A field has an invalid length or characters.' },
+  UNKNOWN_FIELD: { status: 422, message: 'The body has an unsupported field.' },
+  UNKNOWN_PARAMETER: { status: 422, message: 'The request has an unsupported query parameter.' },
+  DUPLICATE_PARAMETER: { status: 422, message: 'A query parameter was given more than once.' },
+  INVALID_LIMIT: { status: 422, message: 'limit must be an integer from 1 to 100.' },
+  INVALID_PAGE: { status: 422, message: 'page must be an integer from 1 to 10000.' },
+  INVALID_CURSOR: { status: 422, message: 'The cursor is invalid.' },
+  INVALID_DATE: { status: 422, message: 'The date-time is invalid.' },
+  INVALID_RESULT: { status: 422, message: 'result must be clean, warning or cheating.' },
+  RATE_LIMITED: { status: 429, message: 'A rate limit is exhausted; retry after the Retry-After delay.' },
+  CONCURRENCY_LIMITED: { status: 429, message: 'Too many requests in flight; retry after the Retry-After delay.' },
+  TOO_MANY_INVITES: { status: 429, message: 'The organization already holds 50 active invitations.' },
+  INTERNAL_ERROR: { status: 500, message: 'An internal error occurred.' },
+  TICKET_SERVICE_UNAVAILABLE: { status: 503, message: 'The ticket service is temporarily unavailable.' },
+  RATE_LIMIT_UNAVAILABLE: { status: 503, message: 'Rate protection is unavailable; retry after the Retry-After delay.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    /** Extra response headers, e.g. `Retry-After`. */
+    readonly headers: Record<string, string> = {},
+    options?: { cause?: unknown },
+  ) {
+    super(message ?? ERROR_CATALOG[code].message, options);
+    this.name = 'ApiError';
+    this.status = ERROR_CATALOG[code].status;
+  }
+}
+
+export function apiError(code: ErrorCode, message?: string, headers?: Record<string, string>): ApiError {
+  return new ApiError(code, message, headers);
+}
+
+/** Map anything thrown to an ApiError; unknown failures become a generic 500. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  return new ApiError('INTERNAL_ERROR', undefined, {}, { cause: error });
+}

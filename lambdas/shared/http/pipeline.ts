@@ -1,0 +1,181 @@
+/**
+ * The one request pipeline every handler shares (middy). Middlewares, in the
+ * order they run before the handler:
+ *   1. envelope       – request id, success/error envelopes, the one error path, access log
+ *   2. transport      – HTTPS, sizes, credentials in the URL, encodings (before routing)
+ *   3. routing        – the route API Gateway invoked, or 404 NOT_FOUND
+ *   4. authentication – key, account, organization, membership, scope
+ *   5. input          – query parameters and body against the route's declaration
+ * The envelope middleware is attached first, so its after/onError hooks run
+ * last and see every error, typed or not.
+ */
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { authenticate, type Principal } from '../identity/authenticate';
+import { logger } from '../observability/logger';
+import { currentRequestScope, runInRequestScope } from '../observability/request-scope';
+import { sharedPlatform, type Platform } from '../platform';
+import { normalizeEvent, type ApiEvent } from './api-event';
+import { errorResponse, successResponse } from './envelope';
+import { ApiError, apiError, toApiError } from './errors';
+import { enforceInputRules, enforceTransportRules } from './request-rules';
+import { defaultRouter, FALLBACK_RESOURCE, type RouteDefinition, type Router } from './routes';
+
+export interface OperationInput {
+  readonly route: RouteDefinition;
+  readonly pathParameters: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, string>>;
+  readonly body: unknown;
+  readonly headers: ApiEvent['headers'];
+  /** Present on routes that need a key. */
+  readonly principal?: Principal;
+  readonly requestId: string;
+  readonly now: Date;
+  readonly platform: Platform;
+}
+
+export interface OperationResult {
+  readonly status?: number;
+  readonly data: unknown;
+  readonly headers?: Record<string, string>;
+}
+
+export type Operation = (input: OperationInput) => Promise<OperationResult>;
+
+interface PipelineState {
+  event: ApiEvent;
+  startedAt: number;
+  platform: Platform;
+  route?: RouteDefinition;
+  principal?: Principal;
+  query?: Record<string, string>;
+  body?: unknown;
+  /** Set once the request passed authentication (or needs none): only then is it access-logged. */
+  admitted: boolean;
+}
+
+type PipelineContext = Context & { pipeline: PipelineState };
+type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PipelineContext>;
+type Middleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PipelineContext>;
+
+function envelope(getPlatform: () => Platform): Middleware {
+  const finish = (request: Request, response: APIGatewayProxyResult, error?: ApiError) => {
+    const state = request.context.pipeline as PipelineState | undefined;
+    request.response = response;
+    if (error && error.status >= 500) {
+      logger.error('request failed', { code: error.code, route: state?.route?.id, error: error.cause ?? error });
+    }
+    if (state?.admitted) {
+      const dynamo = currentRequestScope()?.dynamo;
+      logger.info('request', {
+        route: state.route?.id ?? null,
+        method: state.event.method,
+        status: response.statusCode,
+        code: error?.code,
+        key_id: state.principal?.keyId,
+        partner_id: state.principal?.partnerId ?? undefined,
+        duration_ms: Date.now() - state.startedAt,
+        dynamo: dynamo && { calls: dynamo.calls, round_trips: dynamo.roundTrips, rcu: dynamo.readUnits, wcu: dynamo.writeUnits },
+      });
+    }
+  };
+  return {
+    before: (request) => {
+      const event = normalizeEvent(request.event);
+      request.context.pipeline = { event, startedAt: Date.now(), platform: getPlatform(), admitted: false };
+    },
+    after: (request) => {
+      finish(request, request.response as APIGatewayProxyResult);
+    },
+    onError: (request) => {
+      const error = toApiError(request.error);
+      const requestId = request.context.pipeline?.event.requestId ?? request.event?.requestContext?.requestId ?? 'unknown';
+      finish(request, errorResponse(requestId, error), error);
+    },
+  };
+}
+
+const transport = (): Middleware => ({
+  before: (request) => enforceTransportRules(request.context.pipeline.event),
+});
+
+const routing = (router: Router): Middleware => ({
+  before: (request) => {
+    const state = request.context.pipeline;
+    const { method, resource } = state.event;
+    const route = resource === FALLBACK_RESOURCE ? undefined : router.byResource(method, resource);
+    if (!route) throw apiError('NOT_FOUND');
+    state.route = route;
+  },
+});
+
+const authentication = (): Middleware => ({
+  before: async (request) => {
+    const state = request.context.pipeline;
+    const route = state.route as RouteDefinition;
+    if (route.auth === 'none') {
+      state.admitted = true;
+      return;
+    }
+    const { platform, event } = state;
+    state.principal = await authenticate(
+      event.headers.get('authorization')?.length === 1 ? event.headers.get('authorization')?.[0] : undefined,
+      { scope: route.scope, partnerId: route.partnerBound ? event.pathParameters.partner_id : undefined },
+      { reader: platform.identityReader, cache: platform.keyCache, now: platform.clock() },
+    );
+    state.admitted = true;
+  },
+});
+
+const input = (): Middleware => ({
+  before: (request) => {
+    const state = request.context.pipeline;
+    const { query, body } = enforceInputRules(state.event, state.route as RouteDefinition);
+    state.query = { ...query };
+    state.body = body;
+  },
+});
+
+export interface ApiHandlerOptions {
+  /** Operations this function serves, by route id. Routes of other groups answer 404. */
+  readonly operations: Readonly<Record<string, Operation>>;
+  readonly router?: Router;
+  readonly platform?: () => Platform;
+}
+
+export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
+  const router = options.router ?? defaultRouter;
+  const getPlatform = options.platform ?? sharedPlatform;
+
+  const pipeline = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PipelineContext>()
+    .use(envelope(getPlatform))
+    .use(transport())
+    .use(routing(router))
+    .use(authentication())
+    .use(input())
+    .handler(async (_event, context) => {
+      const state = context.pipeline;
+      const route = state.route as RouteDefinition;
+      const operation = options.operations[route.id];
+      if (!operation) throw apiError('NOT_FOUND');
+      const result = await operation({
+        route,
+        pathParameters: state.event.pathParameters,
+        query: state.query ?? {},
+        body: state.body,
+        headers: state.event.headers,
+        principal: state.principal,
+        requestId: state.event.requestId,
+        now: state.platform.clock(),
+        platform: state.platform,
+      });
+      return successResponse(state.event.requestId, result.data, result.status ?? 200, result.headers);
+    });
+
+  return (event, context) =>
+    runInRequestScope(event.requestContext?.requestId ?? 'unknown', () =>
+      pipeline(event, context as PipelineContext),
+    );
+}

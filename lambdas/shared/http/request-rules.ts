@@ -1,0 +1,88 @@
+/**
+ * The spec's request-shape rules, in the order the pipeline applies them.
+ *
+ * Transport rules run before routing and authentication: they are cheap,
+ * need no state, and refuse traffic no route could accept. Input rules run
+ * after authentication, against the matched route's declaration, so an
+ * unauthenticated caller learns nothing about a route's parameters.
+ */
+import { LIVE_KEY_SEARCH } from '../identity/api-keys';
+import { header, queryStringLength, type ApiEvent } from './api-event';
+import { apiError } from './errors';
+import type { RouteDefinition } from './routes';
+
+export const REQUEST_LIMITS = {
+  pathChars: 512,
+  queryChars: 2048,
+  authorizationChars: 256,
+  bodyBytes: 4096,
+} as const;
+
+/** Query parameter names that carry credentials in common clients. */
+const CREDENTIAL_PARAMETER = /^(api[-_]?key|x[-_]api[-_]key|key|token|access[-_]?token|auth|authorization|bearer|secret|password|client[-_]secret)$/i;
+
+export function enforceTransportRules(event: ApiEvent): void {
+  const proto = header(event, 'x-forwarded-proto');
+  if (proto !== undefined && proto.split(',').pop()?.trim().toLowerCase() !== 'https') throw apiError('HTTPS_REQUIRED');
+
+  if (event.fullPath.length > REQUEST_LIMITS.pathChars) throw apiError('PATH_TOO_LONG');
+  if (queryStringLength(event) > REQUEST_LIMITS.queryChars) throw apiError('QUERY_TOO_LONG');
+  for (const value of event.headers.get('authorization') ?? []) {
+    if (value.length > REQUEST_LIMITS.authorizationChars) throw apiError('AUTH_HEADER_TOO_LONG');
+  }
+
+  if (LIVE_KEY_SEARCH.test(event.fullPath)) throw apiError('CREDENTIALS_IN_URL');
+  for (const [name, values] of event.query) {
+    if (CREDENTIAL_PARAMETER.test(name) || LIVE_KEY_SEARCH.test(name) || values.some((v) => LIVE_KEY_SEARCH.test(v) || /^bearer\s/i.test(v))) {
+      throw apiError('CREDENTIALS_IN_URL');
+    }
+  }
+
+  const encoding = header(event, 'content-encoding');
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') throw apiError('CONTENT_ENCODING_UNSUPPORTED');
+
+  const declared = header(event, 'content-length');
+  if (declared !== undefined && Number(declared) > REQUEST_LIMITS.bodyBytes) throw apiError('BODY_TOO_LARGE');
+  // The declared length may lie: the bytes actually received decide.
+  if (event.body && event.body.length > REQUEST_LIMITS.bodyBytes) throw apiError('BODY_TOO_LARGE');
+}
+
+export interface RouteInput {
+  readonly query: Readonly<Record<string, string>>;
+  readonly body: unknown;
+}
+
+export function enforceInputRules(event: ApiEvent, route: RouteDefinition): RouteInput {
+  const query: Record<string, string> = {};
+  for (const [name, values] of event.query) {
+    if (!route.query.includes(name)) throw apiError('UNKNOWN_PARAMETER', `Unsupported query parameter: ${name.slice(0, 64)}`);
+    if (values.length > 1) throw apiError('DUPLICATE_PARAMETER', `Query parameter given more than once: ${name}`);
+    query[name] = values[0];
+  }
+
+  const hasBody = event.body !== undefined && event.body.length > 0;
+  if (route.body === 'none') {
+    if (hasBody) throw apiError('BODY_NOT_ALLOWED');
+    return { query, body: undefined };
+  }
+
+  const contentType = header(event, 'content-type');
+  if (!isJsonUtf8(contentType)) throw apiError('JSON_REQUIRED');
+  if (!hasBody) throw apiError('INVALID_JSON');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(event.body));
+  } catch {
+    throw apiError('INVALID_JSON');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw apiError('INVALID_JSON');
+  return { query, body: parsed };
+}
+
+function isJsonUtf8(contentType: string | undefined): boolean {
+  if (!contentType) return false;
+  const [type, ...params] = contentType.split(';').map((part) => part.trim().toLowerCase());
+  if (type !== 'application/json') return false;
+  const charset = params.find((p) => p.startsWith('charset='));
+  return charset === undefined || charset.slice('charset='.length).replace(/"/g, '') === 'utf-8';
+}

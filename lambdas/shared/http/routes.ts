@@ -1,0 +1,114 @@
+/**
+ * The route table: every operation of the API, declared once. The CDK API
+ * construct builds API Gateway resources from it, the local HTTP front routes
+ * with it, and the request pipeline reads each route's rules (authentication,
+ * scope, allowed query parameters, body) from it.
+ *
+ * Paths are relative to the base URL, which ends with the `v1` stage.
+ */
+import type { Scope } from '../identity/scopes';
+
+/** A Lambda function serving a group of endpoints. */
+export type EndpointGroup = 'system' | 'identity';
+
+export const ENDPOINT_GROUPS: readonly EndpointGroup[] = ['system', 'identity'];
+
+/** The group whose function answers every path or method that no route declares (404 `NOT_FOUND`). */
+export const FALLBACK_GROUP: EndpointGroup = 'system';
+
+export interface RouteDefinition {
+  readonly id: string;
+  readonly method: 'GET' | 'POST';
+  /** API Gateway resource template, e.g. `/partners/{partner_id}/records`. */
+  readonly path: string;
+  readonly group: EndpointGroup;
+  /** `none`: no key needed; `key`: a valid API key is required. */
+  readonly auth: 'none' | 'key';
+  /** Business scope the key must carry, if any. */
+  readonly scope?: Scope;
+  /** Whether the route is bound to the `{partner_id}` path organization. */
+  readonly partnerBound?: boolean;
+  /** Query parameter names the route accepts; anything else is 422 `UNKNOWN_PARAMETER`. */
+  readonly query: readonly string[];
+  /** `none`: a body is 400 `BODY_NOT_ALLOWED`; `json`: a JSON object body is required. */
+  readonly body: 'none' | 'json';
+}
+
+export const ROUTES = [
+  { id: 'health', method: 'GET', path: '/health', group: 'system', auth: 'none', query: [], body: 'none' },
+  { id: 'me', method: 'GET', path: '/me', group: 'identity', auth: 'key', query: [], body: 'none' },
+] as const satisfies readonly RouteDefinition[];
+
+export type RouteId = (typeof ROUTES)[number]['id'];
+
+/** Resource template API Gateway reports for requests no route declares. */
+export const FALLBACK_RESOURCE = '/{proxy+}';
+
+export interface RouteMatch {
+  readonly route: RouteDefinition;
+  readonly pathParameters: Record<string, string>;
+}
+
+interface CompiledRoute {
+  readonly route: RouteDefinition;
+  readonly pattern: RegExp;
+  readonly names: readonly string[];
+}
+
+function compile(route: RouteDefinition): CompiledRoute {
+  const names: string[] = [];
+  const source = route.path
+    .split('/')
+    .map((segment) => {
+      const param = /^\{([a-z_]+)\}$/.exec(segment);
+      if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(param[1]);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { route, pattern: new RegExp(`^${source}$`), names };
+}
+
+/** A router over a route table (the service's own, or a test's extended copy). */
+export class Router {
+  private readonly compiled: readonly CompiledRoute[];
+
+  constructor(readonly routes: readonly RouteDefinition[] = ROUTES) {
+    this.compiled = routes.map(compile);
+  }
+
+  /** Match a concrete path (percent-decoded per segment) and method, as API Gateway does. */
+  match(method: string, path: string): RouteMatch | undefined {
+    for (const { route, pattern, names } of this.compiled) {
+      if (route.method !== method) continue;
+      const found = pattern.exec(path);
+      if (!found) continue;
+      const pathParameters: Record<string, string> = {};
+      names.forEach((name, i) => {
+        pathParameters[name] = safeDecode(found[i + 1]);
+      });
+      return { route, pathParameters };
+    }
+    return undefined;
+  }
+
+  /** The route API Gateway invoked, from the event's resource template and method. */
+  byResource(method: string, resource: string): RouteDefinition | undefined {
+    return this.routes.find((r) => r.method === method && r.path === resource);
+  }
+
+  /** Whether any route declares this resource template (with any method). */
+  hasResource(path: string): boolean {
+    return this.compiled.some(({ pattern }) => pattern.test(path));
+  }
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+export const defaultRouter = new Router();

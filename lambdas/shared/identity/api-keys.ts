@@ -1,0 +1,57 @@
+/**
+ * API key material: the live-key format, generation, the irreversible digest
+ * that is the only thing stored, and the key id derived from it.
+ *
+ * A key is `pak_live_` followed by 64 random hex characters (256 bits). With
+ * that much entropy a plain SHA-256 is irreversible; the key id is the first
+ * 96 bits of the digest, so the stored item can be found from the presented
+ * key alone, and the full digest is compared in constant time.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const LIVE_KEY_PREFIX = 'pak_live_';
+export const LIVE_KEY_PATTERN = /^pak_live_[0-9a-f]{64}$/;
+/** Anything that looks like a live key, anywhere in a string (used to refuse credentials in URLs). */
+export const LIVE_KEY_SEARCH = /pak_live_[0-9a-fA-F]{16,}/;
+
+export function generateApiKey(): string {
+  return LIVE_KEY_PREFIX + randomBytes(32).toString('hex');
+}
+
+export function digestApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function keyIdFromDigest(digest: string): string {
+  return `key_${digest.slice(0, 24)}`;
+}
+
+export function digestsEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** Digest of a key nobody holds: malformed and missing credentials take the same path as wrong ones. */
+const DECOY_DIGEST = digestApiKey(`${LIVE_KEY_PREFIX}decoy`);
+
+export interface PresentedKey {
+  readonly wellFormed: boolean;
+  readonly digest: string;
+  readonly keyId: string;
+}
+
+/**
+ * Parse an Authorization header value. Always returns a digest and key id to
+ * look up, a decoy one when the header is missing or malformed, so that every
+ * failure costs the same work and yields the same answer.
+ */
+export function presentedKey(authorization: string | undefined): PresentedKey {
+  const match = authorization ? /^Bearer ([^\s]+)$/.exec(authorization.trim()) : null;
+  const candidate = match?.[1];
+  if (candidate && LIVE_KEY_PATTERN.test(candidate)) {
+    const digest = digestApiKey(candidate);
+    return { wellFormed: true, digest, keyId: keyIdFromDigest(digest) };
+  }
+  return { wellFormed: false, digest: DECOY_DIGEST, keyId: keyIdFromDigest(DECOY_DIGEST) };
+}

@@ -1,0 +1,35 @@
+/**
+ * Per-invocation scope carried through async calls: the request id for logs
+ * and the DynamoDB call accounting (calls, sequential round trips, consumed
+ * capacity) that the access log and the benchmark report.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+export interface DynamoAccounting {
+  calls: number;
+  /** Times the number of DynamoDB calls in flight rose from 0: sequential round trips. */
+  roundTrips: number;
+  inFlight: number;
+  readUnits: number;
+  writeUnits: number;
+  operations: string[];
+}
+
+export interface RequestScope {
+  readonly requestId: string;
+  readonly dynamo: DynamoAccounting;
+}
+
+const storage = new AsyncLocalStorage<RequestScope>();
+
+export function newDynamoAccounting(): DynamoAccounting {
+  return { calls: 0, roundTrips: 0, inFlight: 0, readUnits: 0, writeUnits: 0, operations: [] };
+}
+
+export function runInRequestScope<T>(requestId: string, fn: () => Promise<T>): Promise<T> {
+  return storage.run({ requestId, dynamo: newDynamoAccounting() }, fn);
+}
+
+export function currentRequestScope(): RequestScope | undefined {
+  return storage.getStore();
+}

@@ -1,0 +1,7 @@
+/** The deployed handlers, by endpoint group: the local front calls these very modules. */
+import type { ApiHandler } from '../lambdas/shared/http/pipeline';
+import type { EndpointGroup } from '../lambdas/shared/http/routes';
+import { handler as identity } from '../lambdas/identity/handler';
+import { handler as system } from '../lambdas/system/handler';
+
+export const HANDLERS: Readonly<Record<EndpointGroup, ApiHandler>> = { system, identity };

@@ -1,0 +1,240 @@
+/**
+ * The local stand-in for API Gateway: an HTTP server on loopback that turns
+ * each request into a REST API (v1 payload) proxy event, exactly as API
+ * Gateway would build it for the `v1` stage, routes it with the service's own
+ * route table and calls the very handler the stack deploys for that route's
+ * group. Paths and methods no route declares go to the fallback group, as
+ * the deployed API's `{proxy+}` and ANY methods do.
+ *
+ * What API Gateway itself does before the Lambda, the front mirrors where it
+ * matters for the spec: the 5-second body read deadline (408) and refusing to
+ * buffer more than the body limit. TLS is terminated here as at API Gateway:
+ * the front adds `X-Forwarded-Proto: https` unless an upstream proxy in front
+ * of it already said how the client connected.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { errorResponse } from '../lambdas/shared/http/envelope';
+import { ApiError } from '../lambdas/shared/http/errors';
+import type { ApiHandler } from '../lambdas/shared/http/pipeline';
+import { REQUEST_LIMITS } from '../lambdas/shared/http/request-rules';
+import { defaultRouter, FALLBACK_GROUP, FALLBACK_RESOURCE, type Router } from '../lambdas/shared/http/routes';
+
+export const STAGE_NAME = 'v1';
+export const BODY_READ_DEADLINE_MS = 5_000;
+
+export interface LocalFrontOptions {
+  readonly handlers: Readonly<Record<string, ApiHandler>>;
+  readonly router?: Router;
+  readonly port?: number;
+  readonly host?: string;
+  /** Checks that run before the event is built (the edge protection's local counterpart). */
+  readonly edge?: (request: IncomingMessage) => APIGatewayProxyResult | undefined | Promise<APIGatewayProxyResult | undefined>;
+  readonly bodyReadDeadlineMs?: number;
+}
+
+export interface LocalFront {
+  readonly server: Server;
+  readonly baseUrl: string;
+  close(): Promise<void>;
+}
+
+interface ReadBody {
+  readonly bytes: Buffer;
+  readonly truncated: boolean;
+}
+
+/** Read at most limit+1 bytes: enough for the handler to see the body is too large, never an unbounded buffer. */
+function readBody(request: IncomingMessage, deadlineMs: number): Promise<ReadBody | 'timeout'> {
+  const cap = REQUEST_LIMITS.bodyBytes + 1;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const timer = setTimeout(() => finish('timeout'), deadlineMs);
+    const finish = (result: ReadBody | 'timeout') => {
+      clearTimeout(timer);
+      request.removeAllListeners('data');
+      resolve(result);
+    };
+    request.on('data', (chunk: Buffer) => {
+      const room = cap - size;
+      chunks.push(chunk.subarray(0, room));
+      size += Math.min(chunk.length, room);
+      if (size >= cap) {
+        request.pause();
+        finish({ bytes: Buffer.concat(chunks), truncated: true });
+      }
+    });
+    request.on('end', () => finish({ bytes: Buffer.concat(chunks), truncated: false }));
+    request.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
+}
+
+export function buildProxyEvent(args: {
+  request: IncomingMessage;
+  router: Router;
+  body: Buffer;
+  requestId: string;
+}): { event: APIGatewayProxyEvent; group: string } {
+  const { request, router, body, requestId } = args;
+  const url = new URL(request.url ?? '/', 'http://local');
+  const rawPath = url.pathname;
+  const stagePrefix = `/${STAGE_NAME}`;
+  const inStage = rawPath === stagePrefix || rawPath.startsWith(`${stagePrefix}/`);
+  const path = inStage ? rawPath.slice(stagePrefix.length) || '/' : rawPath;
+  const method = (request.method ?? 'GET').toUpperCase();
+
+  const match = inStage ? router.match(method, path) : undefined;
+  const resource = match ? match.route.path : FALLBACK_RESOURCE;
+  const group = match ? match.route.group : FALLBACK_GROUP;
+  const pathParameters = match ? match.pathParameters : { proxy: path.replace(/^\//, '') };
+
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    const name = request.rawHeaders[i];
+    (multiValueHeaders[name] ??= []).push(request.rawHeaders[i + 1]);
+  }
+  const has = (name: string) => Object.keys(multiValueHeaders).some((h) => h.toLowerCase() === name);
+  const sourceIp = request.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1';
+  // The headers API Gateway adds to every proxied request.
+  if (!has('x-forwarded-proto')) multiValueHeaders['X-Forwarded-Proto'] = ['https'];
+  multiValueHeaders['X-Forwarded-Port'] = ['443'];
+  multiValueHeaders['X-Forwarded-For'] = [[...(multiValueHeaders['X-Forwarded-For'] ?? []), sourceIp].join(', ')];
+  multiValueHeaders['X-Amzn-Trace-Id'] = [`Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomUUID().replace(/-/g, '').slice(0, 24)}`];
+  const headers = Object.fromEntries(Object.entries(multiValueHeaders).map(([k, v]) => [k, v[v.length - 1]]));
+
+  const multiValueQueryStringParameters: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) (multiValueQueryStringParameters[name] ??= []).push(value);
+  const hasQuery = Object.keys(multiValueQueryStringParameters).length > 0;
+
+  const now = Date.now();
+  const event: APIGatewayProxyEvent = {
+    resource,
+    path,
+    httpMethod: method,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: hasQuery
+      ? Object.fromEntries(Object.entries(multiValueQueryStringParameters).map(([k, v]) => [k, v[v.length - 1]]))
+      : null,
+    multiValueQueryStringParameters: hasQuery ? multiValueQueryStringParameters : null,
+    pathParameters,
+    stageVariables: null,
+    body: body.length > 0 ? body.toString('utf8') : null,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      authorizer: null,
+      domainName: headers.Host ?? headers.host ?? '127.0.0.1',
+      domainPrefix: 'local',
+      extendedRequestId: requestId,
+      httpMethod: method,
+      identity: {
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp,
+        user: null,
+        userAgent: headers['User-Agent'] ?? headers['user-agent'] ?? null,
+        userArn: null,
+      },
+      path: rawPath,
+      protocol: `HTTP/${request.httpVersion}`,
+      requestId,
+      requestTime: new Date(now).toUTCString(),
+      requestTimeEpoch: now,
+      resourceId: 'local',
+      resourcePath: resource,
+      stage: STAGE_NAME,
+    },
+  };
+  return { event, group };
+}
+
+function lambdaContext(group: string, requestId: string): Context {
+  const deadline = Date.now() + 10_000;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: `partner-api-local-${group}`,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:partner-api-local-${group}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/partner-api-local-${group}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+function send(response: ServerResponse, result: APIGatewayProxyResult, close = false): void {
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
+  if (close) headers.Connection = 'close';
+  const body = Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8');
+  headers['Content-Length'] = String(body.length);
+  response.writeHead(result.statusCode, headers);
+  response.end(body);
+}
+
+export async function startLocalFront(options: LocalFrontOptions): Promise<LocalFront> {
+  const router = options.router ?? defaultRouter;
+  const deadlineMs = options.bodyReadDeadlineMs ?? BODY_READ_DEADLINE_MS;
+
+  const server = createServer(async (request, response) => {
+    const requestId = randomUUID();
+    try {
+      const edgeAnswer = await options.edge?.(request);
+      if (edgeAnswer) {
+        request.resume();
+        return send(response, edgeAnswer);
+      }
+      // A declared length over the limit is refused without waiting for the body, as the handler would refuse it.
+      const declared = Number(request.headers['content-length'] ?? 0);
+      const read = declared > REQUEST_LIMITS.bodyBytes ? { bytes: Buffer.alloc(0), truncated: true } : await readBody(request, deadlineMs);
+      if (read === 'timeout') {
+        return send(response, errorResponse(requestId, new ApiError('REQUEST_TIMEOUT')), true);
+      }
+      const { event, group } = buildProxyEvent({ request, router, body: read.bytes, requestId });
+      const handler = options.handlers[group];
+      if (!handler) throw new Error(`No handler for group ${group}`);
+      const result = await handler(event, lambdaContext(group, requestId));
+      send(response, result, read.truncated);
+    } catch (error) {
+      // What API Gateway answers when the integration fails: never the error itself.
+      console.error(JSON.stringify({ level: 'error', message: 'local front: integration failed', request_id: requestId, error: String(error) }));
+      send(response, { ...errorResponse(requestId, new ApiError('INTERNAL_ERROR')), statusCode: 502 }, true);
+    }
+  });
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
+  const address = server.address() as AddressInfo;
+  const baseUrl = `http://${options.host ?? '127.0.0.1'}:${address.port}/${STAGE_NAME}`;
+  return {
+    server,
+    baseUrl,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

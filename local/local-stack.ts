@@ -1,0 +1,67 @@
+/**
+ * The whole service on this machine: DynamoDB Local, the tables from the
+ * stack's definitions, the deployed handlers behind the local front. Used by
+ * `npm start`, the integration tests and the benchmark.
+ */
+import { createDocumentClient } from '../lambdas/shared/storage/dynamo-client';
+import type { TableId } from '../lambdas/shared/storage/table-definitions';
+import type { ApiHandler } from '../lambdas/shared/http/pipeline';
+import type { Router } from '../lambdas/shared/http/routes';
+import { localDynamoClient, startDynamoLocal, type DynamoLocal } from './dynamo-local';
+import { useLocalEnvironment } from './environment';
+import { HANDLERS } from './handlers';
+import { startLocalFront, type LocalFront, type LocalFrontOptions } from './http-front';
+import { createTables, localTableNames } from './tables';
+
+export interface LocalStackOptions {
+  readonly port?: number;
+  readonly dynamoPort?: number;
+  /** Keep DynamoDB data in this folder instead of memory. */
+  readonly dataPath?: string;
+  /** Use an already running DynamoDB (e.g. the test suite's). */
+  readonly dynamoEndpoint?: string;
+  readonly tablePrefix?: string;
+  readonly handlers?: Readonly<Record<string, ApiHandler>>;
+  readonly router?: Router;
+  readonly edge?: LocalFrontOptions['edge'];
+}
+
+export interface LocalStack {
+  readonly baseUrl: string;
+  readonly dynamoEndpoint: string;
+  readonly tables: Record<TableId, string>;
+  readonly front: LocalFront;
+  stop(): Promise<void>;
+}
+
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  let dynamo: DynamoLocal | undefined;
+  const endpoint = options.dynamoEndpoint ?? (dynamo = await startDynamoLocal({ port: options.dynamoPort, path: options.dataPath })).endpoint;
+  const tables = localTableNames(options.tablePrefix);
+  const admin = localDynamoClient(endpoint);
+  await createTables(admin, tables);
+  admin.destroy();
+  useLocalEnvironment(endpoint, tables);
+
+  const front = await startLocalFront({
+    handlers: options.handlers ?? HANDLERS,
+    router: options.router,
+    port: options.port,
+    edge: options.edge,
+  });
+  return {
+    baseUrl: front.baseUrl,
+    dynamoEndpoint: endpoint,
+    tables,
+    front,
+    stop: async () => {
+      await front.close();
+      await dynamo?.stop();
+    },
+  };
+}
+
+/** A document client on the local DynamoDB, for seeding and the back office. */
+export function localDocumentClient(endpoint: string) {
+  return createDocumentClient(localDynamoClient(endpoint));
+}
