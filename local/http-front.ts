@@ -12,6 +12,7 @@
  * the front adds `X-Forwarded-Proto: https` unless an upstream proxy in front
  * of it already said how the client connected.
  */
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -125,8 +126,9 @@ export function buildProxyEvent(args: {
     multiValueQueryStringParameters: hasQuery ? multiValueQueryStringParameters : null,
     pathParameters,
     stageVariables: null,
-    body: body.length > 0 ? body.toString('utf8') : null,
-    isBase64Encoded: false,
+    // Text bodies arrive as strings; bytes that are not UTF-8 are passed base64-encoded so the handler sees them intact.
+    body: body.length === 0 ? null : isUtf8(body) ? body.toString('utf8') : body.toString('base64'),
+    isBase64Encoded: body.length > 0 && !isUtf8(body),
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',

@@ -336,7 +336,8 @@ export class IdentityBackOffice {
   async createKey(input: CreateKeyInput): Promise<CreatedKey> {
     const kind = input.partnerId ? 'organization' : 'personal';
     const scopes = validateScopes(input.scopes, kind);
-    const expiresAt = this.expiryFor(input);
+    const now = this.clock();
+    const expiresAt = expiryFor(input, now);
 
     for (let attempt = 0; attempt < 8; attempt += 1) {
       const account = await this.getAccount(input.accountId);
@@ -366,7 +367,7 @@ export class IdentityBackOffice {
         account_id: input.accountId,
         partner_id: input.partnerId ?? null,
         scopes,
-        created_at: this.clock().toISOString(),
+        created_at: now.toISOString(),
         expires_at: expiresAt,
         account_gen: account.cred_gen,
         org_gen: org ? org.key_gen : null,
@@ -522,17 +523,18 @@ export class IdentityBackOffice {
     return found;
   }
 
-  private expiryFor(input: CreateKeyInput): string | null {
-    if (input.permanent) {
-      if (input.days !== undefined) throw new BackOfficeError('INVALID_EXPIRY', 'Give either a validity in days or permanent, not both');
-      return null;
-    }
-    const days = input.days ?? KEY_VALIDITY_DAYS.default;
-    if (!Number.isInteger(days) || days < KEY_VALIDITY_DAYS.min || days > KEY_VALIDITY_DAYS.max) {
-      throw new BackOfficeError('INVALID_EXPIRY', `Validity must be a whole number of days from ${KEY_VALIDITY_DAYS.min} to ${KEY_VALIDITY_DAYS.max}`);
-    }
-    return new Date(this.clock().getTime() + days * DAY_MS).toISOString();
+}
+
+function expiryFor(input: CreateKeyInput, now: Date): string | null {
+  if (input.permanent) {
+    if (input.days !== undefined) throw new BackOfficeError('INVALID_EXPIRY', 'Give either a validity in days or permanent, not both');
+    return null;
   }
+  const days = input.days ?? KEY_VALIDITY_DAYS.default;
+  if (!Number.isInteger(days) || days < KEY_VALIDITY_DAYS.min || days > KEY_VALIDITY_DAYS.max) {
+    throw new BackOfficeError('INVALID_EXPIRY', `Validity must be a whole number of days from ${KEY_VALIDITY_DAYS.min} to ${KEY_VALIDITY_DAYS.max}`);
+  }
+  return new Date(now.getTime() + days * DAY_MS).toISOString();
 }
 
 function validateScopes(requested: readonly string[], kind: 'personal' | 'organization'): Scope[] {

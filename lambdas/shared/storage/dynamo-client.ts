@@ -18,13 +18,30 @@ interface CapacityEntry {
   WriteCapacityUnits?: number;
 }
 
-function sumCapacity(consumed: unknown): { read: number; write: number } {
+/** Document-client command names, mapped to the DynamoDB API operation they call. */
+const DOCUMENT_OPERATIONS: Record<string, string> = {
+  Get: 'GetItem',
+  Put: 'PutItem',
+  Update: 'UpdateItem',
+  Delete: 'DeleteItem',
+  BatchGet: 'BatchGetItem',
+  BatchWrite: 'BatchWriteItem',
+  TransactGet: 'TransactGetItems',
+  TransactWrite: 'TransactWriteItems',
+};
+
+const READ_OPERATIONS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
+
+/** With `TOTAL`, DynamoDB reports only the aggregate `CapacityUnits`: attribute it by the operation's kind. */
+function sumCapacity(operation: string, consumed: unknown): { read: number; write: number } {
   const entries = (Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) as CapacityEntry[];
+  const isRead = READ_OPERATIONS.has(operation);
   let read = 0;
   let write = 0;
   for (const entry of entries) {
-    read += entry.ReadCapacityUnits ?? 0;
-    write += entry.WriteCapacityUnits ?? 0;
+    const total = entry.CapacityUnits ?? 0;
+    read += entry.ReadCapacityUnits ?? (isRead ? total : 0);
+    write += entry.WriteCapacityUnits ?? (isRead ? 0 : total);
   }
   return { read, write };
 }
@@ -37,9 +54,11 @@ export function instrumentDynamoClient(client: DynamoDBClient): DynamoDBClient {
       input.ReturnConsumedCapacity ??= 'TOTAL';
       const scope = currentRequestScope();
       const accounting = scope?.dynamo;
+      const name = String(context.commandName ?? 'unknown').replace(/Command$/, '');
+      const operation = DOCUMENT_OPERATIONS[name] ?? name;
       if (accounting) {
         accounting.calls += 1;
-        accounting.operations.push(String(context.commandName ?? 'unknown').replace(/Command$/, ''));
+        accounting.operations.push(operation);
         if (accounting.inFlight === 0) accounting.roundTrips += 1;
         accounting.inFlight += 1;
       }
@@ -47,7 +66,7 @@ export function instrumentDynamoClient(client: DynamoDBClient): DynamoDBClient {
         const result = await next(args);
         if (accounting) {
           const output = result.output as { ConsumedCapacity?: unknown };
-          const units = sumCapacity(output.ConsumedCapacity);
+          const units = sumCapacity(operation, output.ConsumedCapacity);
           accounting.readUnits += units.read;
           accounting.writeUnits += units.write;
         }

@@ -1,0 +1,117 @@
+/**
+ * The operator's back office as a command line:
+ *   npm run -s admin -- <group> <verb> [--flags] [--stage <name>]
+ * Each command prints one JSON object on stdout; a failure exits non-zero
+ * with `{"code", "message"}` on stderr. Without `--stage` it works on the
+ * local stack `npm start` runs; with it, on that deployed stage's tables with
+ * the caller's AWS credentials.
+ */
+import { parseArgs } from 'node:util';
+import { BackOfficeError, type IdentityBackOffice } from '../lambdas/shared/identity/back-office';
+
+export class UsageError extends Error {
+  readonly code = 'USAGE';
+}
+
+export const USAGE = `Usage: npm run -s admin -- <group> <verb> [--flags] [--stage <name>]
+  account create [--name N]                    -> {"account_id"}
+  account deactivate --account A
+  account reactivate --account A               (old keys stay revoked)
+  account reset-password --account A           (revokes every key of the account)
+  org create [--name N]                        -> {"partner_id"}
+  org archive --org O
+  org restore --org O                          (old keys stay revoked)
+  member set --org O --account A --role manager|member
+  member remove --org O --account A
+  key create --account A [--org O] --scopes s1,s2 [--days N | --permanent]
+  key revoke --key-id K
+  key list --account A                         (never shows key values)`;
+
+const OPTIONS = {
+  stage: { type: 'string' },
+  name: { type: 'string' },
+  account: { type: 'string' },
+  org: { type: 'string' },
+  role: { type: 'string' },
+  scopes: { type: 'string' },
+  days: { type: 'string' },
+  permanent: { type: 'boolean' },
+  'key-id': { type: 'string' },
+  help: { type: 'boolean' },
+} as const;
+
+export function parseAdminArgs(argv: readonly string[]) {
+  try {
+    const { values, positionals } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+    return { values, positionals };
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+type Values = ReturnType<typeof parseAdminArgs>['values'];
+
+function required(values: Values, name: 'account' | 'org' | 'role' | 'scopes' | 'key-id'): string {
+  const value = values[name];
+  if (!value) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+export async function runAdminCommand(argv: readonly string[], office: IdentityBackOffice): Promise<unknown> {
+  const { values, positionals } = parseAdminArgs(argv);
+  const [group, verb, ...rest] = positionals;
+  if (rest.length > 0) throw new UsageError(`Unexpected arguments: ${rest.join(' ')}`);
+  switch (`${group} ${verb}`) {
+    case 'account create':
+      return office.createAccount(values.name);
+    case 'account deactivate':
+      return office.deactivateAccount(required(values, 'account'));
+    case 'account reactivate':
+      return office.reactivateAccount(required(values, 'account'));
+    case 'account reset-password':
+      return office.resetPassword(required(values, 'account'));
+    case 'org create':
+      return office.createOrg(values.name);
+    case 'org archive':
+      return office.archiveOrg(required(values, 'org'));
+    case 'org restore':
+      return office.restoreOrg(required(values, 'org'));
+    case 'member set': {
+      const role = required(values, 'role');
+      if (role !== 'manager' && role !== 'member') throw new UsageError('--role must be manager or member');
+      return office.setMember(required(values, 'org'), required(values, 'account'), role);
+    }
+    case 'member remove':
+      return office.removeMember(required(values, 'org'), required(values, 'account'));
+    case 'key create': {
+      let days: number | undefined;
+      if (values.days !== undefined) {
+        if (!/^\d+$/.test(values.days)) throw new BackOfficeError('INVALID_EXPIRY', '--days must be a whole number from 1 to 365');
+        days = Number(values.days);
+      }
+      return office.createKey({
+        accountId: required(values, 'account'),
+        partnerId: values.org,
+        scopes: required(values, 'scopes').split(',').map((s) => s.trim()).filter(Boolean),
+        days,
+        permanent: values.permanent,
+      });
+    }
+    case 'key revoke':
+      return office.revokeKey(required(values, 'key-id'));
+    case 'key list':
+      return office.listKeys(required(values, 'account'));
+    default:
+      throw new UsageError(group ? `Unknown command: ${[group, verb].filter(Boolean).join(' ')}` : 'No command given');
+  }
+}
+
+/** The `{code, message}` a failure prints; internal failures say no more than that they happened. */
+export function describeFailure(error: unknown): { code: string; message: string } {
+  if (error instanceof UsageError) return { code: 'USAGE', message: `${error.message}\n${USAGE}` };
+  if (error instanceof BackOfficeError) return { code: error.code, message: error.message };
+  const name = (error as { name?: string })?.name;
+  if (name === 'ResourceNotFoundException') return { code: 'TABLE_NOT_FOUND', message: 'The stage has no such table: is it deployed?' };
+  if (name === 'CredentialsProviderError') return { code: 'AWS_CREDENTIALS', message: 'No AWS credentials found for --stage' };
+  return { code: 'INTERNAL_ERROR', message: (error as Error)?.message ?? String(error) };
+}

@@ -1,0 +1,46 @@
+/** Entry point of `npm run -s admin`: see admin-cli.ts. */
+import { existsSync, readFileSync } from 'node:fs';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { IdentityBackOffice } from '../lambdas/shared/identity/back-office';
+import { createDocumentClient } from '../lambdas/shared/storage/dynamo-client';
+import { physicalTableName } from '../lambdas/shared/storage/table-definitions';
+import { localDynamoClient } from '../local/dynamo-local';
+import { LOCAL_STATE_FILE } from '../local/state-file';
+import { describeFailure, parseAdminArgs, runAdminCommand, USAGE } from './admin-cli';
+
+class NotRunning extends Error {
+  readonly code = 'LOCAL_STACK_NOT_RUNNING';
+}
+
+function backOffice(stage: string | undefined): IdentityBackOffice {
+  if (stage) {
+    return new IdentityBackOffice(createDocumentClient(new DynamoDBClient({})), physicalTableName(stage, 'access'));
+  }
+  if (!existsSync(LOCAL_STATE_FILE)) throw new NotRunning('No local stack found: run `npm start` first, or pass --stage <name>');
+  const state = JSON.parse(readFileSync(LOCAL_STATE_FILE, 'utf8')) as { dynamoEndpoint: string; tables: { access: string } };
+  return new IdentityBackOffice(createDocumentClient(localDynamoClient(state.dynamoEndpoint)), state.tables.access);
+}
+
+async function main(argv: string[]): Promise<number> {
+  try {
+    const { values } = parseAdminArgs(argv);
+    if (values.help) {
+      process.stdout.write(`${USAGE}\n`);
+      return 0;
+    }
+    const result = await runAdminCommand(argv, backOffice(values.stage));
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } catch (error) {
+    const failure =
+      error instanceof NotRunning ? { code: error.code, message: error.message } : describeFailure(error);
+    if ((error as { name?: string })?.name === 'ECONNREFUSED' || (error as { code?: string })?.code === 'ECONNREFUSED') {
+      failure.code = 'LOCAL_STACK_NOT_RUNNING';
+      failure.message = 'The local stack does not answer: run `npm start` first, or pass --stage <name>';
+    }
+    process.stderr.write(`${JSON.stringify(failure)}\n`);
+    return failure.code === 'USAGE' ? 2 : 1;
+  }
+}
+
+main(process.argv.slice(2)).then((code) => process.exit(code));
