@@ -71,6 +71,11 @@ export class BackOfficeError extends Error {
   }
 }
 
+/** Concurrent creations for one account serialize on its key-set version; losers re-read and try again. */
+const MAX_CREATE_ATTEMPTS = 40;
+const backoff = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** Math.min(attempt, 5))));
+
 const randomId = (prefix: string) => `${prefix}_${randomBytes(10).toString('hex')}`;
 
 function isConditionFailure(error: unknown): boolean {
@@ -339,7 +344,8 @@ export class IdentityBackOffice {
     const now = this.clock();
     const expiresAt = expiryFor(input, now);
 
-    for (let attempt = 0; attempt < 8; attempt += 1) {
+    for (let attempt = 0; attempt < MAX_CREATE_ATTEMPTS; attempt += 1) {
+      if (attempt > 0) await backoff(attempt);
       const account = await this.getAccount(input.accountId);
       if (!account) throw new BackOfficeError('ACCOUNT_NOT_FOUND', `No account ${input.accountId}`);
       if (account.status !== 'active') throw new BackOfficeError('ACCOUNT_INACTIVE', 'Deactivated accounts cannot create keys');
