@@ -1,0 +1,48 @@
+/**
+ * The stacks of one stage, wired together: `PartnerApi-<stage>-Stateful`
+ * (tables) and `PartnerApi-<stage>-Stateless` (functions, API, WAF, alarms),
+ * both stacks and every taggable resource tagged with service and stage. bin/app.ts and the
+ * infrastructure tests both build stages through here.
+ */
+import { Tags, type App } from 'aws-cdk-lib';
+import { resolveStageConfig, type StageConfig } from './config/stage-config';
+import { StatefulStack } from './stateful-stack';
+import { StatelessStack, type StatelessStackProps } from './stateless-stack';
+
+export const SERVICE_TAG = 'partner-api';
+
+export interface BuildStageOptions {
+  readonly stage: string;
+  readonly notifyEmail?: string;
+  /** Test hooks: extra stateless props (route table, WAF rules). */
+  readonly stateless?: Partial<Pick<StatelessStackProps, 'routes' | 'edgeRules' | 'edgeResponseBodies'>>;
+}
+
+export interface StageStacks {
+  readonly config: StageConfig;
+  readonly stateful: StatefulStack;
+  readonly stateless: StatelessStack;
+}
+
+export function stackName(stage: string, part: 'Stateful' | 'Stateless'): string {
+  return `PartnerApi-${stage}-${part}`;
+}
+
+export function buildStages(app: App, options: BuildStageOptions): StageStacks {
+  const config = resolveStageConfig(options.stage, options.notifyEmail ? { notifyEmail: options.notifyEmail } : {});
+  const tags = { service: SERVICE_TAG, stage: config.stage };
+
+  const stateful = new StatefulStack(app, stackName(config.stage, 'Stateful'), { config, tags });
+  const stateless = new StatelessStack(app, stackName(config.stage, 'Stateless'), {
+    config,
+    tags,
+    tables: stateful.tables,
+    ...options.stateless,
+  });
+  stateless.addStackDependency(stateful);
+
+  for (const stack of [stateful, stateless]) {
+    for (const [key, value] of Object.entries(tags)) Tags.of(stack).add(key, value);
+  }
+  return { config, stateful, stateless };
+}

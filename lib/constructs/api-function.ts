@@ -1,0 +1,99 @@
+/**
+ * The one way this service builds a Lambda function: a NodejsFunction with
+ * the defaults locked (Node.js 22 on ARM64, X-Ray tracing, JSON logs at the
+ * stage's level, an explicit log group with the stage's retention) and the
+ * AWS SDK bundled so the deployed SDK version is the one in package-lock.json,
+ * not whatever the runtime ships.
+ *
+ * Bundling runs the locally installed esbuild (no Docker). CJS output: the
+ * bundle is a single index.js without a package.json, which Lambda loads as
+ * CommonJS even though this repository is "type": "module".
+ */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { TABLE_IDS, tableEnvName } from '../../lambdas/shared/storage/table-definitions';
+import type { EndpointGroup } from '../../lambdas/shared/http/routes';
+import type { StageConfig } from '../config/stage-config';
+import type { TableMap } from './data-tables';
+
+/** Repository root, resolved from this file so synth works from any working directory. */
+export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** Lambda entry of an endpoint group: `lambdas/<group>/handler.ts`, exporting `handler`. */
+export function handlerEntry(group: EndpointGroup): string {
+  return join(PROJECT_ROOT, 'lambdas', group, 'handler.ts');
+}
+
+export interface ApiFunctionProps {
+  readonly group: EndpointGroup;
+  readonly config: StageConfig;
+  /** Every table; the function gets its name in TABLE_<ID> and read/write access. */
+  readonly tables: TableMap;
+}
+
+export class ApiFunction extends Construct {
+  public readonly function: NodejsFunction;
+  public readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: ApiFunctionProps) {
+    super(scope, id);
+    const { group, config, tables } = props;
+
+    const entry = handlerEntry(group);
+    if (!existsSync(entry)) {
+      throw new Error(`ApiFunction ${group}: entry ${entry} does not exist (expected lambdas/${group}/handler.ts exporting handler)`);
+    }
+    const missing = TABLE_IDS.filter((tableId) => !tables[tableId]);
+    if (missing.length > 0) {
+      throw new Error(`ApiFunction ${group}: tables missing from props: ${missing.join(', ')}`);
+    }
+
+    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      retention: config.logRetentionDays as number as logs.RetentionDays,
+      removalPolicy: config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+
+    this.function = new NodejsFunction(this, 'Function', {
+      description: `partner-api ${config.stage}: ${group} endpoints`,
+      entry,
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: config.lambda.memoryMb,
+      timeout: Duration.seconds(config.lambda.timeoutSeconds),
+      tracing: config.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      applicationLogLevelV2: lambda.ApplicationLogLevel[config.logLevel],
+      systemLogLevelV2: lambda.SystemLogLevel.INFO,
+      logGroup: this.logGroup,
+      environment: {
+        STAGE: config.stage,
+        LOG_LEVEL: config.logLevel,
+        NODE_OPTIONS: '--enable-source-maps',
+        ...Object.fromEntries(TABLE_IDS.map((tableId) => [tableEnvName(tableId), tables[tableId].tableName])),
+      },
+      bundling: {
+        forceDockerBundling: false,
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        target: 'node22',
+        format: OutputFormat.CJS,
+        // Empty list: bundle everything, including @aws-sdk/* (pinned by the lock file).
+        externalModules: [],
+      },
+    });
+
+    for (const tableId of TABLE_IDS) {
+      tables[tableId].grantReadWriteData(this.function);
+    }
+  }
+}

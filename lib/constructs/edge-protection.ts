@@ -1,0 +1,146 @@
+/**
+ * Edge protection: a regional WAFv2 web ACL associated with the API's `v1`
+ * stage. Default action allow; the rules here refuse requests that break the
+ * spec's request limits before API Gateway or a Lambda spends anything on
+ * them. The limits are the handlers' REQUEST_LIMITS, so the edge and the
+ * Lambda agree (the Lambda keeps the same checks for traffic WAF lets
+ * through, e.g. the local stack).
+ *
+ * Custom responses carry the spec's error envelope. WAF bodies are static
+ * text, so `request_id` is the literal "edge" (also sent as X-Request-Id).
+ *
+ * Later rules (e.g. rate-based rules generated from the limits table) come
+ * in through `additionalRules`/`additionalResponseBodies`. Size rules use
+ * priorities SIZE_RULE_PRIORITIES; pick lower numbers to evaluate a rule
+ * before them, higher to evaluate it after.
+ */
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+import { REQUEST_LIMITS } from '../../lambdas/shared/http/request-rules';
+import { ERROR_CATALOG, type ErrorCode } from '../../lambdas/shared/http/errors';
+import type { StageConfig } from '../config/stage-config';
+import { EDGE_REQUEST_ID, errorEnvelope } from './error-envelope';
+
+export interface EdgeProtectionProps {
+  readonly config: StageConfig;
+  /** The API stage to protect. */
+  readonly stage: apigateway.Stage;
+  /** Extra rules, each with a priority not used by SIZE_RULE_PRIORITIES and a unique name. */
+  readonly additionalRules?: readonly wafv2.CfnWebACL.RuleProperty[];
+  /** Custom response bodies the extra rules reference, by key. */
+  readonly additionalResponseBodies?: Readonly<Record<string, wafv2.CfnWebACL.CustomResponseBodyProperty>>;
+}
+
+interface SizeRule {
+  readonly name: string;
+  readonly code: ErrorCode;
+  readonly fieldToMatch: wafv2.CfnWebACL.FieldToMatchProperty;
+  /** Requests whose component is larger than this many bytes are blocked. */
+  readonly maxSize: number;
+}
+
+/**
+ * The spec's request limits as WAF size constraints. WAF measures bytes of
+ * the raw component: the URI path includes the `/v1` stage prefix (as the
+ * Lambda's fullPath check does) and stays percent-encoded; the query string
+ * excludes the `?`; the Authorization header value includes `Bearer `.
+ */
+export const SIZE_RULES: readonly SizeRule[] = [
+  { name: 'path-too-long', code: 'PATH_TOO_LONG', fieldToMatch: { uriPath: {} }, maxSize: REQUEST_LIMITS.pathChars },
+  { name: 'query-too-long', code: 'QUERY_TOO_LONG', fieldToMatch: { queryString: {} }, maxSize: REQUEST_LIMITS.queryChars },
+  {
+    name: 'auth-header-too-long',
+    code: 'AUTH_HEADER_TOO_LONG',
+    // singleHeader is untyped JSON in the L1, so the CloudFormation key casing (`Name`) is written out;
+    // WAF requires the header name in lowercase.
+    fieldToMatch: { singleHeader: { Name: 'authorization' } },
+    maxSize: REQUEST_LIMITS.authorizationChars,
+  },
+];
+
+export const SIZE_RULE_PRIORITIES: readonly number[] = SIZE_RULES.map((_, i) => 100 + i);
+
+/** Headers on every WAF custom response. WAF sets Content-Type from the body's content type. */
+export const EDGE_RESPONSE_HEADERS: readonly wafv2.CfnWebACL.CustomHTTPHeaderProperty[] = [
+  { name: 'Cache-Control', value: 'no-store' },
+  { name: 'X-Request-Id', value: EDGE_REQUEST_ID },
+];
+
+export class EdgeProtection extends Construct {
+  public readonly webAcl: wafv2.CfnWebACL;
+  public readonly association: wafv2.CfnWebACLAssociation;
+
+  constructor(scope: Construct, id: string, props: EdgeProtectionProps) {
+    super(scope, id);
+    const { config, stage } = props;
+    const prefix = `partner-api-${config.stage}`;
+    const additionalRules = props.additionalRules ?? [];
+    const additionalBodies = props.additionalResponseBodies ?? {};
+
+    const sizeRules = SIZE_RULES.map((rule, i) => sizeRuleProperty(prefix, rule, SIZE_RULE_PRIORITIES[i]));
+    const rules = [...sizeRules, ...additionalRules];
+    checkUnique('rule priority', rules.map((r) => String(r.priority)));
+    checkUnique('rule name', rules.map((r) => r.name));
+
+    const sizeBodies = Object.fromEntries(
+      SIZE_RULES.map((rule): [string, wafv2.CfnWebACL.CustomResponseBodyProperty] => [
+        rule.code,
+        { contentType: 'APPLICATION_JSON', content: errorEnvelope(rule.code, EDGE_REQUEST_ID) },
+      ]),
+    );
+    checkUnique('custom response body key', [...Object.keys(sizeBodies), ...Object.keys(additionalBodies)]);
+
+    this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
+      name: `${prefix}-edge`,
+      description: `Edge protection for partner-api ${config.stage}`,
+      scope: 'REGIONAL',
+      defaultAction: { allow: {} },
+      visibilityConfig: visibility(`${prefix}-edge`),
+      customResponseBodies: { ...sizeBodies, ...additionalBodies },
+      rules,
+    });
+
+    this.association = new wafv2.CfnWebACLAssociation(this, 'StageAssociation', {
+      resourceArn: stage.stageArn,
+      webAclArn: this.webAcl.attrArn,
+    });
+    // WAF rejects an association with a stage that does not exist yet. Today the ARN references the stage
+    // resource; the explicit dependency keeps the order if the ARN is ever built from a literal stage name.
+    this.association.node.addDependency(stage);
+  }
+}
+
+function sizeRuleProperty(prefix: string, rule: SizeRule, priority: number): wafv2.CfnWebACL.RuleProperty {
+  return {
+    name: rule.name,
+    priority,
+    statement: {
+      sizeConstraintStatement: {
+        fieldToMatch: rule.fieldToMatch,
+        comparisonOperator: 'GT',
+        size: rule.maxSize,
+        textTransformations: [{ priority: 0, type: 'NONE' }],
+      },
+    },
+    action: {
+      block: {
+        customResponse: {
+          responseCode: ERROR_CATALOG[rule.code].status,
+          customResponseBodyKey: rule.code,
+          responseHeaders: [...EDGE_RESPONSE_HEADERS],
+        },
+      },
+    },
+    visibilityConfig: visibility(`${prefix}-${rule.name}`),
+  };
+}
+
+function visibility(metricName: string): wafv2.CfnWebACL.VisibilityConfigProperty {
+  return { cloudWatchMetricsEnabled: true, metricName, sampledRequestsEnabled: true };
+}
+
+function checkUnique(what: string, values: readonly string[]): void {
+  const duplicates = values.filter((v, i) => values.indexOf(v) !== i);
+  if (duplicates.length > 0) throw new Error(`EdgeProtection: duplicate ${what}: ${[...new Set(duplicates)].join(', ')}`);
+}

@@ -1,0 +1,130 @@
+/**
+ * Alarms of a stage, from the stage config: API 5XX count and p99 latency on
+ * the `v1` stage, errors and throttles of every function, and throttled
+ * requests of every table. With `notifyEmail`, an SNS topic with an e-mail
+ * subscription receives ALARM and OK transitions. Nothing is created when
+ * alarms are disabled (dev and ephemeral stages).
+ *
+ * Missing data is "not breaching": a quiet API is not an incident.
+ */
+import { Duration } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import type { StageConfig } from '../config/stage-config';
+
+export interface ObservabilityProps {
+  readonly config: StageConfig;
+  readonly stage: apigateway.Stage;
+  /** Functions by a short name used in alarm names (e.g. the endpoint group). */
+  readonly functions: Readonly<Record<string, lambda.IFunction>>;
+  /** Tables by id. */
+  readonly tables: Readonly<Record<string, dynamodb.ITableV2>>;
+}
+
+const PERIOD = Duration.minutes(5);
+
+/**
+ * Operations the service issues. An alarm's metric math may use at most 10
+ * metrics, so the sum covers these rather than every DynamoDB operation.
+ */
+const TABLE_OPERATIONS = [
+  dynamodb.Operation.GET_ITEM,
+  dynamodb.Operation.BATCH_GET_ITEM,
+  dynamodb.Operation.QUERY,
+  dynamodb.Operation.PUT_ITEM,
+  dynamodb.Operation.UPDATE_ITEM,
+  dynamodb.Operation.DELETE_ITEM,
+  dynamodb.Operation.BATCH_WRITE_ITEM,
+  dynamodb.Operation.TRANSACT_GET_ITEMS,
+  dynamodb.Operation.TRANSACT_WRITE_ITEMS,
+];
+
+export class Observability extends Construct {
+  public readonly alarms: readonly cloudwatch.Alarm[];
+  public readonly topic?: sns.Topic;
+
+  constructor(scope: Construct, id: string, props: ObservabilityProps) {
+    super(scope, id);
+    const { config, stage, functions, tables } = props;
+    const { alarms: settings } = config;
+    if (!settings.enabled) {
+      this.alarms = [];
+      return;
+    }
+    const prefix = `partner-api-${config.stage}`;
+    const alarms: cloudwatch.Alarm[] = [];
+    const alarm = (name: string, options: Omit<cloudwatch.AlarmProps, 'alarmName' | 'treatMissingData'>) => {
+      const created = new cloudwatch.Alarm(this, pascal(name), {
+        alarmName: `${prefix}-${name}`,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        ...options,
+      });
+      alarms.push(created);
+      return created;
+    };
+
+    alarm('api-5xx', {
+      alarmDescription: `API Gateway 5XX responses on ${prefix} v1 (5 min sum)`,
+      metric: stage.metricServerError({ period: PERIOD, statistic: cloudwatch.Stats.SUM }),
+      threshold: settings.api5xxThreshold,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+    });
+    alarm('api-p99-latency', {
+      alarmDescription: `API Gateway p99 latency on ${prefix} v1 above ${settings.p99LatencyMs} ms in 2 of 3 periods of 5 min`,
+      metric: stage.metricLatency({ period: PERIOD, statistic: cloudwatch.Stats.p(99) }),
+      threshold: settings.p99LatencyMs,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+    });
+
+    for (const [name, fn] of Object.entries(functions)) {
+      alarm(`${name}-errors`, {
+        alarmDescription: `Lambda errors of the ${name} function (5 min sum)`,
+        metric: fn.metricErrors({ period: PERIOD, statistic: cloudwatch.Stats.SUM }),
+        threshold: settings.lambdaErrorsThreshold,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+      });
+      alarm(`${name}-throttles`, {
+        alarmDescription: `Lambda throttles of the ${name} function (5 min sum): requests failed without running`,
+        metric: fn.metricThrottles({ period: PERIOD, statistic: cloudwatch.Stats.SUM }),
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+      });
+    }
+
+    for (const [name, table] of Object.entries(tables)) {
+      alarm(`${name}-table-throttles`, {
+        alarmDescription: `DynamoDB throttled requests on the ${name} table (5 min sum)`,
+        metric: table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, period: PERIOD }),
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+      });
+    }
+
+    if (settings.notifyEmail) {
+      this.topic = new sns.Topic(this, 'AlarmTopic', { displayName: `${prefix} alarms` });
+      this.topic.addSubscription(new subscriptions.EmailSubscription(settings.notifyEmail));
+      const action = new actions.SnsAction(this.topic);
+      for (const a of alarms) {
+        a.addAlarmAction(action);
+        a.addOkAction(action);
+      }
+    }
+    this.alarms = alarms;
+  }
+}
+
+function pascal(value: string): string {
+  return value.replace(/(^|[-_])([a-z])/g, (_, __, c: string) => c.toUpperCase());
+}

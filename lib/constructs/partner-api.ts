@@ -1,0 +1,246 @@
+/**
+ * The REST API: one regional API Gateway REST API deployed to stage `v1`
+ * (so the base URL ends with /v1), one Lambda per endpoint group, and the
+ * resource tree built from the shared route table.
+ *
+ * Every path and method that no route declares must end in the spec's
+ * 404 NOT_FOUND envelope. API Gateway answers unmatched requests itself with
+ * 403 "Missing Authentication Token", so:
+ * - the fallback group's function gets ANY on the root, on a root-level
+ *   greedy `{proxy+}`, and on every resource the route tree creates
+ *   (intermediate ones such as /partners/{partner_id} included);
+ * - what still cannot reach a Lambda (a deeper unknown path below a resource
+ *   that already has a `{param}` child, where API Gateway allows no second
+ *   variable sibling) is caught by the MISSING_AUTHENTICATION_TOKEN gateway
+ *   response, mapped to 404 NOT_FOUND.
+ *
+ * Gateway responses (errors API Gateway produces without a Lambda) use the
+ * error envelope with `request_id` = `$context.requestId`.
+ */
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import {
+  ENDPOINT_GROUPS,
+  FALLBACK_GROUP,
+  FALLBACK_RESOURCE,
+  ROUTES,
+  type EndpointGroup,
+  type RouteDefinition,
+} from '../../lambdas/shared/http/routes';
+import { API_INTEGRATION_TIMEOUT_SECONDS, type StageConfig } from '../config/stage-config';
+import { ApiFunction } from './api-function';
+import type { TableMap } from './data-tables';
+import { GATEWAY_REQUEST_ID, errorEnvelope, type EnvelopeCode } from './error-envelope';
+
+/** The deployment stage; part of the base URL (`…/v1`). */
+export const API_STAGE_NAME = 'v1';
+
+/**
+ * TLS security policy of the execute-api endpoint: TLS 1.2 and 1.3 only. The
+ * enhanced `SecurityPolicy_*` policies (e.g. TLS 1.3 only) would also need an
+ * endpoint access mode; not used for now.
+ */
+export const API_SECURITY_POLICY = 'TLS_1_2';
+
+export interface PartnerApiProps {
+  readonly config: StageConfig;
+  readonly tables: TableMap;
+  /** Route table; defaults to the service's ROUTES. Tests pass extended copies. */
+  readonly routes?: readonly RouteDefinition[];
+}
+
+interface GatewayErrorSpec {
+  readonly type: apigateway.ResponseType;
+  /** Omitted: keep the status API Gateway chose (only for the DEFAULT_* families). */
+  readonly statusCode?: number;
+  readonly code: EnvelopeCode;
+  readonly message?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Headers on every gateway response. Values are static: gateway response
+ * parameters can only map method request parameters, stage variables or
+ * literals, not `$context` variables, so `X-Request-Id` cannot carry the
+ * request id here. API Gateway's own `x-amzn-RequestId` response header and
+ * the body's `request_id` carry it instead (see docs/infrastructure.md).
+ */
+const GATEWAY_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
+  'Cache-Control': 'no-store',
+};
+
+/** Policy name reported when the stage throttle rejects a request (spec: edge rejections name the policy). */
+export const STAGE_THROTTLE_POLICY = 'api-stage';
+
+export const GATEWAY_ERRORS: readonly GatewayErrorSpec[] = [
+  { type: apigateway.ResponseType.DEFAULT_4XX, code: 'REQUEST_REJECTED' },
+  { type: apigateway.ResponseType.DEFAULT_5XX, code: 'INTERNAL_ERROR' },
+  // Unknown resource or method that no ANY method caught.
+  { type: apigateway.ResponseType.MISSING_AUTHENTICATION_TOKEN, statusCode: 404, code: 'NOT_FOUND' },
+  { type: apigateway.ResponseType.RESOURCE_NOT_FOUND, statusCode: 404, code: 'NOT_FOUND' },
+  // API Gateway's own payload limit (10 MB); the spec's 4096-byte body limit is enforced by the Lambda.
+  { type: apigateway.ResponseType.REQUEST_TOO_LARGE, statusCode: 413, code: 'BODY_TOO_LARGE' },
+  {
+    type: apigateway.ResponseType.THROTTLED,
+    statusCode: 429,
+    code: 'RATE_LIMITED',
+    headers: { 'Retry-After': '1', 'X-RateLimit-Policy': STAGE_THROTTLE_POLICY },
+  },
+  {
+    type: apigateway.ResponseType.INTEGRATION_TIMEOUT,
+    statusCode: 504,
+    code: 'INTERNAL_ERROR',
+    message: 'The service did not answer in time.',
+  },
+  { type: apigateway.ResponseType.INTEGRATION_FAILURE, statusCode: 502, code: 'INTERNAL_ERROR' },
+  { type: apigateway.ResponseType.WAF_FILTERED, statusCode: 403, code: 'REQUEST_BLOCKED' },
+];
+
+export class PartnerApi extends Construct {
+  public readonly api: apigateway.RestApi;
+  /** The `v1` stage (WAF associates with it). */
+  public readonly stage: apigateway.Stage;
+  public readonly functions: Readonly<Record<EndpointGroup, ApiFunction>>;
+  public readonly accessLogGroup: logs.LogGroup;
+  /** `https://{id}.execute-api.{region}.amazonaws.com/v1`, no trailing slash. */
+  public readonly baseUrl: string;
+
+  constructor(scope: Construct, id: string, props: PartnerApiProps) {
+    super(scope, id);
+    const { config, tables } = props;
+    const routes = props.routes ?? ROUTES;
+    validateRoutes(routes);
+
+    const removalPolicy = config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    this.accessLogGroup = new logs.LogGroup(this, 'AccessLogs', {
+      retention: config.logRetentionDays as number as logs.RetentionDays,
+      removalPolicy,
+    });
+
+    this.api = new apigateway.RestApi(this, 'RestApi', {
+      restApiName: `partner-api-${config.stage}`,
+      description: `Partner API v1 (${config.stage})`,
+      endpointConfiguration: { types: [apigateway.EndpointType.REGIONAL] },
+      cloudWatchRole: config.apiGatewayAccountLogRole,
+      // The role and the account setting stay when a stage is deleted: other stages' access logging depends on them.
+      ...(config.apiGatewayAccountLogRole ? { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN } : {}),
+      deploy: true,
+      retainDeployments: false,
+      deployOptions: {
+        stageName: API_STAGE_NAME,
+        tracingEnabled: config.tracing,
+        metricsEnabled: true,
+        loggingLevel: apigateway.MethodLoggingLevel.OFF,
+        dataTraceEnabled: false,
+        throttlingRateLimit: config.apiThrottle.rateLimit,
+        throttlingBurstLimit: config.apiThrottle.burstLimit,
+        accessLogDestination: new apigateway.LogGroupLogDestination(this.accessLogGroup),
+        accessLogFormat: ACCESS_LOG_FORMAT,
+      },
+    });
+    this.stage = this.api.deploymentStage;
+    // A new Regional REST API defaults to the legacy TLS_1_0 policy; TLS_1_2 refuses TLS 1.0/1.1 handshakes.
+    (this.api.node.defaultChild as apigateway.CfnRestApi).securityPolicy = API_SECURITY_POLICY;
+
+    const functions = {} as Record<EndpointGroup, ApiFunction>;
+    const integrations = {} as Record<EndpointGroup, apigateway.LambdaIntegration>;
+    for (const group of ENDPOINT_GROUPS) {
+      functions[group] = new ApiFunction(this, `${pascal(group)}Function`, { group, config, tables });
+      integrations[group] = new apigateway.LambdaIntegration(functions[group].function, {
+        proxy: true,
+        // One resource-policy statement per function for the whole API instead of one per method.
+        scopePermissionToMethod: false,
+        timeout: Duration.seconds(API_INTEGRATION_TIMEOUT_SECONDS),
+      });
+    }
+    this.functions = Object.freeze(functions);
+
+    const routedResources = new Set<apigateway.IResource>([this.api.root]);
+    for (const route of routes) {
+      const resource = this.api.root.resourceForPath(route.path);
+      for (let r: apigateway.IResource | undefined = resource; r; r = r.parentResource) routedResources.add(r);
+      resource.addMethod(route.method, integrations[route.group]);
+    }
+
+    // Everything no route declares reaches the fallback function, which answers 404 NOT_FOUND.
+    const fallback = integrations[FALLBACK_GROUP];
+    for (const resource of routedResources) resource.addMethod('ANY', fallback);
+    this.api.root.resourceForPath(FALLBACK_RESOURCE).addMethod('ANY', fallback);
+
+    for (const spec of GATEWAY_ERRORS) {
+      this.api.addGatewayResponse(spec.type.responseType, {
+        type: spec.type,
+        ...(spec.statusCode !== undefined ? { statusCode: String(spec.statusCode) } : {}),
+        responseHeaders: quoteHeaderValues({ ...GATEWAY_RESPONSE_HEADERS, ...spec.headers }),
+        templates: { 'application/json': errorEnvelope(spec.code, GATEWAY_REQUEST_ID, spec.message) },
+      });
+    }
+
+    const stack = Stack.of(this);
+    this.baseUrl = `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${API_STAGE_NAME}`;
+  }
+}
+
+/**
+ * JSON access log: who, what, outcome and latency. No headers (never the
+ * Authorization header) and no concrete path or query string: a client that
+ * wrongly puts a key in the URL (400 CREDENTIALS_IN_URL) must not leave it in
+ * the logs. The resource template identifies the route.
+ */
+const ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: '$context.requestId',
+    extendedRequestId: '$context.extendedRequestId',
+    requestTime: '$context.requestTime',
+    ip: '$context.identity.sourceIp',
+    userAgent: '$context.identity.userAgent',
+    httpMethod: '$context.httpMethod',
+    resourcePath: '$context.resourcePath',
+    protocol: '$context.protocol',
+    status: '$context.status',
+    responseLength: '$context.responseLength',
+    responseLatency: '$context.responseLatency',
+    integrationLatency: '$context.integration.latency',
+    integrationStatus: '$context.integration.status',
+    errorType: '$context.error.responseType',
+    errorMessage: '$context.error.message',
+    wafStatus: '$context.waf.status',
+    wafResponseCode: '$context.wafResponseCode',
+    xrayTraceId: '$context.xrayTraceId',
+  }),
+);
+
+function quoteHeaderValues(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`]));
+}
+
+function pascal(value: string): string {
+  return value.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+}
+
+/** Route table checks that API Gateway would otherwise report late (at deploy) or never. */
+export function validateRoutes(routes: readonly RouteDefinition[]): void {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  const variableChildren = new Map<string, string>();
+  for (const route of routes) {
+    const key = `${route.method} ${route.path}`;
+    if (!/^\/[^/]/.test(route.path) || route.path.endsWith('/')) problems.push(`${route.id}: path ${route.path} must start with / and not end with /`);
+    if (route.path.includes('+')) problems.push(`${route.id}: greedy path parameters are reserved for the fallback`);
+    if (seen.has(key)) problems.push(`${route.id}: duplicate route ${key}`);
+    seen.add(key);
+    if (!ENDPOINT_GROUPS.includes(route.group)) problems.push(`${route.id}: unknown group ${route.group}`);
+    const segments = route.path.split('/').slice(1);
+    segments.forEach((segment, i) => {
+      if (!/^\{[a-z_]+\}$/.test(segment)) return;
+      if (i === 0) problems.push(`${route.id}: a root-level path parameter would collide with the fallback {proxy+}`);
+      const parent = '/' + segments.slice(0, i).join('/');
+      const other = variableChildren.get(parent);
+      if (other && other !== segment) problems.push(`${route.id}: ${parent} has two path parameters (${other}, ${segment}); API Gateway allows one`);
+      variableChildren.set(parent, segment);
+    });
+  }
+  if (problems.length > 0) throw new Error(`Invalid route table:\n- ${problems.join('\n- ')}`);
+}

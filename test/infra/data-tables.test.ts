@@ -1,0 +1,103 @@
+import { describe, it, expect } from 'vitest';
+import { Match } from 'aws-cdk-lib/assertions';
+import { TABLES, TABLE_IDS, physicalTableName } from '../../lambdas/shared/storage/table-definitions';
+import { resources, stage } from './support';
+
+const TABLE_TYPE = 'AWS::DynamoDB::GlobalTable';
+
+describe('stateful stack: tables', () => {
+  it('creates exactly one on-demand table per definition, named for the stage', () => {
+    const { statefulTemplate } = stage('dev');
+
+    statefulTemplate.resourceCountIs(TABLE_TYPE, TABLE_IDS.length);
+    for (const id of TABLE_IDS) {
+      statefulTemplate.hasResourceProperties(TABLE_TYPE, {
+        TableName: physicalTableName('dev', id),
+        BillingMode: 'PAY_PER_REQUEST',
+      });
+    }
+  });
+
+  it.each(TABLE_IDS)('gives the %s table its keys, GSIs and TTL attribute from the definitions', (id) => {
+    const { statefulTemplate } = stage('dev');
+    const definition = TABLES[id];
+
+    statefulTemplate.hasResourceProperties(TABLE_TYPE, {
+      TableName: physicalTableName('dev', id),
+      KeySchema: [
+        { AttributeName: definition.partitionKey.name, KeyType: 'HASH' },
+        { AttributeName: definition.sortKey.name, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: definition.globalIndexes.map((index) =>
+        Match.objectLike({
+          IndexName: index.indexName,
+          KeySchema: [
+            { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+            ...(index.sortKey ? [{ AttributeName: index.sortKey.name, KeyType: 'RANGE' }] : []),
+          ],
+        }),
+      ),
+      TimeToLiveSpecification: { AttributeName: definition.timeToLiveAttribute, Enabled: true },
+    });
+  });
+
+  it('streams the domain table (new and old images) and not the write-hot access table', () => {
+    const { statefulTemplate } = stage('dev');
+
+    statefulTemplate.hasResourceProperties(TABLE_TYPE, {
+      TableName: physicalTableName('dev', 'domain'),
+      StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+    });
+    statefulTemplate.hasResourceProperties(TABLE_TYPE, {
+      TableName: physicalTableName('dev', 'access'),
+      StreamSpecification: Match.absent(),
+    });
+  });
+
+  it('retains prod tables with PITR and deletion protection, and protects the stack from deletion', () => {
+    const { statefulTemplate, stateful } = stage('prod');
+
+    for (const table of Object.values(resources(statefulTemplate, TABLE_TYPE))) {
+      expect(table.DeletionPolicy).toBe('Retain');
+      expect(table.Properties.Replicas).toEqual([
+        expect.objectContaining({
+          DeletionProtectionEnabled: true,
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        }),
+      ]);
+    }
+    expect(stateful.terminationProtection).toBe(true);
+  });
+
+  it.each(['dev', 'pr-123'])('lets %s tables be deleted with the stack (no PITR, no protection)', (name) => {
+    const { statefulTemplate, stateful } = stage(name);
+
+    for (const table of Object.values(resources(statefulTemplate, TABLE_TYPE))) {
+      expect(table.DeletionPolicy).toBe('Delete');
+      expect(table.Properties.Replicas).toEqual([
+        expect.objectContaining({
+          DeletionProtectionEnabled: false,
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: false },
+        }),
+      ]);
+    }
+    expect(stateful.terminationProtection).toBe(false);
+  });
+
+  it('names the two stacks of a stage PartnerApi-<stage>-Stateful/Stateless and tags them', () => {
+    const { stateful, stateless } = stage('pr-123');
+
+    expect(stateful.stackName).toBe('PartnerApi-pr-123-Stateful');
+    expect(stateless.stackName).toBe('PartnerApi-pr-123-Stateless');
+    expect(stateful.tags.tagValues()).toEqual({ service: 'partner-api', stage: 'pr-123' });
+    expect(stateless.tags.tagValues()).toEqual({ service: 'partner-api', stage: 'pr-123' });
+  });
+
+  it('keeps both stacks environment-agnostic (no account or region baked in)', () => {
+    const { stateful, stateless } = stage('dev');
+
+    for (const stack of [stateful, stateless]) {
+      expect(stack.environment).toBe('aws://unknown-account/unknown-region');
+    }
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * Helpers for the infrastructure tests: build a stage's stacks the way
+ * bin/app.ts does, with the feature flags of cdk.json, and read the
+ * synthesized templates. Bundling is skipped (context
+ * `aws:cdk:bundling-stacks: []`) except where a test asks for it.
+ */
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildStages, type BuildStageOptions, type StageStacks } from '../../lib/app-stacks';
+import { PROJECT_ROOT } from '../../lib/constructs/api-function';
+import type { RouteDefinition } from '../../lambdas/shared/http/routes';
+
+type Json = Record<string, unknown>;
+
+/** The `context` of cdk.json (feature flags), without the default stage. */
+export function cdkJsonContext(): Json {
+  const cdkJson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context?: Json };
+  const { stage: _stage, ...context } = cdkJson.context ?? {};
+  return context;
+}
+
+export interface SynthesizedStage extends StageStacks {
+  readonly statefulTemplate: Template;
+  readonly statelessTemplate: Template;
+}
+
+export function synthStage(options: BuildStageOptions & { readonly bundle?: boolean; readonly outdir?: string }): SynthesizedStage {
+  const { bundle = false, outdir, ...buildOptions } = options;
+  const app = new App({
+    context: {
+      ...cdkJsonContext(),
+      // The CLI sets these; tests find resources by construct path and assets by path.
+      'aws:cdk:enable-path-metadata': true,
+      'aws:cdk:enable-asset-metadata': true,
+      ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
+    },
+    ...(outdir ? { outdir } : {}),
+  });
+  const stacks = buildStages(app, buildOptions);
+  return {
+    ...stacks,
+    statefulTemplate: Template.fromStack(stacks.stateful),
+    statelessTemplate: Template.fromStack(stacks.stateless),
+  };
+}
+
+const cache = new Map<string, SynthesizedStage>();
+
+/** Synthesized stage with the service's own routes, shared across tests of a file. */
+export function stage(name: string): SynthesizedStage {
+  let synthesized = cache.get(name);
+  if (!synthesized) {
+    synthesized = synthStage({ stage: name });
+    cache.set(name, synthesized);
+  }
+  return synthesized;
+}
+
+type CfnResource = { Type: string; Properties: Json; Metadata?: Json; DependsOn?: string | string[]; DeletionPolicy?: string };
+
+export function resources(template: Template, type: string): Record<string, CfnResource> {
+  return template.findResources(type) as Record<string, CfnResource>;
+}
+
+/** Logical id of a construct's CloudFormation resource, by the end of its construct path. */
+export function logicalIdByPath(template: Template, type: string, pathSuffix: string): string {
+  const matches = Object.entries(resources(template, type)).filter(([, r]) =>
+    String(r.Metadata?.['aws:cdk:path'] ?? '').endsWith(pathSuffix),
+  );
+  if (matches.length !== 1) throw new Error(`expected one ${type} at …${pathSuffix}, found ${matches.length}`);
+  return matches[0][0];
+}
+
+/** Logical id of the Lambda function of an endpoint group. */
+export function functionLogicalId(template: Template, group: string): string {
+  const construct = group.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+  return logicalIdByPath(template, 'AWS::Lambda::Function', `/${construct}Function/Function/Resource`);
+}
+
+/**
+ * Every API Gateway method as `METHOD /path` → logical id of the Lambda it
+ * invokes, with paths rebuilt from the Resource tree (root is `/`).
+ */
+export function methodTargets(template: Template): Map<string, string> {
+  const apiResources = resources(template, 'AWS::ApiGateway::Resource');
+  const pathOf = (resourceId: unknown): string => {
+    const ref = (resourceId as { Ref?: string }).Ref;
+    if (!ref) return ''; // Fn::GetAtt RootResourceId
+    const resource = apiResources[ref];
+    return `${pathOf(resource.Properties.ParentId)}/${String(resource.Properties.PathPart)}`;
+  };
+  const targets = new Map<string, string>();
+  for (const method of Object.values(resources(template, 'AWS::ApiGateway::Method'))) {
+    const props = method.Properties as {
+      HttpMethod: string;
+      ResourceId: unknown;
+      Integration: { Type: string; Uri: { 'Fn::Join': [string, unknown[]] } };
+    };
+    const target = props.Integration.Uri['Fn::Join'][1].find(
+      (part): part is { 'Fn::GetAtt': [string, string] } => typeof part === 'object' && part !== null && 'Fn::GetAtt' in part,
+    );
+    targets.set(`${props.HttpMethod} ${pathOf(props.ResourceId) || '/'}`, target ? target['Fn::GetAtt'][0] : 'none');
+  }
+  return targets;
+}
+
+/** Every endpoint of the spec, spread over the existing groups, to exercise a deeper route tree. */
+export const SPEC_ROUTES: readonly RouteDefinition[] = [
+  { id: 'health', method: 'GET', path: '/health', group: 'system', auth: 'none', query: [], body: 'none' },
+  { id: 'me', method: 'GET', path: '/me', group: 'identity', auth: 'key', query: [], body: 'none' },
+  { id: 'entitlements', method: 'GET', path: '/entitlements', group: 'identity', auth: 'key', query: [], body: 'none' },
+  { id: 'record', method: 'GET', path: '/records/{uuid}', group: 'identity', auth: 'key', query: [], body: 'none' },
+  { id: 'orgRecords', method: 'GET', path: '/partners/{partner_id}/records', group: 'identity', auth: 'key', query: [], body: 'none' },
+  { id: 'orgRecord', method: 'GET', path: '/partners/{partner_id}/records/{record_id}', group: 'identity', auth: 'key', query: [], body: 'none' },
+  { id: 'orgEntitlements', method: 'GET', path: '/partners/{partner_id}/entitlements', group: 'identity', auth: 'key', query: [], body: 'none' },
+  { id: 'listInvitations', method: 'GET', path: '/partners/{partner_id}/invitations', group: 'identity', auth: 'key', query: [], body: 'none' },
+  { id: 'createInvitation', method: 'POST', path: '/partners/{partner_id}/invitations', group: 'system', auth: 'key', query: [], body: 'json' },
+  { id: 'invitation', method: 'GET', path: '/partners/{partner_id}/invitations/{invitation_id}', group: 'identity', auth: 'key', query: [], body: 'none' },
+  { id: 'invitationLink', method: 'GET', path: '/partners/{partner_id}/invitations/{invitation_id}/link', group: 'identity', auth: 'key', query: [], body: 'none' },
+  { id: 'revokeInvitation', method: 'POST', path: '/partners/{partner_id}/invitations/{invitation_id}/revoke', group: 'system', auth: 'key', query: [], body: 'none' },
+  { id: 'tickets', method: 'GET', path: '/partners/{partner_id}/tickets', group: 'identity', auth: 'key', query: [], body: 'none' },
+  { id: 'ticket', method: 'GET', path: '/partners/{partner_id}/tickets/{invitation_id}', group: 'identity', auth: 'key', query: [], body: 'none' },
+];
