@@ -106,7 +106,7 @@ export async function runAdminCommand(argv: readonly string[], office: IdentityB
   }
 }
 
-/** The `{code, message}` a failure prints; internal failures say no more than that they happened. */
+/** The `{code, message}` a failure prints. This is an operator's tool: unexpected failures show their message. */
 export function describeFailure(error: unknown): { code: string; message: string } {
   if (error instanceof UsageError) return { code: 'USAGE', message: `${error.message}\n${USAGE}` };
   if (error instanceof BackOfficeError) return { code: error.code, message: error.message };

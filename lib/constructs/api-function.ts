@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { TABLE_IDS, tableEnvName } from '../../lambdas/shared/storage/table-definitions';
+import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '../config/bundling';
 import type { EndpointGroup } from '../../lambdas/shared/http/routes';
 import type { StageConfig } from '../config/stage-config';
 import type { TableMap } from './data-tables';
@@ -77,18 +78,18 @@ export class ApiFunction extends Construct {
       environment: {
         STAGE: config.stage,
         LOG_LEVEL: config.logLevel,
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: LAMBDA_NODE_OPTIONS,
         ...Object.fromEntries(TABLE_IDS.map((tableId) => [tableEnvName(tableId), tables[tableId].tableName])),
       },
       bundling: {
         forceDockerBundling: false,
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        target: 'node22',
+        minify: LAMBDA_BUNDLING.minify,
+        sourceMap: LAMBDA_BUNDLING.sourceMap,
+        sourcesContent: LAMBDA_BUNDLING.sourcesContent,
+        target: LAMBDA_BUNDLING.target,
         format: OutputFormat.CJS,
-        // Empty list: bundle everything, including @aws-sdk/* (pinned by the lock file).
-        externalModules: [],
+        mainFields: [...LAMBDA_BUNDLING.mainFields],
+        externalModules: [...LAMBDA_BUNDLING.externalModules],
       },
     });
 

@@ -66,9 +66,9 @@ export function enforceInputRules(event: ApiEvent, route: RouteDefinition): Rout
     return { query, body: undefined };
   }
 
-  const contentType = header(event, 'content-type');
-  if (!isJsonUtf8(contentType)) throw apiError('JSON_REQUIRED');
+  // "body missing" is INVALID_JSON whatever the Content-Type; a body that is there must be declared JSON.
   if (!hasBody) throw apiError('INVALID_JSON');
+  if (!isJsonUtf8(header(event, 'content-type'))) throw apiError('JSON_REQUIRED');
   let parsed: unknown;
   try {
     parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(event.body));

@@ -47,7 +47,8 @@ export interface PresentedKey {
  * failure costs the same work and yields the same answer.
  */
 export function presentedKey(authorization: string | undefined): PresentedKey {
-  const match = authorization ? /^Bearer ([^\s]+)$/.exec(authorization.trim()) : null;
+  // The auth scheme is case-insensitive (RFC 9110 §11.1); the key itself is not.
+  const match = authorization ? /^Bearer ([^\s]+)$/i.exec(authorization.trim()) : null;
   const candidate = match?.[1];
   if (candidate && LIVE_KEY_PATTERN.test(candidate)) {
     const digest = digestApiKey(candidate);

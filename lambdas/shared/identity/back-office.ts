@@ -148,12 +148,17 @@ export class IdentityBackOffice {
     return this.updateAccount(accountId, 'SET #status = :deactivated, updated_at = :now', { ':deactivated': 'deactivated' });
   }
 
-  /** Re-enabling an account restores no credential: the generation rises, so old keys stay revoked. */
+  /**
+   * Re-enabling an account restores no credential: the generation rises, so old keys stay revoked.
+   * Re-enabling an active account changes nothing (and so revokes nothing).
+   */
   async reactivateAccount(accountId: string) {
-    return this.updateAccount(accountId, 'SET #status = :active, cred_gen = cred_gen + :one, updated_at = :now', {
-      ':active': 'active',
-      ':one': 1,
-    });
+    return this.updateAccount(
+      accountId,
+      'SET #status = :active, cred_gen = cred_gen + :one, updated_at = :now',
+      { ':active': 'active', ':deactivated': 'deactivated', ':one': 1 },
+      'attribute_exists(pk) AND #status = :deactivated',
+    );
   }
 
   /** A password change or reset revokes every key (and, once webhooks exist, every webhook) of the account. */
@@ -161,15 +166,16 @@ export class IdentityBackOffice {
     return this.updateAccount(accountId, 'SET cred_gen = cred_gen + :one, updated_at = :now', { ':one': 1 });
   }
 
-  private async updateAccount(accountId: string, expression: string, values: Record<string, unknown>) {
+  /** Apply an update to an existing account; when `condition` fails on an existing account, nothing changes. */
+  private async updateAccount(accountId: string, expression: string, values: Record<string, unknown>, condition = 'attribute_exists(pk)') {
     try {
       const { Attributes } = await this.client.send(
         new UpdateCommand({
           TableName: this.table,
           Key: accountKey(accountId),
           UpdateExpression: expression,
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: expression.includes('#status') ? { '#status': 'status' } : undefined,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: `${expression} ${condition}`.includes('#status') ? { '#status': 'status' } : undefined,
           ExpressionAttributeValues: { ...values, ':now': this.clock().toISOString() },
           ReturnValues: 'ALL_NEW',
         }),
@@ -177,8 +183,10 @@ export class IdentityBackOffice {
       const item = Attributes as AccountItem;
       return { account_id: item.account_id, status: item.status };
     } catch (error) {
-      if (isConditionFailure(error)) throw new BackOfficeError('ACCOUNT_NOT_FOUND', `No account ${accountId}`);
-      throw error;
+      if (!isConditionFailure(error)) throw error;
+      const account = await this.getAccount(accountId);
+      if (!account) throw new BackOfficeError('ACCOUNT_NOT_FOUND', `No account ${accountId}`);
+      return { account_id: account.account_id, status: account.status };
     }
   }
 
@@ -447,24 +455,37 @@ export class IdentityBackOffice {
     if (!Item) throw new BackOfficeError('KEY_NOT_FOUND', `No key ${keyId}`);
     const key = Item as ApiKeyItem;
     const revokedAt = key.revoked_at ?? this.clock().toISOString();
-    const update = {
+    // Never create an item: TTL removes a long-expired key's item and its entry independently.
+    const update = (itemKey: Record<string, string>) => ({
+      TableName: this.table,
+      Key: itemKey,
       UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+      ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeValues: { ':now': revokedAt },
-    };
-    await this.client.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Update: { TableName: this.table, Key: apiKeyKey(keyId), ConditionExpression: 'attribute_exists(pk)', ...update } },
-          { Update: { TableName: this.table, Key: accountKeyEntryKey(key.account_id, keyId), ...update } },
-        ],
-      }),
-    );
+    });
+    try {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [{ Update: update(apiKeyKey(keyId)) }, { Update: update(accountKeyEntryKey(key.account_id, keyId)) }],
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      // The entry is gone (or the key vanished meanwhile): revoke what is left.
+      try {
+        await this.client.send(new UpdateCommand(update(apiKeyKey(keyId))));
+      } catch (inner) {
+        if (isConditionFailure(inner)) throw new BackOfficeError('KEY_NOT_FOUND', `No key ${keyId}`);
+        throw inner;
+      }
+    }
     return { key_id: keyId, revoked_at: revokedAt };
   }
 
   /** An account's keys with their current status, never their values (only digests exist). */
   async listKeys(accountId: string): Promise<{ account_id: string; keys: ListedKey[] }> {
     const entries: AccountKeyEntry[] = [];
+    const isEntry = (item: Record<string, unknown>) => typeof item.key_id === 'string' && typeof item.created_at === 'string';
     let startKey: Record<string, unknown> | undefined;
     do {
       const page = await this.client.send(
@@ -476,7 +497,7 @@ export class IdentityBackOffice {
           ExclusiveStartKey: startKey,
         }),
       );
-      entries.push(...((page.Items ?? []) as AccountKeyEntry[]));
+      entries.push(...((page.Items ?? []).filter(isEntry) as AccountKeyEntry[]));
       startKey = page.LastEvaluatedKey;
     } while (startKey);
 

@@ -1,0 +1,51 @@
+/**
+ * A keep-alive HTTP client for the local front: one socket per concurrent
+ * client, reused across requests, as a partner's SDK would hold them. Plain
+ * node:http rather than fetch so the client's own overhead stays small next
+ * to what is measured.
+ */
+import { Agent, request } from 'node:http';
+
+export interface HttpAnswer {
+  readonly status: number;
+  readonly requestId: string | undefined;
+  readonly body: string;
+}
+
+export class KeepAliveClient {
+  private readonly agent: Agent;
+  private readonly base: URL;
+
+  constructor(baseUrl: string, sockets: number) {
+    this.base = new URL(baseUrl);
+    this.agent = new Agent({ keepAlive: true, maxSockets: sockets });
+  }
+
+  /** GET a path relative to the base URL (which ends with the stage, e.g. `/v1`). */
+  get(path: string, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+    return new Promise((resolve, reject) => {
+      const req = request(
+        { agent: this.agent, host: this.base.hostname, port: this.base.port, path: `${this.base.pathname}${path}`, method: 'GET', headers },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', reject);
+          res.on('end', () => {
+            const requestId = res.headers['x-request-id'];
+            resolve({
+              status: res.statusCode ?? 0,
+              requestId: Array.isArray(requestId) ? requestId[0] : requestId,
+              body: Buffer.concat(chunks).toString('utf8'),
+            });
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * `npm run bench`: the service's own DynamoDB Local and local stack on free
+ * ports, the demo data, every scenario of scenarios/index.ts, then a table on
+ * stdout and bench/results.json. Every ratio is against a baseline measured
+ * in the same run; nothing here passes or fails on an absolute number.
+ *
+ *   npm run bench                full run (about a minute on 2 cores)
+ *   npm run bench -- --quick     a tenth of the requests, to check the harness
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startDynamoLocal } from '../local/dynamo-local';
+import { localDocumentClient, startLocalStack, type LocalStack } from '../local/local-stack';
+import { seedDemo } from '../local/seed';
+import { AccessLogCapture } from './access-log';
+import { benchNode, CONSTRUCT_BUNDLING, DEPLOYED_NODE_OPTIONS, nodeVersion } from './bundles';
+import { bundleTable, latencyTable, withRatios } from './report';
+import type { BenchContext, LoadPlan, Row } from './scenario';
+import { SCENARIOS } from './scenarios';
+import { round } from './stats';
+
+const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
+const RESULTS_FILE = join(PROJECT_ROOT, 'bench', 'results.json');
+
+const FULL_PLAN: LoadPlan = { concurrencies: [1, 8], warmupRequests: 500, measuredRequests: 3000, coldRequests: 500, importRuns: 5 };
+const QUICK_PLAN: LoadPlan = { concurrencies: [1, 8], warmupRequests: 50, measuredRequests: 300, coldRequests: 50, importRuns: 2 };
+
+const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
+
+async function runScenarios(stack: LocalStack, plan: LoadPlan): Promise<Row[]> {
+  const seedClient = localDocumentClient(stack.dynamoEndpoint);
+  const demo = await seedDemo(seedClient, stack.tables.access);
+  seedClient.destroy();
+
+  const accessLog = new AccessLogCapture();
+  const context: BenchContext = { projectRoot: PROJECT_ROOT, stack, demo, accessLog, plan, progress };
+  const rows: Row[] = [];
+  accessLog.start();
+  try {
+    for (const scenario of SCENARIOS) {
+      progress(`${scenario.name}: ${scenario.description}`);
+      rows.push(...(await scenario.execute(context)));
+    }
+  } finally {
+    accessLog.stop();
+  }
+  return rows;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } }, allowPositionals: false });
+  const plan = values.quick ? QUICK_PLAN : FULL_PLAN;
+  const started = Date.now();
+  // Other work on the machine moves every figure; the load when the run began says how quiet it was.
+  const loadAtStart = loadavg().map((l) => round(l, 2));
+
+  progress('starting DynamoDB Local');
+  const dynamo = await startDynamoLocal();
+  let rows: Row[];
+  let stack: LocalStack | undefined;
+  try {
+    stack = await startLocalStack({ dynamoEndpoint: dynamo.endpoint, tablePrefix: 'bench' });
+    progress(`local stack on ${stack.baseUrl}, DynamoDB Local on ${dynamo.endpoint}`);
+    rows = await runScenarios(stack, plan);
+  } finally {
+    await stack?.stop();
+    await dynamo.stop();
+  }
+
+  const { latency, bundles } = withRatios(rows);
+  const importNode = await nodeVersion(benchNode(PROJECT_ROOT));
+  const cpu = cpus();
+  const results = {
+    timestamp: new Date(started).toISOString(),
+    duration_s: round((Date.now() - started) / 1000, 1),
+    node: process.version,
+    import_node: importNode,
+    host: { platform: process.platform, arch: process.arch, cpus: cpu.length, cpu_model: cpu[0]?.model ?? 'unknown', load_average_at_start: loadAtStart },
+    plan,
+    bundling: { ...CONSTRUCT_BUNDLING, node_options: DEPLOYED_NODE_OPTIONS },
+    latency,
+    bundles,
+  };
+  writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
+
+  const lines = [
+    '',
+    `Partner API benchmark, ${results.timestamp}: node ${results.node}, ${results.host.cpus} × ${results.host.cpu_model}, load ${loadAtStart[0]}${values.quick ? ' (quick)' : ''}`,
+    '',
+    'Request latency: closed loop over keep-alive HTTP, in the process of the local front; ×base = over DynamoDB GetItem at the same clients.',
+    'DynamoDB columns: mean per request from the handler access log (warm: key facts cached; cold: key cache emptied before each request).',
+    latencyTable(latency),
+    '',
+    `Lambda bundles, built with the construct's esbuild options: require() time in a fresh node ${importNode}, median of ${plan.importRuns},`,
+    `with NODE_OPTIONS=${DEPLOYED_NODE_OPTIONS} as deployed unless noted; ×bare and +ms against the bare handler bundle.`,
+    bundleTable(bundles),
+    '',
+    `Wrote ${RESULTS_FILE} in ${results.duration_s} s.`,
+    '',
+  ];
+  process.stdout.write(lines.join('\n'));
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,204 @@
+/**
+ * The admin command line: commands and flags map onto back-office calls,
+ * usage errors are told apart from back-office and AWS failures, and each
+ * failure is described as one `{code, message}`.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { BackOfficeError, type IdentityBackOffice } from '../../../lambdas/shared/identity/back-office';
+import { describeFailure, runAdminCommand, USAGE, UsageError } from '../../../scripts/admin-cli';
+
+const OFFICE_METHODS = [
+  'createAccount',
+  'deactivateAccount',
+  'reactivateAccount',
+  'resetPassword',
+  'createOrg',
+  'archiveOrg',
+  'restoreOrg',
+  'setMember',
+  'removeMember',
+  'createKey',
+  'revokeKey',
+  'listKeys',
+] as const;
+
+type OfficeMethod = (typeof OFFICE_METHODS)[number];
+
+/** A back office whose every method records its arguments and answers `{ method }`. */
+function fakeOffice() {
+  const calls = Object.fromEntries(OFFICE_METHODS.map((name) => [name, vi.fn(async () => ({ method: name }))])) as Record<
+    OfficeMethod,
+    ReturnType<typeof vi.fn>
+  >;
+  return { office: calls as unknown as IdentityBackOffice, calls };
+}
+
+async function usageError(argv: string[]) {
+  const { office, calls } = fakeOffice();
+  const error = await runAdminCommand(argv, office).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(UsageError);
+  for (const method of OFFICE_METHODS) expect(calls[method]).not.toHaveBeenCalled();
+  return error as UsageError;
+}
+
+describe('runAdminCommand: commands and flags', () => {
+  it.each<{ argv: string[]; method: OfficeMethod; args: unknown[] }>([
+    { argv: ['account', 'create'], method: 'createAccount', args: [undefined] },
+    { argv: ['account', 'create', '--name', 'Acme'], method: 'createAccount', args: ['Acme'] },
+    { argv: ['account', 'deactivate', '--account', 'acc_1'], method: 'deactivateAccount', args: ['acc_1'] },
+    { argv: ['account', 'reactivate', '--account', 'acc_1'], method: 'reactivateAccount', args: ['acc_1'] },
+    { argv: ['account', 'reset-password', '--account=acc_1'], method: 'resetPassword', args: ['acc_1'] },
+    { argv: ['org', 'create', '--name', 'Org'], method: 'createOrg', args: ['Org'] },
+    { argv: ['org', 'archive', '--org', 'org_1'], method: 'archiveOrg', args: ['org_1'] },
+    { argv: ['org', 'restore', '--org', 'org_1'], method: 'restoreOrg', args: ['org_1'] },
+    { argv: ['member', 'set', '--org', 'org_1', '--account', 'acc_1', '--role', 'manager'], method: 'setMember', args: ['org_1', 'acc_1', 'manager'] },
+    { argv: ['member', 'set', '--role', 'member', '--account', 'acc_1', '--org', 'org_1'], method: 'setMember', args: ['org_1', 'acc_1', 'member'] },
+    { argv: ['member', 'remove', '--org', 'org_1', '--account', 'acc_1'], method: 'removeMember', args: ['org_1', 'acc_1'] },
+    { argv: ['key', 'revoke', '--key-id', 'key_1'], method: 'revokeKey', args: ['key_1'] },
+    { argv: ['key', 'list', '--account', 'acc_1'], method: 'listKeys', args: ['acc_1'] },
+    { argv: ['account', 'create', '--stage', 'dev'], method: 'createAccount', args: [undefined] },
+  ])('maps `$argv` to $method', async ({ argv, method, args }) => {
+    // Prepare
+    const { office, calls } = fakeOffice();
+
+    // Act
+    const result = await runAdminCommand(argv, office);
+
+    // Assess
+    expect(result).toEqual({ method });
+    expect(calls[method]).toHaveBeenCalledExactlyOnceWith(...args);
+  });
+
+  it('maps key create flags: organization, trimmed scope list, days', async () => {
+    // Prepare
+    const { office, calls } = fakeOffice();
+
+    // Act
+    await runAdminCommand(['key', 'create', '--account', 'acc_1', '--org', 'org_1', '--scopes', 'records:read, tickets:read,', '--days', '30'], office);
+
+    // Assess
+    expect(calls.createKey).toHaveBeenCalledExactlyOnceWith({
+      accountId: 'acc_1',
+      partnerId: 'org_1',
+      scopes: ['records:read', 'tickets:read'],
+      days: 30,
+      permanent: undefined,
+    });
+  });
+
+  it('maps key create --permanent to a permanent personal key', async () => {
+    // Prepare
+    const { office, calls } = fakeOffice();
+
+    // Act
+    await runAdminCommand(['key', 'create', '--account', 'acc_1', '--scopes', 'public:read', '--permanent'], office);
+
+    // Assess
+    expect(calls.createKey).toHaveBeenCalledExactlyOnceWith({
+      accountId: 'acc_1',
+      partnerId: undefined,
+      scopes: ['public:read'],
+      days: undefined,
+      permanent: true,
+    });
+  });
+
+  it.each(['1.5', '30d', 'ten', '', '1e2'])('refuses --days %j with INVALID_EXPIRY without calling the back office', async (days) => {
+    // Prepare
+    const { office, calls } = fakeOffice();
+
+    // Act
+    const error = await runAdminCommand(['key', 'create', '--account', 'acc_1', '--scopes', 'public:read', '--days', days], office).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+
+    // Assess
+    expect(error).toBeInstanceOf(BackOfficeError);
+    expect((error as BackOfficeError).code).toBe('INVALID_EXPIRY');
+    expect(calls.createKey).not.toHaveBeenCalled();
+  });
+});
+
+describe('runAdminCommand: usage errors', () => {
+  it.each<{ name: string; argv: string[]; message: RegExp }>([
+    { name: 'no command', argv: [], message: /No command given/ },
+    { name: 'an unknown group', argv: ['webhook', 'create'], message: /Unknown command: webhook create/ },
+    { name: 'an unknown verb', argv: ['account', 'delete', '--account', 'acc_1'], message: /Unknown command: account delete/ },
+    { name: 'a group without verb', argv: ['account'], message: /Unknown command: account$/ },
+    { name: 'extra arguments', argv: ['key', 'list', 'acc_1', '--account', 'acc_1'], message: /Unexpected arguments: acc_1/ },
+    { name: 'an unknown flag', argv: ['key', 'list', '--account', 'acc_1', '--verbose'], message: /verbose/ },
+    { name: 'a flag without its value', argv: ['key', 'list', '--account'], message: /account/ },
+    { name: 'a missing --account', argv: ['account', 'deactivate'], message: /--account is required/ },
+    { name: 'a missing --org', argv: ['org', 'archive'], message: /--org is required/ },
+    { name: 'a missing --key-id', argv: ['key', 'revoke'], message: /--key-id is required/ },
+    { name: 'a missing --role', argv: ['member', 'set', '--org', 'org_1', '--account', 'acc_1'], message: /--role is required/ },
+    { name: 'an unknown role', argv: ['member', 'set', '--org', 'org_1', '--account', 'acc_1', '--role', 'owner'], message: /--role must be manager or member/ },
+    { name: 'missing --scopes', argv: ['key', 'create', '--account', 'acc_1'], message: /--scopes is required/ },
+    { name: 'empty --scopes', argv: ['key', 'create', '--account', 'acc_1', '--scopes', ''], message: /--scopes is required/ },
+  ])('refuses $name as a usage error', async ({ argv, message }) => {
+    // Act
+    const error = await usageError(argv);
+
+    // Assess
+    expect(error.message).toMatch(message);
+    expect(error.code).toBe('USAGE');
+  });
+});
+
+describe('describeFailure', () => {
+  it('describes a usage error with the usage text', () => {
+    // Act
+    const failure = describeFailure(new UsageError('--account is required'));
+
+    // Assess
+    expect(failure).toEqual({ code: 'USAGE', message: `--account is required\n${USAGE}` });
+  });
+
+  it('passes a back-office error through with its code and message', () => {
+    // Act
+    const failure = describeFailure(new BackOfficeError('KEY_LIMIT', 'At most 20 unexpired, unrevoked keys per account'));
+
+    // Assess
+    expect(failure).toEqual({ code: 'KEY_LIMIT', message: 'At most 20 unexpired, unrevoked keys per account' });
+  });
+
+  it('explains a missing table as an undeployed stage', () => {
+    // Prepare
+    const error = Object.assign(new Error('Requested resource not found'), { name: 'ResourceNotFoundException' });
+
+    // Act
+    const failure = describeFailure(error);
+
+    // Assess
+    expect(failure).toEqual({ code: 'TABLE_NOT_FOUND', message: 'The stage has no such table: is it deployed?' });
+  });
+
+  it('explains missing AWS credentials', () => {
+    // Prepare
+    const error = Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' });
+
+    // Act
+    const failure = describeFailure(error);
+
+    // Assess
+    expect(failure.code).toBe('AWS_CREDENTIALS');
+    expect(failure.message).not.toContain('Could not load');
+  });
+
+  it.each([
+    { name: 'an unexpected error', error: new TypeError('x is undefined') },
+    { name: 'a thrown string', error: 'boom' },
+    { name: 'undefined', error: undefined },
+  ])('describes $name as INTERNAL_ERROR', ({ error }) => {
+    // Act
+    const failure = describeFailure(error);
+
+    // Assess
+    expect(failure.code).toBe('INTERNAL_ERROR');
+    expect(typeof failure.message).toBe('string');
+  });
+});
