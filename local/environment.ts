@@ -7,6 +7,7 @@ import { tableEnvName, TABLE_IDS, type TableId } from '../lambdas/shared/storage
 import { LOCAL_AWS_ENV } from './dynamo-local';
 
 export function useLocalEnvironment(endpoint: string, tables: Record<TableId, string>): void {
-  Object.assign(process.env, LOCAL_AWS_ENV, { AWS_ENDPOINT_URL_DYNAMODB: endpoint, STAGE: 'local' });
+  // EDGE_GUARD=off: the local front applies every edge rule itself (WAF's and the bursts), once per request.
+  Object.assign(process.env, LOCAL_AWS_ENV, { AWS_ENDPOINT_URL_DYNAMODB: endpoint, STAGE: 'local', EDGE_GUARD: 'off' });
   for (const id of TABLE_IDS) process.env[tableEnvName(id)] = tables[id];
 }

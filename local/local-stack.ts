@@ -10,8 +10,14 @@ import type { Router } from '../lambdas/shared/http/routes';
 import { localDynamoClient, startDynamoLocal, type DynamoLocal } from './dynamo-local';
 import { useLocalEnvironment } from './environment';
 import { HANDLERS } from './handlers';
-import { startLocalFront, type LocalFront, type LocalFrontOptions } from './http-front';
+import { startLocalFront, type LocalFront } from './http-front';
 import { createTables, localTableNames } from './tables';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { errorResponse } from '../lambdas/shared/http/envelope';
+import { ApiError } from '../lambdas/shared/http/errors';
+import { EdgeGuard, edgeRejectionHeaders } from '../lambdas/shared/limits/edge-guard';
+import { LIMITS, type Limit } from '../lambdas/shared/limits/limits-table';
 
 export interface LocalStackOptions {
   readonly port?: number;
@@ -23,7 +29,9 @@ export interface LocalStackOptions {
   readonly tablePrefix?: string;
   readonly handlers?: Readonly<Record<string, ApiHandler>>;
   readonly router?: Router;
-  readonly edge?: LocalFrontOptions['edge'];
+  /** Apply the edge rules of the limits table in the front, as WAF does in AWS (default: on). */
+  readonly edgeProtection?: boolean;
+  readonly limits?: readonly Limit[];
 }
 
 export interface LocalStack {
@@ -47,7 +55,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     handlers: options.handlers ?? HANDLERS,
     router: options.router,
     port: options.port,
-    edge: options.edge,
+    edge: options.edgeProtection === false ? undefined : localEdge(options.limits ?? LIMITS),
   });
   return {
     baseUrl: front.baseUrl,
@@ -58,6 +66,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       await front.close();
       await dynamo?.stop();
     },
+  };
+}
+
+/** The local counterpart of the WAF web ACL: every edge rule of the limits table, in the front. */
+export function localEdge(limits: readonly Limit[]) {
+  const guard = new EdgeGuard(limits, 'all');
+  return (request: IncomingMessage) => {
+    const authorization = request.headers.authorization;
+    const rejection = guard.check({ sourceIp: request.socket.remoteAddress?.replace(/^::ffff:/, ''), authorization });
+    return rejection ? errorResponse(randomUUID(), new ApiError('RATE_LIMITED', undefined, edgeRejectionHeaders(rejection))) : undefined;
   };
 }
 

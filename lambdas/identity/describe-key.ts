@@ -1,5 +1,5 @@
 import type { Operation } from '../shared/http/pipeline';
-import type { Principal } from '../shared/identity/authenticate';
+import type { Principal } from '../shared/identity/principal';
 
 /** The spec's Identity object; `partner_id` only for organization keys. */
 export function identityOf(principal: Principal) {

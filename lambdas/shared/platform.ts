@@ -1,11 +1,16 @@
 /**
  * What a Lambda container builds once and every request shares: the
- * DynamoDB client, table names, identity reader, the cache of immutable key
- * facts, and the clock. Tests and the local stack pass their own.
+ * DynamoDB client, table names, the admission store and its per-container
+ * memories (immutable key facts, last seen windows, rejection-log sampling),
+ * the limits, the in-process edge guard and the clock. Tests and the local
+ * stack pass their own.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { KeyFactsCache } from './identity/authenticate';
-import { DynamoIdentityReader, type IdentityReader } from './identity/identity-store';
+import { KeyFactsCache } from './identity/principal';
+import { AdmissionStore } from './limits/admission-store';
+import { RateLogSampler, WindowMemory } from './limits/admission';
+import { EdgeGuard } from './limits/edge-guard';
+import { LIMITS, type Limit } from './limits/limits-table';
 import { createDocumentClient, tableNamesFromEnv } from './storage/dynamo-client';
 import type { TableId } from './storage/table-definitions';
 
@@ -14,19 +19,30 @@ export type Clock = () => Date;
 export interface Platform {
   readonly documentClient: DynamoDBDocumentClient;
   readonly tables: Readonly<Record<TableId, string>>;
-  readonly identityReader: IdentityReader;
+  readonly admissionStore: AdmissionStore;
   readonly keyCache: KeyFactsCache;
+  readonly windowMemory: WindowMemory;
+  readonly rateLog: RateLogSampler;
+  readonly limits: readonly Limit[];
+  /** The 10-second burst limits below WAF's resolution; undefined where something in front enforces them. */
+  readonly edgeGuard: EdgeGuard | undefined;
   readonly clock: Clock;
 }
 
 export function createPlatform(overrides: Partial<Platform> = {}): Platform {
   const documentClient = overrides.documentClient ?? createDocumentClient();
   const tables = overrides.tables ?? tableNamesFromEnv();
+  const limits = overrides.limits ?? LIMITS;
   return {
     documentClient,
     tables,
-    identityReader: overrides.identityReader ?? new DynamoIdentityReader(documentClient, tables.access),
+    admissionStore: overrides.admissionStore ?? new AdmissionStore(documentClient, tables.access),
     keyCache: overrides.keyCache ?? new KeyFactsCache(),
+    windowMemory: overrides.windowMemory ?? new WindowMemory(),
+    rateLog: overrides.rateLog ?? new RateLogSampler(),
+    limits,
+    edgeGuard:
+      'edgeGuard' in overrides ? overrides.edgeGuard : process.env.EDGE_GUARD === 'off' ? undefined : new EdgeGuard(limits, 'application'),
     clock: overrides.clock ?? (() => new Date()),
   };
 }

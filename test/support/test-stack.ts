@@ -16,13 +16,17 @@ export interface TestStack extends LocalStack {
   call(path: string, init?: RequestInit): Promise<Response>;
 }
 
-export async function startTestStack(options: { handlers?: Readonly<Record<string, ApiHandler>>; router?: Router } = {}): Promise<TestStack> {
+export async function startTestStack(
+  options: { handlers?: Readonly<Record<string, ApiHandler>>; router?: Router; edgeProtection?: boolean } = {},
+): Promise<TestStack> {
   const endpoint = inject('dynamoEndpoint');
   const stack = await startLocalStack({
     dynamoEndpoint: endpoint,
     tablePrefix: `test-${randomBytes(4).toString('hex')}`,
     handlers: options.handlers,
     router: options.router,
+    // Tests send bursts from one address: edge rules only where a test is about them.
+    edgeProtection: options.edgeProtection ?? false,
   });
   const client = localDocumentClient(endpoint);
   return {

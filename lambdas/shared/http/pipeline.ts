@@ -1,17 +1,22 @@
 /**
  * The one request pipeline every handler shares (middy). Middlewares, in the
  * order they run before the handler:
- *   1. envelope       – request id, success/error envelopes, the one error path, access log
- *   2. transport      – HTTPS, sizes, credentials in the URL, encodings (before routing)
- *   3. routing        – the route API Gateway invoked, or 404 NOT_FOUND
- *   4. authentication – key, account, organization, membership, scope
- *   5. input          – query parameters and body against the route's declaration
+ *   1. envelope       – request id, success/error envelopes, the one error path, access log,
+ *                       rate-limit headers, release of concurrency leases
+ *   2. edge           – the 10-second burst limits below WAF's resolution
+ *   3. transport      – HTTPS, sizes, credentials in the URL, encodings (before routing)
+ *   4. routing        – the route API Gateway invoked, or 404 NOT_FOUND
+ *   5. admission      – key, account, organization, membership (re-checked inside the quota
+ *                       writes), quotas, concurrency, then scope and organization binding
+ *   6. input          – query parameters and body against the route's declaration
  * The envelope middleware is attached first, so its after/onError hooks run
  * last and see every error, typed or not.
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { authenticate, type Principal } from '../identity/authenticate';
+import type { Principal } from '../identity/principal';
+import { admitRequest, type Admission } from '../limits/admission';
+import { edgeRejectionHeaders } from '../limits/edge-guard';
 import { logger } from '../observability/logger';
 import { currentRequestScope, runInRequestScope } from '../observability/request-scope';
 import { sharedPlatform, type Platform } from '../platform';
@@ -48,6 +53,7 @@ interface PipelineState {
   platform: Platform;
   route?: RouteDefinition;
   principal?: Principal;
+  admission?: Admission;
   query?: Record<string, string>;
   body?: unknown;
   /** Set once the request passed authentication (or needs none): only then is it access-logged. */
@@ -59,8 +65,11 @@ type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error,
 type Middleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PipelineContext>;
 
 function envelope(getPlatform: () => Platform): Middleware {
-  const finish = (request: Request, response: APIGatewayProxyResult, error?: ApiError) => {
+  const finish = async (request: Request, response: APIGatewayProxyResult, error?: ApiError) => {
     const state = request.context.pipeline as PipelineState | undefined;
+    // A normal response always frees the request's concurrency slots.
+    await state?.admission?.release();
+    if (state?.admission) response.headers = { ...state.admission.headers, ...response.headers };
     request.response = response;
     if (error && error.status >= 500) {
       logger.error('request failed', { code: error.code, route: state?.route?.id, error: error.cause ?? error });
@@ -84,16 +93,22 @@ function envelope(getPlatform: () => Platform): Middleware {
       const event = normalizeEvent(request.event);
       request.context.pipeline = { event, startedAt: Date.now(), platform: getPlatform(), admitted: false };
     },
-    after: (request) => {
-      finish(request, request.response as APIGatewayProxyResult);
-    },
+    after: (request) => finish(request, request.response as APIGatewayProxyResult),
     onError: (request) => {
       const error = toApiError(request.error);
       const requestId = request.context.pipeline?.event.requestId ?? request.event?.requestContext?.requestId ?? 'unknown';
-      finish(request, errorResponse(requestId, error), error);
+      return finish(request, errorResponse(requestId, error), error);
     },
   };
 }
+
+const edge = (): Middleware => ({
+  before: (request) => {
+    const { platform, event } = request.context.pipeline;
+    const rejection = platform.edgeGuard?.check({ sourceIp: event.sourceIp, authorization: event.headers.get('authorization')?.join(',') });
+    if (rejection) throw apiError('RATE_LIMITED', undefined, edgeRejectionHeaders(rejection));
+  },
+});
 
 const transport = (): Middleware => ({
   before: (request) => enforceTransportRules(request.context.pipeline.event),
@@ -109,7 +124,7 @@ const routing = (router: Router): Middleware => ({
   },
 });
 
-const authentication = (): Middleware => ({
+const admission = (): Middleware => ({
   before: async (request) => {
     const state = request.context.pipeline;
     const route = state.route as RouteDefinition;
@@ -118,11 +133,22 @@ const authentication = (): Middleware => ({
       return;
     }
     const { platform, event } = state;
-    state.principal = await authenticate(
-      event.headers.get('authorization')?.length === 1 ? event.headers.get('authorization')?.[0] : undefined,
-      { scope: route.scope, partnerId: route.partnerBound ? event.pathParameters.partner_id : undefined },
-      { reader: platform.identityReader, cache: platform.keyCache, now: platform.clock() },
+    const authorization = event.headers.get('authorization');
+    state.admission = await admitRequest(
+      authorization?.length === 1 ? authorization[0] : undefined,
+      { scope: route.scope, partnerBound: route.partnerBound, category: route.category },
+      event.pathParameters.partner_id,
+      {
+        store: platform.admissionStore,
+        cache: platform.keyCache,
+        windows: platform.windowMemory,
+        rateLog: platform.rateLog,
+        limits: platform.limits,
+        now: platform.clock(),
+        requestId: event.requestId,
+      },
     );
+    state.principal = state.admission.principal;
     state.admitted = true;
   },
 });
@@ -151,9 +177,10 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
 
   const pipeline = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PipelineContext>()
     .use(envelope(getPlatform))
+    .use(edge())
     .use(transport())
     .use(routing(router))
-    .use(authentication())
+    .use(admission())
     .use(input())
     .handler(async (_event, context) => {
       const state = context.pipeline;

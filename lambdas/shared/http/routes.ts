@@ -7,6 +7,7 @@
  * Paths are relative to the base URL, which ends with the `v1` stage.
  */
 import type { Scope } from '../identity/scopes';
+import type { RouteCategory } from '../limits/limits-table';
 
 /** A Lambda function serving a group of endpoints. */
 export type EndpointGroup = 'system' | 'identity';
@@ -28,6 +29,8 @@ export interface RouteDefinition {
   readonly scope?: Scope;
   /** Whether the route is bound to the `{partner_id}` path organization. */
   readonly partnerBound?: boolean;
+  /** Which invitation/ticket quotas and concurrency limits the route counts toward (see limits-table.ts). */
+  readonly category?: RouteCategory;
   /** Query parameter names the route accepts; anything else is 422 `UNKNOWN_PARAMETER`. */
   readonly query: readonly string[];
   /** `none`: a body is 400 `BODY_NOT_ALLOWED`; `json`: a JSON object body is required. */

@@ -136,7 +136,8 @@ export class IdentityBackOffice {
     await this.client.send(
       new PutCommand({
         TableName: this.table,
-        Item: { ...accountKey(account.account_id), type: 'account', ...account },
+        // `leases`: the concurrency slots admission takes (see limits/admission-store.ts).
+        Item: { ...accountKey(account.account_id), type: 'account', ...account, leases: {} },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -206,7 +207,7 @@ export class IdentityBackOffice {
     await this.client.send(
       new PutCommand({
         TableName: this.table,
-        Item: { ...orgKey(org.partner_id), type: 'org', ...org },
+        Item: { ...orgKey(org.partner_id), type: 'org', ...org, leases: {} },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
@@ -397,7 +398,7 @@ export class IdentityBackOffice {
               {
                 Put: {
                   TableName: this.table,
-                  Item: { ...apiKeyKey(item.key_id), type: 'api_key', ...item, ...ttl },
+                  Item: { ...apiKeyKey(item.key_id), type: 'api_key', ...item, ...ttl, leases: {} },
                   ConditionExpression: 'attribute_not_exists(pk)',
                 },
               },

@@ -28,7 +28,9 @@ function write(level: Level, message: string, fields: Record<string, unknown>): 
 }
 
 function errorReplacer(_key: string, value: unknown): unknown {
-  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack };
+  if (value instanceof Error) {
+    return { name: value.name, message: value.message, stack: value.stack, ...(value.cause !== undefined ? { cause: value.cause } : {}) };
+  }
   return value;
 }
 

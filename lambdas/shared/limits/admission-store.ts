@@ -1,0 +1,258 @@
+/**
+ * DynamoDB adapter of admission: one conditional UpdateItem per principal
+ * item (key, account, organization) that at once re-checks what can revoke
+ * the key, counts the request in every fixed window that covers it, and takes
+ * a concurrency lease. The three run in parallel: one round trip, one write
+ * unit each (items stay under 1 KB).
+ *
+ * Counters are map attributes `{w: window id, n: count}`. DynamoDB has no
+ * conditional SET, so each counter is planned as an increment (same window,
+ * `n < limit`) or a reset (older window); a wrong guess fails the condition
+ * and the old image (ReturnValuesOnConditionCheckFailure) tells the caller
+ * exactly what to do instead.
+ */
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+
+export interface ItemKey {
+  readonly pk: string;
+  readonly sk: string;
+}
+
+/** What must still hold of the item for the key to be usable. */
+export type Guard =
+  | { readonly kind: 'key' }
+  | { readonly kind: 'account'; readonly credGen: number }
+  | { readonly kind: 'organization'; readonly keyGen: number; readonly accountId: string; readonly grant: string };
+
+export interface CounterPlan {
+  readonly attribute: string;
+  readonly windowId: number;
+  readonly limit: number;
+  readonly mode: 'increment' | 'reset';
+}
+
+export interface LeasePlan {
+  readonly leaseId: string;
+  readonly expiresAtMs: number;
+  readonly limit: number;
+  /** Expired leases to drop in the same write (each must still exist: the capacity check counts them). */
+  readonly expired: readonly string[];
+  /** `create` when the item has no lease map yet. */
+  readonly mode: 'add' | 'create';
+}
+
+export interface ItemPlan {
+  readonly key: ItemKey;
+  readonly guard: Guard;
+  readonly counters: readonly CounterPlan[];
+  readonly lease?: LeasePlan;
+}
+
+export type ItemOutcome =
+  | { readonly ok: true; readonly counts: Readonly<Record<string, number>> }
+  | { readonly ok: false; readonly old: Readonly<Record<string, unknown>> | undefined };
+
+/** The quota store did not answer (throttling, timeout, error): admission fails closed. */
+export class QuotaStoreUnavailable extends Error {
+  constructor(cause: unknown) {
+    super('The quota store did not answer', { cause });
+    this.name = 'QuotaStoreUnavailable';
+  }
+}
+
+const isConditionFailure = (error: unknown) =>
+  error instanceof ConditionalCheckFailedException || (error as { name?: string })?.name === 'ConditionalCheckFailedException';
+
+function oldImage(error: unknown): Record<string, unknown> | undefined {
+  const item = (error as { Item?: Record<string, unknown> }).Item;
+  if (!item) return undefined;
+  // The document client does not unmarshall the old image carried by the exception.
+  const first = Object.values(item)[0];
+  const marshalled = first !== null && typeof first === 'object' && Object.keys(first as object).length === 1 && /^(S|N|M|L|BOOL|NULL|SS|NS|B|BS)$/.test(Object.keys(first as object)[0]);
+  return marshalled ? unmarshall(item as Parameters<typeof unmarshall>[0]) : item;
+}
+
+class Expression {
+  readonly names: Record<string, string> = {};
+  readonly values: Record<string, unknown> = {};
+  private n = 0;
+
+  name(actual: string): string {
+    const placeholder = `#n${this.n++}`;
+    this.names[placeholder] = actual;
+    return placeholder;
+  }
+
+  value(actual: unknown): string {
+    const placeholder = `:v${this.n++}`;
+    this.values[placeholder] = actual;
+    return placeholder;
+  }
+}
+
+export function buildAdmissionUpdate(table: string, plan: ItemPlan) {
+  const x = new Expression();
+  const conditions: string[] = [];
+  const sets: string[] = [];
+  const removes: string[] = [];
+
+  switch (plan.guard.kind) {
+    case 'key':
+      conditions.push('attribute_exists(pk) AND attribute_not_exists(revoked_at)');
+      break;
+    case 'account':
+      conditions.push(`${x.name('status')} = ${x.value('active')} AND cred_gen = ${x.value(plan.guard.credGen)}`);
+      break;
+    case 'organization':
+      conditions.push(
+        `${x.name('status')} = ${x.value('active')} AND key_gen = ${x.value(plan.guard.keyGen)} AND managers.${x.name(plan.guard.accountId)} = ${x.value(plan.guard.grant)}`,
+      );
+      break;
+  }
+
+  for (const counter of plan.counters) {
+    const attr = x.name(counter.attribute);
+    const window = x.value(counter.windowId);
+    if (counter.mode === 'increment') {
+      conditions.push(`${attr}.w = ${window} AND ${attr}.n < ${x.value(counter.limit)}`);
+      sets.push(`${attr}.n = ${attr}.n + ${x.value(1)}`);
+    } else {
+      conditions.push(`(attribute_not_exists(${attr}) OR ${attr}.w < ${window})`);
+      sets.push(`${attr} = ${x.value({ w: counter.windowId, n: 1 })}`);
+    }
+  }
+
+  if (plan.lease) {
+    const leases = x.name('leases');
+    const { leaseId, expiresAtMs, limit, expired, mode } = plan.lease;
+    if (mode === 'create') {
+      conditions.push(`attribute_not_exists(${leases})`);
+      sets.push(`${leases} = ${x.value({ [leaseId]: expiresAtMs })}`);
+    } else {
+      // Live leases = size - expired ones being dropped (each asserted to exist) < limit.
+      conditions.push(`size(${leases}) < ${x.value(limit + expired.length)}`);
+      for (const name of expired) {
+        const path = `${leases}.${x.name(name)}`;
+        conditions.push(`attribute_exists(${path})`);
+        removes.push(path);
+      }
+      sets.push(`${leases}.${x.name(leaseId)} = ${x.value(expiresAtMs)}`);
+    }
+  }
+
+  return {
+    TableName: table,
+    Key: plan.key,
+    UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : ''].join(' ').trim(),
+    ConditionExpression: conditions.join(' AND '),
+    ExpressionAttributeNames: x.names,
+    ExpressionAttributeValues: x.values,
+    ReturnValues: 'UPDATED_NEW' as const,
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const,
+  };
+}
+
+export class AdmissionStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  /** Read an item consistently (the key item, on a container's first request with that key). */
+  async read(key: ItemKey): Promise<Record<string, unknown> | undefined> {
+    try {
+      const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
+      return Item;
+    } catch (error) {
+      throw new QuotaStoreUnavailable(error);
+    }
+  }
+
+  async apply(plan: ItemPlan): Promise<ItemOutcome> {
+    try {
+      const { Attributes } = await this.client.send(new UpdateCommand(buildAdmissionUpdate(this.table, plan)));
+      const counts: Record<string, number> = {};
+      for (const counter of plan.counters) {
+        const value = (Attributes?.[counter.attribute] as { n?: number } | undefined)?.n;
+        counts[counter.attribute] = typeof value === 'number' ? value : 1;
+      }
+      return { ok: true, counts };
+    } catch (error) {
+      if (isConditionFailure(error)) return { ok: false, old: oldImage(error) };
+      throw new QuotaStoreUnavailable(error);
+    }
+  }
+
+  /**
+   * Undo an admitted item's counts and lease for a request another item
+   * rejected. A counter whose window has ended meanwhile is left alone.
+   */
+  async compensate(plan: ItemPlan, leaseTaken: boolean): Promise<void> {
+    let counters = plan.counters;
+    for (let attempt = 0; attempt < 3 && (counters.length > 0 || leaseTaken); attempt += 1) {
+      const x = new Expression();
+      const conditions: string[] = [];
+      const sets: string[] = [];
+      for (const counter of counters) {
+        const attr = x.name(counter.attribute);
+        conditions.push(`${attr}.w = ${x.value(counter.windowId)} AND ${attr}.n > ${x.value(0)}`);
+        sets.push(`${attr}.n = ${attr}.n - ${x.value(1)}`);
+      }
+      const remove = leaseTaken && plan.lease ? `REMOVE ${x.name('leases')}.${x.name(plan.lease.leaseId)}` : '';
+      try {
+        await this.client.send(
+          new UpdateCommand({
+            TableName: this.table,
+            Key: plan.key,
+            UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', remove].join(' ').trim(),
+            ConditionExpression: conditions.length ? conditions.join(' AND ') : undefined,
+            ExpressionAttributeNames: x.names,
+            ExpressionAttributeValues: Object.keys(x.values).length ? x.values : undefined,
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        const old = oldImage(error) ?? {};
+        counters = counters.filter((c) => {
+          const current = old[c.attribute] as { w?: number; n?: number } | undefined;
+          return current?.w === c.windowId && (current.n ?? 0) > 0;
+        });
+      }
+    }
+  }
+
+  /** Free a concurrency lease when the request ends. */
+  async release(key: ItemKey, leaseId: string): Promise<void> {
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: key,
+        UpdateExpression: 'REMOVE #leases.#lease',
+        ExpressionAttributeNames: { '#leases': 'leases', '#lease': leaseId },
+      }),
+    );
+  }
+
+  /** True for exactly one caller per key and minute: the rejection it is about to log is the minute's sample. */
+  async claimRateLogSlot(key: ItemKey, minute: number): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: key,
+          UpdateExpression: 'SET rate_logged_minute = :minute',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(rate_logged_minute) OR rate_logged_minute < :minute)',
+          ExpressionAttributeValues: { ':minute': minute },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+}

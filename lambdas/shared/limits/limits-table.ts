@@ -1,0 +1,110 @@
+/**
+ * Every limit of the spec's "Rate and quota limits" table, declared once.
+ * The quota checks (admission.ts), the response headers, the WAF rules of
+ * the edge-protection construct, the local front's edge guard and the
+ * README's limits table are all derived from this list.
+ *
+ * Windows are fixed and aligned to UTC: a minute starts at :00 seconds, an
+ * hour at :00 minutes, a day at 00:00 UTC (window id = floor(epoch / length)).
+ */
+
+/** What a route counts toward beyond the general quotas. */
+export type RouteCategory = 'invitation-create' | 'invitation' | 'ticket';
+
+export type Principal = 'key' | 'account' | 'organization';
+
+export interface QuotaLimit {
+  readonly kind: 'quota';
+  /** Name reported in X-RateLimit-Policy. */
+  readonly policy: string;
+  readonly principal: Principal;
+  readonly windowSeconds: 60 | 3600 | 86_400;
+  readonly limit: number;
+  /** `all`: every authenticated request; otherwise the route categories it covers. */
+  readonly covers: 'all' | readonly RouteCategory[];
+  readonly description: string;
+}
+
+export interface ConcurrencyLimit {
+  readonly kind: 'concurrency';
+  readonly policy: string;
+  readonly principal: Principal;
+  /** Requests in flight at once. */
+  readonly limit: number;
+  readonly covers: readonly RouteCategory[];
+  readonly description: string;
+}
+
+export type EdgeAggregate = 'ip' | 'credential' | 'location';
+
+export interface EdgeLimit {
+  readonly kind: 'edge';
+  readonly policy: string;
+  readonly aggregate: EdgeAggregate;
+  readonly windowSeconds: 10 | 60;
+  readonly limit: number;
+  /** Only requests that carry an Authorization header count. */
+  readonly credentialedOnly: boolean;
+  /**
+   * `waf`: an AWS WAF rate-based rule (WAF's shortest window is 60 s).
+   * `application`: 10-second bursts, below WAF's resolution, enforced in
+   * process (the Lambda pipeline per container, and the local front).
+   */
+  readonly enforcedBy: 'waf' | 'application';
+  readonly description: string;
+}
+
+export type Limit = QuotaLimit | ConcurrencyLimit | EdgeLimit;
+
+const INVITATION_AND_TICKET: readonly RouteCategory[] = ['invitation-create', 'invitation', 'ticket'];
+
+export const LIMITS: readonly Limit[] = [
+  { kind: 'quota', policy: 'key-minute', principal: 'key', windowSeconds: 60, limit: 60, covers: 'all', description: 'each valid API key, per minute' },
+  { kind: 'quota', policy: 'key-day', principal: 'key', windowSeconds: 86_400, limit: 5000, covers: 'all', description: 'each valid API key, per UTC day' },
+  { kind: 'quota', policy: 'account-minute', principal: 'account', windowSeconds: 60, limit: 300, covers: 'all', description: 'all keys of one creating account, per minute' },
+  { kind: 'quota', policy: 'account-day', principal: 'account', windowSeconds: 86_400, limit: 20_000, covers: 'all', description: 'all keys of one creating account, per UTC day' },
+  { kind: 'quota', policy: 'organization-minute', principal: 'organization', windowSeconds: 60, limit: 300, covers: 'all', description: 'all keys of one organization (any creator), per minute' },
+  { kind: 'quota', policy: 'organization-day', principal: 'organization', windowSeconds: 86_400, limit: 20_000, covers: 'all', description: 'all keys of one organization (any creator), per UTC day' },
+  { kind: 'quota', policy: 'invitation-minute', principal: 'organization', windowSeconds: 60, limit: 10, covers: ['invitation-create'], description: 'invitation creation per organization (retries and replays included), per minute' },
+  { kind: 'quota', policy: 'invitation-hour', principal: 'organization', windowSeconds: 3600, limit: 60, covers: ['invitation-create'], description: 'invitation creation per organization, per UTC hour' },
+  { kind: 'quota', policy: 'invitation-day', principal: 'organization', windowSeconds: 86_400, limit: 200, covers: ['invitation-create'], description: 'invitation creation per organization, per UTC day' },
+  { kind: 'quota', policy: 'ticket-minute', principal: 'organization', windowSeconds: 60, limit: 60, covers: INVITATION_AND_TICKET, description: 'invitation and ticket endpoints together per organization (link retrieval and revoke included), per minute' },
+  { kind: 'concurrency', policy: 'ticket-concurrency', principal: 'key', limit: 2, covers: INVITATION_AND_TICKET, description: 'invitation and ticket requests in flight per key' },
+  { kind: 'concurrency', policy: 'ticket-concurrency', principal: 'organization', limit: 4, covers: INVITATION_AND_TICKET, description: 'invitation and ticket requests in flight per organization' },
+  { kind: 'concurrency', policy: 'ticket-concurrency', principal: 'account', limit: 6, covers: INVITATION_AND_TICKET, description: 'invitation and ticket requests in flight per account' },
+  { kind: 'edge', policy: 'edge-ip-burst', aggregate: 'ip', windowSeconds: 10, limit: 30, credentialedOnly: false, enforcedBy: 'application', description: 'by source IP (health included), per 10 seconds' },
+  { kind: 'edge', policy: 'edge-ip-minute', aggregate: 'ip', windowSeconds: 60, limit: 180, credentialedOnly: false, enforcedBy: 'waf', description: 'by source IP (health included), per minute' },
+  { kind: 'edge', policy: 'edge-credential-burst', aggregate: 'credential', windowSeconds: 10, limit: 20, credentialedOnly: true, enforcedBy: 'application', description: 'by credential (well-formed unknown credentials included), per 10 seconds' },
+  { kind: 'edge', policy: 'edge-credential-minute', aggregate: 'credential', windowSeconds: 60, limit: 60, credentialedOnly: true, enforcedBy: 'waf', description: 'by credential (well-formed unknown credentials included), per minute' },
+  { kind: 'edge', policy: 'edge-authentication-minute', aggregate: 'location', windowSeconds: 60, limit: 3000, credentialedOnly: true, enforcedBy: 'waf', description: 'all authenticated requests per edge location (per Region for a regional web ACL), per minute' },
+];
+
+/**
+ * A concurrency slot is a lease: a Lambda that crashes or times out never
+ * releases it, so it frees itself this long after it was taken. It must
+ * outlast the function timeout (checked by the infrastructure tests).
+ */
+export const LEASE_SECONDS = 15;
+
+/** Retry-After of a concurrency rejection, and of a 503 when the quota store cannot answer. */
+export const CONCURRENCY_RETRY_AFTER_SECONDS = 2;
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
+
+/** The policy whose numbers fill X-RateLimit-* on admitted requests. */
+export const HEADLINE_POLICY = 'key-minute';
+
+export const quotaLimits = (limits: readonly Limit[] = LIMITS) => limits.filter((l): l is QuotaLimit => l.kind === 'quota');
+export const concurrencyLimits = (limits: readonly Limit[] = LIMITS) => limits.filter((l): l is ConcurrencyLimit => l.kind === 'concurrency');
+export const edgeLimits = (limits: readonly Limit[] = LIMITS) => limits.filter((l): l is EdgeLimit => l.kind === 'edge');
+
+export function covers(limit: QuotaLimit | ConcurrencyLimit, category: RouteCategory | undefined): boolean {
+  if (limit.covers === 'all') return true;
+  return category !== undefined && limit.covers.includes(category);
+}
+
+/** Fixed window arithmetic (UTC-aligned). */
+export function windowOf(windowSeconds: number, nowMs: number) {
+  const id = Math.floor(nowMs / 1000 / windowSeconds);
+  const resetAt = (id + 1) * windowSeconds;
+  return { id, resetAt, retryAfter: Math.max(1, Math.ceil(resetAt - nowMs / 1000)) };
+}
