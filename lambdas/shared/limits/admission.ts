@@ -7,7 +7,8 @@
  * update re-checks what can revoke the key (revocation, account status and
  * credential generation, organization status, generation and the creator's
  * manager grant), counts the request in each of the item's windows and takes
- * a lease when the route is concurrency-limited. The updates run in parallel.
+ * a lease when the route is concurrency-limited. The updates run in parallel
+ * (in layer order on concurrency-limited routes, see settleInOrder).
  * If any item refuses, the others are compensated before answering, so a
  * rejected request leaves every window and slot as if it never came; no
  * window ever admits more than its limit, whatever the interleaving.
@@ -231,6 +232,24 @@ async function settle(item: PrincipalItem, facts: KeyFacts, deps: AdmissionDeps)
 
 const PRINCIPAL_ORDER: readonly LimitPrincipal[] = ['key', 'account', 'organization'];
 
+/**
+ * Concurrency-limited routes (invitations, tickets) take their slots layer by
+ * layer, key first, stopping at the first refusal. In parallel, a request
+ * refused by its key's two slots would briefly hold organization and account
+ * slots until compensated, and could crowd out a request the organization
+ * should have admitted; in order, a refused request never touches the layers
+ * after the one that refused it. One round trip per layer, on these routes only.
+ */
+async function settleInOrder(items: readonly PrincipalItem[], facts: KeyFacts, deps: AdmissionDeps): Promise<Settled[]> {
+  const settled: Settled[] = [];
+  for (const item of items) {
+    const outcome = await settle(item, facts, deps);
+    settled.push(outcome);
+    if (outcome.kind !== 'admitted') break;
+  }
+  return settled;
+}
+
 function rejectionOf(settled: readonly Settled[], limits: readonly Limit[], now: Date): ApiError | undefined {
   const byPrincipal = (a: Settled, b: Settled) => PRINCIPAL_ORDER.indexOf(a.item.principal) - PRINCIPAL_ORDER.indexOf(b.item.principal);
   const denied = settled.filter((s): s is Extract<Settled, { kind: 'denied' }> => s.kind === 'denied').sort(byPrincipal);
@@ -314,7 +333,7 @@ async function admit(authorization: string | undefined, route: AdmissionRoute, p
   if (facts.expires_at !== null && Date.parse(facts.expires_at) <= deps.now.getTime()) throw invalidKey();
 
   const items = planItems(facts, route, deps);
-  const settled = await Promise.all(items.map((item) => settle(item, facts, deps)));
+  const settled = items.some((item) => item.plan.lease) ? await settleInOrder(items, facts, deps) : await Promise.all(items.map((item) => settle(item, facts, deps)));
   const admitted = settled.filter((s): s is Extract<Settled, { kind: 'admitted' }> => s.kind === 'admitted');
 
   const rejection = rejectionOf(settled, deps.limits, deps.now);
