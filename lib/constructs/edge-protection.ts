@@ -6,26 +6,34 @@
  * Lambda agree (the Lambda keeps the same checks for traffic WAF lets
  * through, e.g. the local stack).
  *
+ * Rate-based rules are generated from the `edge` rows of the limits table
+ * that WAF enforces (see edge-rate-rules.ts); the `limits` prop defaults to
+ * LIMITS. Size rules come first (SIZE_RULE_PRIORITIES, 100–102), rate rules
+ * after them (RATE_RULE_PRIORITY_BASE, 200+, in table order).
+ *
  * Custom responses carry the spec's error envelope. WAF bodies are static
  * text, so `request_id` is the literal "edge" (also sent as X-Request-Id).
  *
- * Later rules (e.g. rate-based rules generated from the limits table) come
- * in through `additionalRules`/`additionalResponseBodies`. Size rules use
- * priorities SIZE_RULE_PRIORITIES; pick lower numbers to evaluate a rule
- * before them, higher to evaluate it after.
+ * Further rules come in through `additionalRules`/`additionalResponseBodies`;
+ * pick priorities below 100 to evaluate a rule before the size rules, higher
+ * to evaluate it after. Priorities, names and body keys must be unique.
  */
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { REQUEST_LIMITS } from '../../lambdas/shared/http/request-rules';
 import { ERROR_CATALOG, type ErrorCode } from '../../lambdas/shared/http/errors';
+import { LIMITS, type Limit } from '../../lambdas/shared/limits/limits-table';
 import type { StageConfig } from '../config/stage-config';
 import { EDGE_REQUEST_ID, errorEnvelope } from './error-envelope';
+import { edgeRateRules } from './edge-rate-rules';
 
 export interface EdgeProtectionProps {
   readonly config: StageConfig;
   /** The API stage to protect. */
   readonly stage: apigateway.Stage;
+  /** The limits table whose `waf` edge rows become rate-based rules; defaults to LIMITS. */
+  readonly limits?: readonly Limit[];
   /** Extra rules, each with a priority not used by SIZE_RULE_PRIORITIES and a unique name. */
   readonly additionalRules?: readonly wafv2.CfnWebACL.RuleProperty[];
   /** Custom response bodies the extra rules reference, by key. */
@@ -70,6 +78,8 @@ export const EDGE_RESPONSE_HEADERS: readonly wafv2.CfnWebACL.CustomHTTPHeaderPro
 export class EdgeProtection extends Construct {
   public readonly webAcl: wafv2.CfnWebACL;
   public readonly association: wafv2.CfnWebACLAssociation;
+  /** The generated rate-based rules, in priority order. */
+  public readonly rateRules: readonly wafv2.CfnWebACL.RuleProperty[];
 
   constructor(scope: Construct, id: string, props: EdgeProtectionProps) {
     super(scope, id);
@@ -79,7 +89,9 @@ export class EdgeProtection extends Construct {
     const additionalBodies = props.additionalResponseBodies ?? {};
 
     const sizeRules = SIZE_RULES.map((rule, i) => sizeRuleProperty(prefix, rule, SIZE_RULE_PRIORITIES[i]));
-    const rules = [...sizeRules, ...additionalRules];
+    const rate = edgeRateRules({ metricPrefix: prefix, limits: props.limits ?? LIMITS, commonHeaders: EDGE_RESPONSE_HEADERS });
+    this.rateRules = rate.rules;
+    const rules = [...sizeRules, ...rate.rules, ...additionalRules];
     checkUnique('rule priority', rules.map((r) => String(r.priority)));
     checkUnique('rule name', rules.map((r) => r.name));
 
@@ -89,7 +101,7 @@ export class EdgeProtection extends Construct {
         { contentType: 'APPLICATION_JSON', content: errorEnvelope(rule.code, EDGE_REQUEST_ID) },
       ]),
     );
-    checkUnique('custom response body key', [...Object.keys(sizeBodies), ...Object.keys(additionalBodies)]);
+    checkUnique('custom response body key', [...Object.keys(sizeBodies), ...Object.keys(rate.responseBodies), ...Object.keys(additionalBodies)]);
 
     this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
       name: `${prefix}-edge`,
@@ -97,7 +109,7 @@ export class EdgeProtection extends Construct {
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
       visibilityConfig: visibility(`${prefix}-edge`),
-      customResponseBodies: { ...sizeBodies, ...additionalBodies },
+      customResponseBodies: { ...sizeBodies, ...rate.responseBodies, ...additionalBodies },
       rules,
     });
 

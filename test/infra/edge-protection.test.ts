@@ -1,24 +1,102 @@
 import { describe, it, expect } from 'vitest';
-import { Match } from 'aws-cdk-lib/assertions';
+import { App, Stack } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { REQUEST_LIMITS } from '../../lambdas/shared/http/request-rules';
+import { LIMITS, type EdgeLimit, type Limit } from '../../lambdas/shared/limits/limits-table';
+import { resolveStageConfig } from '../../lib/config/stage-config';
+import { EdgeProtection, SIZE_RULE_PRIORITIES } from '../../lib/constructs/edge-protection';
+import { EdgeRateRuleError, RATE_LIMITED_BODY_KEY, wafEdgeLimits } from '../../lib/constructs/edge-rate-rules';
 import { logicalIdByPath, resources, stage, synthStage } from './support';
 
 const WEB_ACL = 'AWS::WAFv2::WebACL';
 
+type Header = { Name: string; Value: string };
+type Statement = {
+  SizeConstraintStatement?: { FieldToMatch: unknown; ComparisonOperator: string; Size: number; TextTransformations?: unknown };
+  RateBasedStatement?: {
+    Limit: number;
+    EvaluationWindowSec?: number;
+    AggregateKeyType: string;
+    CustomKeys?: unknown[];
+    ScopeDownStatement?: Statement;
+  };
+};
 type Rule = {
   Name: string;
   Priority: number;
-  Statement: { SizeConstraintStatement?: { FieldToMatch: unknown; ComparisonOperator: string; Size: number } };
-  Action: { Block?: { CustomResponse: { ResponseCode: number; CustomResponseBodyKey: string; ResponseHeaders: { Name: string; Value: string }[] } } };
+  Statement: Statement;
+  Action: { Block?: { CustomResponse: { ResponseCode: number; CustomResponseBodyKey: string; ResponseHeaders: Header[] } } };
+  VisibilityConfig: { CloudWatchMetricsEnabled: boolean; MetricName: string; SampledRequestsEnabled: boolean };
+};
+type AclProperties = {
+  Rules: Rule[];
+  CustomResponseBodies: Record<string, { ContentType: string; Content: string }>;
 };
 
-function webAcl(stageName: string) {
-  const { statelessTemplate } = stage(stageName);
-  const [acl] = Object.values(resources(statelessTemplate, WEB_ACL));
-  return acl.Properties as {
-    Rules: Rule[];
-    CustomResponseBodies: Record<string, { ContentType: string; Content: string }>;
-  };
+function aclOf(template: Template): AclProperties {
+  const [acl] = Object.values(resources(template, WEB_ACL));
+  return acl.Properties as AclProperties;
+}
+
+function webAcl(stageName: string): AclProperties {
+  return aclOf(stage(stageName).statelessTemplate);
+}
+
+/** The EdgeProtection construct alone, on a minimal REST API, with a given limits table (no Lambda, no bundling). */
+function edgeTemplate(limits?: readonly Limit[]): AclProperties {
+  const stack = new Stack(new App(), 'EdgeOnly');
+  const api = new apigateway.RestApi(stack, 'Api', { deployOptions: { stageName: 'v1' } });
+  api.root.addMethod('GET', new apigateway.MockIntegration());
+  new EdgeProtection(stack, 'Edge', { config: resolveStageConfig('pr-1'), stage: api.deploymentStage, ...(limits ? { limits } : {}) });
+  return aclOf(Template.fromStack(stack));
+}
+
+/** LIMITS with one edge row changed. */
+function withEdgeRow(policy: string, change: Partial<EdgeLimit>): Limit[] {
+  const found = LIMITS.some((l) => l.kind === 'edge' && l.policy === policy);
+  if (!found) throw new Error(`no edge row ${policy}`);
+  return LIMITS.map((l) => (l.kind === 'edge' && l.policy === policy ? { ...l, ...change } : l));
+}
+
+const HAS_AUTHORIZATION = {
+  SizeConstraintStatement: {
+    FieldToMatch: { SingleHeader: { Name: 'authorization' } },
+    ComparisonOperator: 'GT',
+    Size: 0,
+    TextTransformations: [{ Priority: 0, Type: 'NONE' }],
+  },
+};
+
+const AGGREGATE_KEY_TYPE = { ip: 'IP', credential: 'CUSTOM_KEYS', location: 'CONSTANT' } as const;
+
+const headerValue = (rule: Rule, name: string) =>
+  rule.Action.Block?.CustomResponse.ResponseHeaders.find((h) => h.Name.toLowerCase() === name.toLowerCase())?.Value;
+
+/** Asserts that `rule` is the WAF rendering of `row`. */
+function expectRuleFollowsRow(rule: Rule | undefined, row: EdgeLimit): void {
+  expect(rule, `rule for ${row.policy}`).toBeDefined();
+  const statement = rule!.Statement.RateBasedStatement!;
+  expect(statement).toBeDefined();
+  expect(statement.AggregateKeyType).toBe(AGGREGATE_KEY_TYPE[row.aggregate]);
+  expect(statement.Limit).toBe(row.limit);
+  expect(statement.EvaluationWindowSec).toBe(row.windowSeconds);
+  if (row.aggregate === 'credential') {
+    expect(statement.CustomKeys).toEqual([{ Header: { Name: 'authorization', TextTransformations: [{ Priority: 0, Type: 'NONE' }] } }]);
+  } else {
+    expect(statement.CustomKeys).toBeUndefined();
+  }
+  if (row.credentialedOnly) expect(statement.ScopeDownStatement).toEqual(HAS_AUTHORIZATION);
+  else expect(statement.ScopeDownStatement).toBeUndefined();
+
+  const response = rule!.Action.Block!.CustomResponse;
+  expect(response.ResponseCode).toBe(429);
+  expect(response.CustomResponseBodyKey).toBe(RATE_LIMITED_BODY_KEY);
+  expect(headerValue(rule!, 'Retry-After')).toBe(String(row.windowSeconds));
+  expect(headerValue(rule!, 'X-RateLimit-Policy')).toBe(row.policy);
+  expect(headerValue(rule!, 'Cache-Control')).toBe('no-store');
+  expect(rule!.VisibilityConfig).toMatchObject({ CloudWatchMetricsEnabled: true, SampledRequestsEnabled: true });
+  expect(rule!.VisibilityConfig.MetricName).toMatch(new RegExp(`-${row.policy}$`));
 }
 
 describe('edge protection (WAF)', () => {
@@ -70,6 +148,8 @@ describe('edge protection (WAF)', () => {
       },
       DependsOn: Match.arrayWith([stageId]),
     });
+    expect(resources(statelessTemplate, 'AWS::ApiGateway::Stage')[stageId].Properties.StageName).toBe('v1');
+    statelessTemplate.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
   });
 
   it('accepts additional rules (e.g. rate-based) after the size rules', () => {
@@ -81,18 +161,29 @@ describe('edge protection (WAF)', () => {
             name: 'ip-rate',
             priority: 10,
             statement: { rateBasedStatement: { limit: 180, aggregateKeyType: 'IP', evaluationWindowSec: 60 } },
-            action: { block: { customResponse: { responseCode: 429, customResponseBodyKey: 'RATE_LIMITED' } } },
+            action: { block: { customResponse: { responseCode: 429, customResponseBodyKey: 'EXTRA' } } },
             visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: 'ip-rate', sampledRequestsEnabled: true },
           },
         ],
-        edgeResponseBodies: { RATE_LIMITED: { contentType: 'APPLICATION_JSON', content: '{}' } },
+        edgeResponseBodies: { EXTRA: { contentType: 'APPLICATION_JSON', content: '{}' } },
       },
     });
 
-    const [acl] = Object.values(resources(statelessTemplate, WEB_ACL));
-    const rules = acl.Properties.Rules as Rule[];
-    expect(rules.map((r) => r.Name)).toEqual(['path-too-long', 'query-too-long', 'auth-header-too-long', 'ip-rate']);
-    expect(Object.keys(acl.Properties.CustomResponseBodies as object)).toContain('RATE_LIMITED');
+    const acl = aclOf(statelessTemplate);
+    expect(acl.Rules.map((r) => r.Name)).toEqual([
+      'path-too-long',
+      'query-too-long',
+      'auth-header-too-long',
+      ...wafEdgeLimits().map((l) => l.policy),
+      'ip-rate',
+    ]);
+    expect(Object.keys(acl.CustomResponseBodies)).toEqual(expect.arrayContaining(['EXTRA', RATE_LIMITED_BODY_KEY]));
+  });
+
+  it('rejects an additional response body whose key collides with the generated rate-limit body', () => {
+    expect(() =>
+      synthStage({ stage: 'pr-9', stateless: { edgeResponseBodies: { [RATE_LIMITED_BODY_KEY]: { contentType: 'APPLICATION_JSON', content: '{}' } } } }),
+    ).toThrow(/duplicate custom response body key/);
   });
 
   it('rejects an additional rule whose priority collides with a size rule', () => {
@@ -112,5 +203,98 @@ describe('edge protection (WAF)', () => {
         },
       }),
     ).toThrow(/duplicate rule priority/);
+  });
+});
+
+describe('edge protection: rate-based rules generated from LIMITS', () => {
+  const wafRows = wafEdgeLimits(LIMITS);
+
+  it('has edge rows enforced by WAF (the table is not empty of them)', () => {
+    expect(wafRows.length).toBeGreaterThan(0);
+  });
+
+  it.each(wafRows.map((row) => [row.policy, row] as const))('renders %s as a blocking rate-based rule', (_policy, row) => {
+    const acl = webAcl('dev');
+    expectRuleFollowsRow(
+      acl.Rules.find((r) => r.Name === row.policy),
+      row,
+    );
+  });
+
+  it('has exactly one rate-based rule per waf edge row, none for application rows, identical in dev and prod', () => {
+    for (const name of ['dev', 'prod']) {
+      const rateRules = webAcl(name).Rules.filter((r) => r.Statement.RateBasedStatement);
+      expect(rateRules.map((r) => r.Name)).toEqual(wafRows.map((l) => l.policy));
+    }
+    const applicationPolicies = LIMITS.filter((l) => l.kind === 'edge' && l.enforcedBy === 'application').map((l) => l.policy);
+    expect(applicationPolicies.length).toBeGreaterThan(0);
+    const names = new Set(webAcl('dev').Rules.map((r) => r.Name));
+    for (const policy of applicationPolicies) expect(names.has(policy), policy).toBe(false);
+  });
+
+  it('evaluates the size rules first, then the rate rules in table order', () => {
+    const acl = webAcl('dev');
+    const rate = acl.Rules.filter((r) => r.Statement.RateBasedStatement);
+    const priorities = rate.map((r) => r.Priority);
+    expect(Math.min(...priorities)).toBeGreaterThan(Math.max(...SIZE_RULE_PRIORITIES));
+    expect([...rate].sort((a, b) => a.Priority - b.Priority).map((r) => r.Name)).toEqual(wafRows.map((l) => l.policy));
+  });
+
+  it('answers with the spec’s JSON envelope: ok false, code RATE_LIMITED, request_id edge', () => {
+    const body = webAcl('dev').CustomResponseBodies[RATE_LIMITED_BODY_KEY];
+    expect(body.ContentType).toBe('APPLICATION_JSON');
+    const parsed = JSON.parse(body.Content) as unknown;
+    expect(parsed).toEqual({ ok: false, error: { code: 'RATE_LIMITED', message: expect.any(String) }, request_id: 'edge' });
+  });
+});
+
+describe('edge protection follows the limits table it is given', () => {
+  it('defaults to LIMITS', () => {
+    const acl = edgeTemplate();
+    expect(acl.Rules.filter((r) => r.Statement.RateBasedStatement).map((r) => r.Name)).toEqual(wafEdgeLimits().map((l) => l.policy));
+  });
+
+  it.each(wafEdgeLimits().map((row) => [row.policy, row] as const))('changes the %s rule when its numbers change', (policy, row) => {
+    const changed: EdgeLimit = { ...row, limit: row.limit * 2 + 7 };
+    const limits = withEdgeRow(policy, { limit: changed.limit });
+
+    const acl = edgeTemplate(limits);
+
+    expectRuleFollowsRow(
+      acl.Rules.find((r) => r.Name === policy),
+      changed,
+    );
+  });
+
+  it('adds a rule when a row moves to WAF, and drops the rules and their body when no row is left', () => {
+    const limits = withEdgeRow('edge-ip-burst', { enforcedBy: 'waf', windowSeconds: 60 });
+    const row = limits.find((l): l is EdgeLimit => l.kind === 'edge' && l.policy === 'edge-ip-burst')!;
+    const moved = edgeTemplate(limits);
+    expectRuleFollowsRow(
+      moved.Rules.find((r) => r.Name === 'edge-ip-burst'),
+      row,
+    );
+
+    const none = edgeTemplate(LIMITS.filter((l) => l.kind !== 'edge'));
+    expect(none.Rules.some((r) => r.Statement.RateBasedStatement)).toBe(false);
+    expect(none.CustomResponseBodies[RATE_LIMITED_BODY_KEY]).toBeUndefined();
+  });
+
+  it('applies the scope-down to every credentialedOnly row and only to those', () => {
+    const acl = edgeTemplate(withEdgeRow('edge-ip-minute', { credentialedOnly: true }));
+    expect(acl.Rules.find((r) => r.Name === 'edge-ip-minute')!.Statement.RateBasedStatement!.ScopeDownStatement).toEqual(HAS_AUTHORIZATION);
+  });
+
+  it.each([
+    ['a 10-second window', 'edge-ip-minute', { windowSeconds: 10 as const }, /windowSeconds 10 is not a WAF evaluation window/],
+    ['a limit below WAF’s minimum of 10', 'edge-credential-minute', { limit: 9 }, /limit 9 must be an integer from 10/],
+    ['a fractional limit', 'edge-ip-minute', { limit: 180.5 }, /limit 180.5 must be an integer/],
+    ['a location row without scope-down', 'edge-authentication-minute', { credentialedOnly: false }, /needs a scope-down statement/],
+    ['a credential row counting uncredentialed requests', 'edge-credential-minute', { credentialedOnly: false }, /set credentialedOnly/],
+    ['a policy that is not a valid rule name', 'edge-ip-minute', { policy: 'edge ip' }, /must match/],
+  ])('fails synthesis clearly on %s', (_what, policy, change, message) => {
+    const limits = withEdgeRow(policy, change as Partial<EdgeLimit>);
+    expect(() => edgeTemplate(limits)).toThrow(EdgeRateRuleError);
+    expect(() => edgeTemplate(limits)).toThrow(message);
   });
 });

@@ -80,7 +80,16 @@ export function instrumentDynamoClient(client: DynamoDBClient): DynamoDBClient {
   return client;
 }
 
-export function createDocumentClient(client = new DynamoDBClient({})): DynamoDBDocumentClient {
+/**
+ * Bounded waits: admission fails closed (503 RATE_LIMIT_UNAVAILABLE) rather than hang until the
+ * Lambda times out. The SDK still retries throttling and transient errors within these bounds.
+ */
+export const DYNAMO_CLIENT_CONFIG = {
+  maxAttempts: 3,
+  requestHandler: { connectionTimeout: 1000, requestTimeout: 2000 },
+} as const;
+
+export function createDocumentClient(client = new DynamoDBClient({ ...DYNAMO_CLIENT_CONFIG })): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(instrumentDynamoClient(client), {
     marshallOptions: { removeUndefinedValues: true },
   });

@@ -1,0 +1,171 @@
+/**
+ * WAF rate-based rules generated from the `edge` rows of the limits table
+ * (lambdas/shared/limits/limits-table.ts) whose `enforcedBy` is `waf`. No
+ * number is written here: aggregate, window and limit all come from the row,
+ * so changing LIMITS changes the web ACL.
+ *
+ * Row → rule:
+ * - `ip`         → AggregateKeyType IP (the request's origin IP as WAF sees it).
+ * - `credential` → AggregateKeyType CUSTOM_KEYS on the raw Authorization
+ *                  header (text transformation NONE): every distinct value is
+ *                  its own aggregation instance, so unknown but well-formed
+ *                  credentials count exactly like valid ones.
+ * - `location`   → AggregateKeyType CONSTANT: one counter for every request the
+ *                  scope-down statement matches (for a regional web ACL that is
+ *                  the Region, the spec's "per edge location").
+ * - `credentialedOnly` → scope-down "the Authorization header is longer than
+ *                  0 bytes", so only requests carrying a credential count.
+ *
+ * Rows WAF cannot express (a window other than 60/120/300/600 s, a limit
+ * below 10, a `location` row without a scope-down, …) fail synthesis with
+ * EdgeRateRuleError rather than silently producing a different rule. The
+ * 10-second bursts are `application` rows on purpose: WAF's shortest window
+ * is 60 s, so they are enforced in process (lambdas/shared/limits/edge-guard.ts).
+ *
+ * Blocked requests get 429 with the spec's error envelope (same code and
+ * message as the Lambda's own RATE_LIMITED), `Retry-After` = the rule's
+ * window (WAF responses are static; a client that pauses for one window lets
+ * WAF's look-back window slide past its burst), `X-RateLimit-Policy` = the
+ * row's policy, plus the web ACL's common headers (`Cache-Control: no-store`,
+ * `X-Request-Id: edge`).
+ */
+import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
+import { ERROR_CATALOG } from '../../lambdas/shared/http/errors';
+import { edgeLimits, LIMITS, type EdgeLimit, type Limit } from '../../lambdas/shared/limits/limits-table';
+import { EDGE_REQUEST_ID, errorEnvelope } from './error-envelope';
+
+/** Evaluation windows WAF accepts (RateBasedStatement.EvaluationWindowSec). */
+export const WAF_EVALUATION_WINDOWS: readonly number[] = [60, 120, 300, 600];
+/** Lowest rate limit WAF accepts (RateBasedStatement.Limit). */
+export const WAF_MIN_RATE_LIMIT = 10;
+/** Highest rate limit the WAF API reference allows (RateBasedStatement.Limit). */
+export const WAF_MAX_RATE_LIMIT = 2_000_000_000;
+/** Rule names and custom response body keys: `^[\w\-]+$`, 1–128 characters. */
+const WAF_NAME_PATTERN = /^[\w-]{1,128}$/;
+
+/** Rate rules take priorities from here, in table order (size rules are 100–102 and run first). */
+export const RATE_RULE_PRIORITY_BASE = 200;
+
+/** Custom response body shared by every rate rule: the envelope the Lambda returns for RATE_LIMITED. */
+export const RATE_LIMITED_BODY_KEY = 'RATE_LIMITED';
+
+/** WAF requires lowercase header names in FieldToMatch.SingleHeader. */
+const AUTHORIZATION_HEADER = 'authorization';
+const NO_TRANSFORMATION: wafv2.CfnWebACL.TextTransformationProperty[] = [{ priority: 0, type: 'NONE' }];
+
+/** Scope-down of credentialedOnly rows: the request carries a non-empty Authorization header. */
+export const HAS_AUTHORIZATION_STATEMENT: wafv2.CfnWebACL.StatementProperty = {
+  sizeConstraintStatement: {
+    // singleHeader is untyped JSON in the L1, so the CloudFormation key casing (`Name`) is written out.
+    fieldToMatch: { singleHeader: { Name: AUTHORIZATION_HEADER } },
+    comparisonOperator: 'GT',
+    size: 0,
+    textTransformations: NO_TRANSFORMATION,
+  },
+};
+
+export class EdgeRateRuleError extends Error {
+  constructor(limit: EdgeLimit, problem: string) {
+    super(`Edge limit ${JSON.stringify(limit.policy)} cannot be a WAF rate-based rule: ${problem}`);
+    this.name = 'EdgeRateRuleError';
+  }
+}
+
+/** The edge rows WAF enforces, in table order. */
+export function wafEdgeLimits(limits: readonly Limit[] = LIMITS): EdgeLimit[] {
+  return edgeLimits(limits).filter((limit) => limit.enforcedBy === 'waf');
+}
+
+/** Throws EdgeRateRuleError when WAF cannot express the row as written. */
+export function checkWafExpressible(limit: EdgeLimit): void {
+  if (!WAF_NAME_PATTERN.test(limit.policy)) {
+    throw new EdgeRateRuleError(limit, 'the policy is used as rule name and must match ^[\\w-]{1,128}$');
+  }
+  if (!WAF_EVALUATION_WINDOWS.includes(limit.windowSeconds)) {
+    throw new EdgeRateRuleError(
+      limit,
+      `windowSeconds ${limit.windowSeconds} is not a WAF evaluation window (${WAF_EVALUATION_WINDOWS.join(', ')} s); ` +
+        `shorter bursts must be enforcedBy 'application'`,
+    );
+  }
+  if (!Number.isInteger(limit.limit) || limit.limit < WAF_MIN_RATE_LIMIT || limit.limit > WAF_MAX_RATE_LIMIT) {
+    throw new EdgeRateRuleError(limit, `limit ${limit.limit} must be an integer from ${WAF_MIN_RATE_LIMIT} to ${WAF_MAX_RATE_LIMIT}`);
+  }
+  if (limit.aggregate === 'location' && !limit.credentialedOnly) {
+    throw new EdgeRateRuleError(limit, "aggregate 'location' (CONSTANT) needs a scope-down statement, and only credentialedOnly rows have one");
+  }
+  if (limit.aggregate === 'credential' && !limit.credentialedOnly) {
+    throw new EdgeRateRuleError(
+      limit,
+      "aggregate 'credential' counts only requests carrying Authorization (WAF omits requests missing a custom key); set credentialedOnly",
+    );
+  }
+}
+
+/** The RateBasedStatement of an edge row. */
+export function rateBasedStatement(limit: EdgeLimit): wafv2.CfnWebACL.RateBasedStatementProperty {
+  checkWafExpressible(limit);
+  const scopeDown = limit.credentialedOnly ? { scopeDownStatement: HAS_AUTHORIZATION_STATEMENT } : {};
+  const base = { limit: limit.limit, evaluationWindowSec: limit.windowSeconds, ...scopeDown };
+  switch (limit.aggregate) {
+    case 'ip':
+      return { ...base, aggregateKeyType: 'IP' };
+    case 'credential':
+      return {
+        ...base,
+        aggregateKeyType: 'CUSTOM_KEYS',
+        customKeys: [{ header: { name: AUTHORIZATION_HEADER, textTransformations: NO_TRANSFORMATION } }],
+      };
+    case 'location':
+      return { ...base, aggregateKeyType: 'CONSTANT' };
+  }
+}
+
+/** Response headers of a rate rule's block: Retry-After (the window) and the policy, then the common headers. */
+export function rateRuleResponseHeaders(
+  limit: EdgeLimit,
+  commonHeaders: readonly wafv2.CfnWebACL.CustomHTTPHeaderProperty[] = [],
+): wafv2.CfnWebACL.CustomHTTPHeaderProperty[] {
+  return [{ name: 'Retry-After', value: String(limit.windowSeconds) }, { name: 'X-RateLimit-Policy', value: limit.policy }, ...commonHeaders];
+}
+
+export interface EdgeRateRules {
+  readonly rules: wafv2.CfnWebACL.RuleProperty[];
+  readonly responseBodies: Record<string, wafv2.CfnWebACL.CustomResponseBodyProperty>;
+}
+
+export interface EdgeRateRuleOptions {
+  /** Prefix of the CloudWatch metric names, e.g. `partner-api-dev`. */
+  readonly metricPrefix: string;
+  /** Defaults to LIMITS. */
+  readonly limits?: readonly Limit[];
+  /** Headers every custom response of the web ACL carries (Cache-Control, X-Request-Id). */
+  readonly commonHeaders?: readonly wafv2.CfnWebACL.CustomHTTPHeaderProperty[];
+}
+
+/**
+ * One rate-based rule per `waf` edge row, named after its policy, at
+ * RATE_RULE_PRIORITY_BASE + its index among the `waf` rows.
+ */
+export function edgeRateRules(options: EdgeRateRuleOptions): EdgeRateRules {
+  const { metricPrefix, limits = LIMITS, commonHeaders = [] } = options;
+  const rows = wafEdgeLimits(limits);
+  const rules = rows.map((limit, i): wafv2.CfnWebACL.RuleProperty => ({
+    name: limit.policy,
+    priority: RATE_RULE_PRIORITY_BASE + i,
+    statement: { rateBasedStatement: rateBasedStatement(limit) },
+    action: {
+      block: {
+        customResponse: {
+          responseCode: ERROR_CATALOG.RATE_LIMITED.status,
+          customResponseBodyKey: RATE_LIMITED_BODY_KEY,
+          responseHeaders: rateRuleResponseHeaders(limit, commonHeaders),
+        },
+      },
+    },
+    visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: `${metricPrefix}-${limit.policy}`, sampledRequestsEnabled: true },
+  }));
+  const responseBodies: Record<string, wafv2.CfnWebACL.CustomResponseBodyProperty> =
+    rules.length === 0 ? {} : { [RATE_LIMITED_BODY_KEY]: { contentType: 'APPLICATION_JSON', content: errorEnvelope('RATE_LIMITED', EDGE_REQUEST_ID) } };
+  return { rules, responseBodies };
+}
