@@ -4,11 +4,12 @@
  * node:http rather than fetch so the client's own overhead stays small next
  * to what is measured.
  */
-import { Agent, request } from 'node:http';
+import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 
 export interface HttpAnswer {
   readonly status: number;
   readonly requestId: string | undefined;
+  readonly headers: IncomingHttpHeaders;
   readonly body: string;
 }
 
@@ -35,6 +36,7 @@ export class KeepAliveClient {
             resolve({
               status: res.statusCode ?? 0,
               requestId: Array.isArray(requestId) ? requestId[0] : requestId,
+              headers: res.headers,
               body: Buffer.concat(chunks).toString('utf8'),
             });
           });

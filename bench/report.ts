@@ -2,12 +2,14 @@
  * Ratios against the same run's baselines, the printed tables and the
  * machine-readable results.
  */
-import type { BundleRow, LatencyRow, Row } from './scenario';
+import type { BundleRow, DynamoPerRequest, LatencyRow, QuotaRow, Row } from './scenario';
 import { round } from './stats';
 
 export interface LatencyResult extends LatencyRow {
   /** This row's figures divided by its baseline row's (same concurrency, same run). */
   readonly ratio?: { readonly p50: number; readonly p99: number; readonly baseline_p50_ms: number; readonly baseline_p99_ms: number };
+  /** The same over the row's floor (its own raw DynamoDB work), where it names one. */
+  readonly floor_ratio?: { readonly variant: string; readonly p50: number; readonly p99: number; readonly floor_p50_ms: number; readonly floor_p99_ms: number };
 }
 
 export interface BundleResult extends BundleRow {
@@ -20,17 +22,30 @@ export interface BundleResult extends BundleRow {
   };
 }
 
-export function withRatios(rows: readonly Row[]): { latency: LatencyResult[]; bundles: BundleResult[] } {
+export function withRatios(rows: readonly Row[]): { latency: LatencyResult[]; bundles: BundleResult[]; quotas: QuotaRow[] } {
   const latencyRows = rows.filter((r): r is LatencyRow => r.kind === 'latency');
   const bundleRows = rows.filter((r): r is BundleRow => r.kind === 'bundle');
+  const quotas = rows.filter((r): r is QuotaRow => r.kind === 'quota');
 
+  const find = (ref: LatencyRow['baseline'], concurrency: number) =>
+    ref && latencyRows.find((b) => b.scenario === ref.scenario && b.variant === ref.variant && b.concurrency === concurrency);
   const latency = latencyRows.map((row): LatencyResult => {
-    const ref = row.baseline;
-    const base = ref && latencyRows.find((b) => b.scenario === ref.scenario && b.variant === ref.variant && b.concurrency === row.concurrency);
-    if (!base) return row;
+    const base = find(row.baseline, row.concurrency);
+    const floor = find(row.floor, row.concurrency);
     return {
       ...row,
-      ratio: { p50: round(row.p50_ms / base.p50_ms, 2), p99: round(row.p99_ms / base.p99_ms, 2), baseline_p50_ms: base.p50_ms, baseline_p99_ms: base.p99_ms },
+      ...(base && {
+        ratio: { p50: round(row.p50_ms / base.p50_ms, 2), p99: round(row.p99_ms / base.p99_ms, 2), baseline_p50_ms: base.p50_ms, baseline_p99_ms: base.p99_ms },
+      }),
+      ...(floor && {
+        floor_ratio: {
+          variant: floor.variant,
+          p50: round(row.p50_ms / floor.p50_ms, 2),
+          p99: round(row.p99_ms / floor.p99_ms, 2),
+          floor_p50_ms: floor.p50_ms,
+          floor_p99_ms: floor.p99_ms,
+        },
+      }),
     };
   });
 
@@ -47,7 +62,7 @@ export function withRatios(rows: readonly Row[]): { latency: LatencyResult[]; bu
       },
     };
   });
-  return { latency, bundles };
+  return { latency, bundles, quotas };
 }
 
 type Cell = string | number | undefined;
@@ -63,6 +78,9 @@ function table(headers: readonly string[], rows: readonly Cell[][], rightAligned
 const fixed = (value: number | undefined, digits: number) => (value === undefined ? undefined : value.toFixed(digits));
 const times = (value: number | undefined) => (value === undefined ? undefined : `${value.toFixed(value >= 10 ? 1 : 2)}×`);
 const figure = (value: number | undefined) => (value === undefined ? undefined : String(round(value, 2)));
+/** A mean, with the largest value when requests differed. */
+const withMax = (value: number | undefined, max: number | undefined) =>
+  value === undefined ? undefined : max === undefined || max === value ? figure(value) : `${figure(value)} (max ${figure(max)})`;
 
 export function latencyTable(rows: readonly LatencyResult[]): string {
   const headers = ['scenario', 'variant', 'clients', 'n', 'p50 ms', 'p99 ms', 'mean ms', 'req/s', 'p50 ×base', 'p99 ×base', 'calls', 'round trips', 'RCU', 'WCU'];
@@ -79,8 +97,8 @@ export function latencyTable(rows: readonly LatencyResult[]): string {
     times(r.ratio?.p99),
     figure(r.dynamo?.calls),
     r.dynamo && (r.dynamo.round_trips_min === r.dynamo.round_trips_max ? String(r.dynamo.round_trips) : `${r.dynamo.round_trips} (${r.dynamo.round_trips_min}–${r.dynamo.round_trips_max})`),
-    figure(r.dynamo?.rcu),
-    figure(r.dynamo?.wcu),
+    withMax(r.dynamo?.rcu, r.dynamo?.rcu_max),
+    withMax(r.dynamo?.wcu, r.dynamo?.wcu_max),
   ]);
   return table(headers, body, new Set([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]));
 }
@@ -98,4 +116,134 @@ export function bundleTable(rows: readonly BundleResult[]): string {
     times(r.ratio?.import_plain),
   ]);
   return table(headers, body, new Set([1, 2, 3, 4, 5, 6, 7]));
+}
+
+// ── admission targets ──────────────────────────────────────────────────────
+
+/** What we hold the authenticated request path to (informational: the run never fails on them). */
+export const TARGETS = { warmRoundTrips: 1, coldRoundTrips: 2, wcu: 3, p50Ratio: 1.5 } as const;
+export const TARGETS_LINE = `targets: round trips warm ≤${TARGETS.warmRoundTrips}, cold ≤${TARGETS.coldRoundTrips}, WCU ≤${TARGETS.wcu}, p50 ≤${TARGETS.p50Ratio}× GetItem`;
+
+export interface TargetResult {
+  readonly figure: string;
+  /** Undefined for figures reported without a target (DynamoDB calls). */
+  readonly target?: number;
+  readonly key: 'organization' | 'personal';
+  readonly items: number;
+  /** Mean over the requests (or the ratio, for latency). */
+  readonly value: number;
+  /** Largest per-request value, where it differs from the mean's meaning. */
+  readonly max?: number;
+  /** Requests over the target, of those measured. */
+  readonly over?: number;
+  /** Requests that retried a write (round trips only): at least one sequential call more than planned. */
+  readonly retried?: number;
+  readonly of?: number;
+  readonly met?: boolean;
+}
+
+type Measure = 'calls' | 'round_trips' | 'wcu';
+
+const clients = (n: number) => `${n} client${n === 1 ? '' : 's'}`;
+
+function perRequestTarget(figure: string, measure: Measure, target: number | undefined, rows: readonly LatencyResult[]): Omit<TargetResult, 'key' | 'items'> | undefined {
+  const measured = rows.map((r) => r.dynamo).filter((d): d is DynamoPerRequest => d !== undefined && d.logged > 0);
+  if (measured.length === 0) return undefined;
+  const of = measured.reduce((sum, d) => sum + d.logged, 0);
+  const value = round(measured.reduce((sum, d) => sum + d[measure] * d.logged, 0) / of, 2);
+  const max = Math.max(...measured.map((d) => (measure === 'calls' ? d.calls_max : measure === 'round_trips' ? d.round_trips_max : d.wcu_max)));
+  if (target === undefined) return { figure, value, max, of };
+  if (measure !== 'round_trips') return { figure, target, value, max, of, met: max <= target };
+  // Round trips are known per request: count those over the target, and those that retried a write
+  // (one more sequential call than planned, which the logged round trips can miss).
+  const over = measured.reduce((sum, d) => sum + Object.entries(d.round_trips_histogram).reduce((s, [trips, n]) => s + (Number(trips) > target ? n : 0), 0), 0);
+  const retried = measured.reduce((sum, d) => sum + (d.retried ?? 0), 0);
+  return { figure, target, value, max, over, retried, of, met: max <= target && retried === 0 };
+}
+
+/** The admission figures and targets of every authenticated-read row (rows that carry a `key`). */
+export function admissionTargets(rows: readonly LatencyResult[]): TargetResult[] {
+  const results: TargetResult[] = [];
+  for (const kind of ['organization', 'personal'] as const) {
+    const keyRows = rows.filter((r) => r.key?.kind === kind);
+    if (keyRows.length === 0) continue;
+    const items = keyRows[0].key?.items ?? 0;
+    const warm = keyRows.filter((r) => r.variant === 'warm');
+    const cold = keyRows.filter((r) => r.variant === 'cold');
+    const figures = [
+      perRequestTarget('DynamoDB calls, warm', 'calls', undefined, warm),
+      perRequestTarget('DynamoDB calls, cold', 'calls', undefined, cold),
+      perRequestTarget('round trips, warm', 'round_trips', TARGETS.warmRoundTrips, warm),
+      perRequestTarget('round trips, cold', 'round_trips', TARGETS.coldRoundTrips, cold),
+      perRequestTarget('WCU per request, warm', 'wcu', TARGETS.wcu, warm),
+      perRequestTarget('WCU per request, cold', 'wcu', TARGETS.wcu, cold),
+      ...warm.map((r) =>
+        r.ratio
+          ? { figure: `p50 ×GetItem, ${clients(r.concurrency)}`, target: TARGETS.p50Ratio, value: r.ratio.p50, met: r.ratio.p50 <= TARGETS.p50Ratio }
+          : undefined,
+      ),
+      // No target: what the service adds over the writes it makes (DynamoDB Local runs parallel writes far from in parallel).
+      ...warm.map((r) => (r.floor_ratio ? { figure: `p50 ×its parallel writes, ${clients(r.concurrency)}`, value: r.floor_ratio.p50 } : undefined)),
+    ];
+    for (const f of figures) if (f) results.push({ ...f, key: kind, items });
+  }
+  return results;
+}
+
+function targetCell(t: TargetResult | undefined): string | undefined {
+  if (!t) return undefined;
+  const ratio = t.figure.startsWith('p50');
+  const value = ratio ? `${t.value.toFixed(2)}×` : figure(t.value);
+  const notes: string[] = [];
+  if (!ratio && t.max !== undefined && t.max !== t.value) notes.push(`max ${figure(t.max)}${t.over ? ` in ${t.over} of ${t.of}` : ''}`);
+  if (t.retried) notes.push(`${t.retried} of ${t.of} retried a write`);
+  const verdict = t.met === undefined ? '' : t.met ? '  met' : '  NOT MET';
+  return `${value}${notes.length ? ` (${notes.join('; ')})` : ''}${verdict}`;
+}
+
+export function targetsTable(targets: readonly TargetResult[]): string {
+  const kinds = (['organization', 'personal'] as const).filter((k) => targets.some((t) => t.key === k));
+  const figures = [...new Set(targets.map((t) => t.figure))];
+  const headers = ['figure', 'target', ...kinds.map((k) => `${k === 'organization' ? 'org' : 'personal'} key (${targets.find((t) => t.key === k)?.items} items)`)];
+  const body = figures.map((name) => {
+    const first = targets.find((t) => t.figure === name);
+    const target = first?.target === undefined ? undefined : name.startsWith('p50') ? `≤${first.target}×` : `≤${first.target}`;
+    return [name, target, ...kinds.map((k) => targetCell(targets.find((t) => t.figure === name && t.key === k)))];
+  });
+  return table(headers, body, new Set());
+}
+
+// ── hot organization ──────────────────────────────────────────────────────
+
+export function quotaTable(rows: readonly QuotaRow[]): string {
+  const headers = ['policy', 'limit', 'requests', 'clients', 'keys', 'admitted', 'expected', 'rejected (429) by policy', 'other', 'org counter', 'Σ key', 'Σ account', 'p50 ms', 'p99 ms', 'exact'];
+  const body = rows.map((r) => [
+    r.policy,
+    r.limit,
+    r.requests,
+    r.clients,
+    `${r.keys} of ${r.accounts} accounts`,
+    r.admitted,
+    r.expected_admitted,
+    Object.entries(r.rejected).map(([policy, n]) => `${policy}: ${n}`).join(', ') || '0',
+    Object.entries(r.other).map(([status, n]) => `${status}: ${n}`).join(', ') || '0',
+    r.organization_counter.n ?? 'none',
+    r.key_counters_sum,
+    r.account_counters_sum,
+    fixed(r.p50_ms, 2),
+    fixed(r.p99_ms, 2),
+    r.exact ? 'yes' : r.same_window ? 'NO' : 'NO (window changed mid-run)',
+  ]);
+  return table(headers, body, new Set([1, 2, 3, 5, 6, 9, 10, 11, 12, 13]));
+}
+
+/** A line per hot-organization row on what its admitted requests cost (rejected ones leave no access-log line). */
+export function quotaNotes(rows: readonly QuotaRow[]): string[] {
+  return rows.map((r) => {
+    const d = r.admitted_dynamo;
+    const cost = d
+      ? `admitted requests: ${figure(d.calls)} calls (max ${d.calls_max}), ${figure(d.round_trips)} round trips (max ${d.round_trips_max}), ${figure(d.wcu)} WCU (max ${figure(d.wcu_max)}) each, first requests of each key cold and racing on fresh windows`
+      : 'admitted requests: no access-log figures';
+    return `${r.policy}: ${r.admitted} admitted of ${r.requests} (limit ${r.limit}), counter ${r.organization_counter.n ?? 'none'} in window ${r.window_id}${r.same_window ? '' : ' (WINDOW CHANGED MID-RUN)'}; ${cost}; burst ${r.elapsed_ms} ms${r.waited_s ? `, after waiting ${r.waited_s} s for a fresh minute` : ''}.`;
+  });
 }

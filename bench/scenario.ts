@@ -7,6 +7,7 @@
  */
 import type { DemoData } from '../local/seed';
 import type { LocalStack } from '../local/local-stack';
+import type { Platform } from '../lambdas/shared/platform';
 import type { AccessLogCapture, DynamoFigures } from './access-log';
 import type { LatencySummary } from './stats';
 
@@ -19,11 +20,29 @@ export interface LoadPlan {
   readonly coldRequests: number;
   /** Fresh `node` processes per bundle for the import time. */
   readonly importRuns: number;
+  /** The hot-organization quota run (scenarios/hot-organization.ts). */
+  readonly hotOrganization: HotOrganizationPlan;
+}
+
+export interface HotOrganizationPlan {
+  readonly managers: number;
+  readonly keysPerManager: number;
+  /** Requests sent, all in one minute window. */
+  readonly requests: number;
+  readonly clients: number;
+  /** The lowered limits the run's own platform applies, by policy. */
+  readonly limits: Readonly<Record<string, number>>;
 }
 
 export interface BenchContext {
   readonly projectRoot: string;
   readonly stack: LocalStack;
+  /**
+   * The platform behind the stack's authenticated handlers: the deployed one
+   * with every quota raised out of reach (same policies, same writes), so the
+   * load is admitted. Its key cache is what the cold runs empty.
+   */
+  readonly platform: Platform;
   readonly demo: DemoData;
   readonly accessLog: AccessLogCapture;
   readonly plan: LoadPlan;
@@ -39,10 +58,29 @@ export interface BaselineRef {
 
 /** Per-request DynamoDB work, averaged over the measured requests' access-log lines. */
 export interface DynamoPerRequest extends DynamoFigures {
+  /** `access-log`: each measured request's own line; `probe`: one untimed call of the raw command with ReturnConsumedCapacity. */
+  readonly source: 'access-log' | 'probe';
   /** Measured requests whose access-log line carried the figures. */
   readonly logged: number;
+  readonly calls_max: number;
   readonly round_trips_min: number;
   readonly round_trips_max: number;
+  /** Requests by their number of sequential round trips, e.g. `{ "1": 2997, "2": 3 }`. */
+  readonly round_trips_histogram: Readonly<Record<string, number>>;
+  /** Requests by their number of DynamoDB calls. */
+  readonly calls_histogram: Readonly<Record<string, number>>;
+  readonly rcu_max: number;
+  readonly wcu_max: number;
+  /**
+   * Requests that made more calls than a first-try admission does (one write per
+   * principal item, plus the key read when cold): a write was retried after a
+   * condition failure (a wrong guess about a window, e.g. at a minute rollover),
+   * so the request had at least one more sequential call than planned, even where
+   * `round_trips` (rises of the in-flight count from zero) does not show it
+   * because the retry overlapped the other items' writes. Undefined where the
+   * first-try count is not known.
+   */
+  readonly retried?: number;
 }
 
 export interface LatencyRow extends LatencySummary {
@@ -54,6 +92,10 @@ export interface LatencyRow extends LatencySummary {
   readonly concurrency: number;
   readonly dynamo?: DynamoPerRequest;
   readonly baseline?: BaselineRef;
+  /** A second reference, shown beside the baseline's ratio: the raw DynamoDB work the request itself makes. */
+  readonly floor?: BaselineRef;
+  /** Authenticated requests: the kind of key and the principal items admission writes (key, account[, organization]). */
+  readonly key?: { readonly kind: 'organization' | 'personal'; readonly items: number };
 }
 
 export interface ImportTime {
@@ -78,7 +120,43 @@ export interface BundleRow {
   readonly baseline?: string;
 }
 
-export type Row = LatencyRow | BundleRow;
+/** The hot-organization run: every quota decision of one burst, and the counters DynamoDB holds afterwards. */
+export interface QuotaRow {
+  readonly kind: 'quota';
+  readonly scenario: string;
+  readonly policy: string;
+  readonly limit: number;
+  readonly limits: Readonly<Record<string, number>>;
+  readonly requests: number;
+  readonly clients: number;
+  readonly keys: number;
+  readonly accounts: number;
+  readonly admitted: number;
+  /** min(requests, limit): what an exact quota admits. */
+  readonly expected_admitted: number;
+  /** 429s by X-RateLimit-Policy. */
+  readonly rejected: Readonly<Record<string, number>>;
+  /** Any other answer, by status (should be none). */
+  readonly other: Readonly<Record<string, number>>;
+  /** `q_organization_minute` of the organization item after the run: `{w, n}`. */
+  readonly organization_counter: { readonly w: number | null; readonly n: number | null };
+  /** Sums of the key items' `q_key_minute.n` and the account items' `q_account_minute.n` (rejections are compensated). */
+  readonly key_counters_sum: number;
+  readonly account_counters_sum: number;
+  /** The window the run was in, and whether it started and ended in it. */
+  readonly window_id: number;
+  readonly same_window: boolean;
+  /** Seconds waited for a fresh minute before the burst. */
+  readonly waited_s: number;
+  readonly elapsed_ms: number;
+  readonly p50_ms: number;
+  readonly p99_ms: number;
+  /** DynamoDB work of the admitted requests (the rejected ones leave no access-log line). */
+  readonly admitted_dynamo?: DynamoPerRequest;
+  readonly exact: boolean;
+}
+
+export type Row = LatencyRow | BundleRow | QuotaRow;
 
 export interface Scenario<State> {
   readonly name: string;

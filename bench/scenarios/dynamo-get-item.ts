@@ -7,6 +7,7 @@ import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { localDynamoClient } from '../../local/dynamo-local';
 import { apiKeyKey } from '../../lambdas/shared/identity/access-items';
 import { presentedKey } from '../../lambdas/shared/identity/api-keys';
+import { probeFigures } from '../dynamo-per-request';
 import { runLoad } from '../load';
 import { defineScenario, type LatencyRow } from '../scenario';
 import { summarizeLatency } from '../stats';
@@ -16,6 +17,7 @@ export const GET_ITEM_SCENARIO = 'dynamodb-get-item';
 interface State {
   readonly client: DynamoDBClient;
   readonly command: GetItemCommand;
+  readonly dynamo: LatencyRow['dynamo'];
 }
 
 export const dynamoGetItem = defineScenario<State>({
@@ -29,11 +31,12 @@ export const dynamoGetItem = defineScenario<State>({
       ConsistentRead: true,
     });
     const client = localDynamoClient(stack.dynamoEndpoint);
-    const { Item } = await client.send(command);
+    // The timed command leaves ReturnConsumedCapacity unset, as before; one untimed probe reports the units.
+    const { Item, ConsumedCapacity } = await client.send(new GetItemCommand({ ...command.input, ReturnConsumedCapacity: 'TOTAL' }));
     if (!Item) throw new Error(`The demo key item ${pk} is not in ${stack.tables.access}`);
-    return { client, command };
+    return { client, command, dynamo: probeFigures('read', ConsumedCapacity) };
   },
-  run: async ({ plan, progress }, { client, command }) => {
+  run: async ({ plan, progress }, { client, command, dynamo }) => {
     const rows: LatencyRow[] = [];
     for (const concurrency of plan.concurrencies) {
       progress(`GetItem at ${concurrency} concurrent`);
@@ -53,6 +56,7 @@ export const dynamoGetItem = defineScenario<State>({
         variant: 'raw',
         concurrency,
         ...summarizeLatency(phase.durationsMs, phase.elapsedMs),
+        dynamo,
       });
     }
     return rows;

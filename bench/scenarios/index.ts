@@ -6,6 +6,8 @@
 import type { RegisteredScenario } from '../scenario';
 import { bundles } from './bundles';
 import { dynamoGetItem } from './dynamo-get-item';
-import { getMe } from './get-me';
+import { dynamoUpdateItem } from './dynamo-update-item';
+import { getMe, getMePersonalKey } from './get-me';
+import { hotOrganization } from './hot-organization';
 
-export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, getMe, bundles];
+export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMe, getMePersonalKey, hotOrganization, bundles];

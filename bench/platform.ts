@@ -1,0 +1,58 @@
+/**
+ * The handlers the benchmark's local fronts call: the deployed pipeline
+ * (createApiHandler) and operations, on a platform of the bench's own, so the
+ * limits can be set per run while every DynamoDB call stays the deployed one.
+ *
+ * - Latency runs: every quota raised out of reach. The same policies cover
+ *   the same routes, so admission writes the same items, counters and
+ *   conditions as deployed (only the numbers in `n < limit` differ), and
+ *   thousands of requests of one key in a minute are all admitted.
+ * - Hot organization: a few quotas lowered so a burst of a couple of hundred
+ *   requests crosses them.
+ * Edge protection is off in both: the bench's load comes from one IP and one
+ * credential, and the 10-second burst limits would reject it before the
+ * handler (the fronts have no edge check and the platforms no edge guard).
+ */
+import { describeKey } from '../lambdas/identity/describe-key';
+import type { ApiHandler } from '../lambdas/shared/http/pipeline';
+import { createApiHandler, type Operation } from '../lambdas/shared/http/pipeline';
+import { ROUTES } from '../lambdas/shared/http/routes';
+import { LIMITS, type Limit } from '../lambdas/shared/limits/limits-table';
+import { createPlatform, type Platform } from '../lambdas/shared/platform';
+import { HANDLERS } from '../local/handlers';
+
+/** Quotas no bench run can reach. */
+export const OUT_OF_REACH = 1_000_000_000;
+
+/** The limits table with the given quota policies set to new numbers (unknown policies are an error). */
+export function limitsWith(quotas: Readonly<Record<string, number>>): Limit[] {
+  for (const policy of Object.keys(quotas)) {
+    if (!LIMITS.some((l) => l.kind === 'quota' && l.policy === policy)) throw new Error(`No quota policy ${policy} in the limits table`);
+  }
+  return LIMITS.map((l) => (l.kind === 'quota' && quotas[l.policy] !== undefined ? { ...l, limit: quotas[l.policy] } : l));
+}
+
+/** Every quota raised out of reach: what the latency runs use. */
+export const latencyLimits = (): Limit[] =>
+  limitsWith(Object.fromEntries(LIMITS.filter((l) => l.kind === 'quota').map((l) => [l.policy, OUT_OF_REACH])));
+
+/**
+ * A platform as the deployed container builds it (document client and table
+ * names from the environment the local stack set), with these limits and no
+ * in-process edge guard. Create it after the local stack is up.
+ */
+export const benchPlatform = (limits: readonly Limit[], overrides: Partial<Platform> = {}): Platform =>
+  createPlatform({ limits, edgeGuard: undefined, ...overrides });
+
+/**
+ * The deployed handlers by endpoint group, with the authenticated group
+ * (identity: GET /me) rebuilt as lambdas/identity/handler.ts builds it, on
+ * the given platform. A route of that group without an operation here fails
+ * the run rather than answering 404 in the bench only.
+ */
+export function benchHandlers(platform: () => Platform): Record<string, ApiHandler> {
+  const operations: Record<string, Operation> = { me: describeKey };
+  const missing = ROUTES.filter((r) => r.group === 'identity' && !operations[r.id]).map((r) => r.id);
+  if (missing.length > 0) throw new Error(`bench/platform.ts: add the identity operations ${missing.join(', ')}`);
+  return { ...HANDLERS, identity: createApiHandler({ operations, platform }) };
+}
