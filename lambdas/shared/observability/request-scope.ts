@@ -7,8 +7,13 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 export interface DynamoAccounting {
   calls: number;
-  /** Times the number of DynamoDB calls in flight rose from 0: sequential round trips. */
+  /**
+   * Sequential round trips: the longest chain of calls each started after the previous one
+   * answered (parallel calls share a step; a retry after one of them is one step more).
+   */
   roundTrips: number;
+  /** Deepest step among the calls that have answered so far. */
+  answeredDepth: number;
   inFlight: number;
   readUnits: number;
   writeUnits: number;
@@ -23,7 +28,7 @@ export interface RequestScope {
 const storage = new AsyncLocalStorage<RequestScope>();
 
 export function newDynamoAccounting(): DynamoAccounting {
-  return { calls: 0, roundTrips: 0, inFlight: 0, readUnits: 0, writeUnits: 0, operations: [] };
+  return { calls: 0, roundTrips: 0, answeredDepth: 0, inFlight: 0, readUnits: 0, writeUnits: 0, operations: [] };
 }
 
 export function runInRequestScope<T>(requestId: string, fn: () => Promise<T>): Promise<T> {

@@ -56,11 +56,13 @@ export function instrumentDynamoClient(client: DynamoDBClient): DynamoDBClient {
       const accounting = scope?.dynamo;
       const name = String(context.commandName ?? 'unknown').replace(/Command$/, '');
       const operation = DOCUMENT_OPERATIONS[name] ?? name;
+      // This call starts one step after the deepest call that has already answered.
+      const depth = (accounting?.answeredDepth ?? 0) + 1;
       if (accounting) {
         accounting.calls += 1;
         accounting.operations.push(operation);
-        if (accounting.inFlight === 0) accounting.roundTrips += 1;
         accounting.inFlight += 1;
+        accounting.roundTrips = Math.max(accounting.roundTrips, depth);
       }
       try {
         const result = await next(args);
@@ -72,7 +74,10 @@ export function instrumentDynamoClient(client: DynamoDBClient): DynamoDBClient {
         }
         return result;
       } finally {
-        if (accounting) accounting.inFlight -= 1;
+        if (accounting) {
+          accounting.inFlight -= 1;
+          accounting.answeredDepth = Math.max(accounting.answeredDepth, depth);
+        }
       }
     },
     { step: 'initialize', name: 'partnerApiDynamoAccounting' },
