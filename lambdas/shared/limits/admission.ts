@@ -56,13 +56,16 @@ export interface Admission {
 
 /** Per-container memory of each item's last seen windows, to plan increments rather than resets. */
 export class WindowMemory {
-  private readonly items = new Map<string, { windows: Map<string, number>; hasLeases: boolean }>();
+  /** `complete`: the windows come from a whole image of the item, so a missing counter does not exist yet. */
+  private readonly items = new Map<string, { windows: Map<string, number>; hasLeases: boolean; complete: boolean }>();
 
   constructor(private readonly capacity = 5000) {}
 
   counterMode(pk: string, attribute: string, windowId: number): CounterPlan['mode'] {
-    const known = this.items.get(pk)?.windows.get(attribute);
-    return known !== undefined && known < windowId ? 'reset' : 'increment';
+    const entry = this.items.get(pk);
+    const known = entry?.windows.get(attribute);
+    if (known === undefined) return entry?.complete ? 'reset' : 'increment';
+    return known < windowId ? 'reset' : 'increment';
   }
 
   hasLeases(pk: string): boolean {
@@ -75,19 +78,19 @@ export class WindowMemory {
       const w = (value as { w?: unknown } | null)?.w;
       if (name.startsWith('q_') && typeof w === 'number') windows.set(name, w);
     }
-    this.store(pk, windows, item.leases !== undefined);
+    this.store(pk, windows, item.leases !== undefined, true);
   }
 
   remember(plan: ItemPlan): void {
     const entry = this.items.get(plan.key.pk);
     const windows = entry?.windows ?? new Map<string, number>();
     for (const counter of plan.counters) windows.set(counter.attribute, counter.windowId);
-    this.store(plan.key.pk, windows, plan.lease ? true : (entry?.hasLeases ?? true));
+    this.store(plan.key.pk, windows, plan.lease ? true : (entry?.hasLeases ?? true), entry?.complete ?? false);
   }
 
-  private store(pk: string, windows: Map<string, number>, hasLeases: boolean) {
+  private store(pk: string, windows: Map<string, number>, hasLeases: boolean, complete: boolean) {
     this.items.delete(pk);
-    this.items.set(pk, { windows, hasLeases });
+    this.items.set(pk, { windows, hasLeases, complete });
     if (this.items.size > this.capacity) this.items.delete(this.items.keys().next().value as string);
   }
 }
@@ -133,7 +136,8 @@ type Settled =
   | { readonly kind: 'admitted'; readonly item: PrincipalItem; readonly plan: ItemPlan; readonly counts: Readonly<Record<string, number>> }
   | { readonly kind: 'denied'; readonly item: PrincipalItem; readonly code: ErrorCode }
   | { readonly kind: 'quota'; readonly item: PrincipalItem; readonly limit: QuotaLimit; readonly windowId: number }
-  | { readonly kind: 'concurrency'; readonly item: PrincipalItem };
+  | { readonly kind: 'concurrency'; readonly item: PrincipalItem }
+  | { readonly kind: 'unavailable'; readonly item: PrincipalItem; readonly error: unknown };
 
 function planItems(facts: KeyFacts, route: AdmissionRoute, deps: AdmissionDeps): PrincipalItem[] {
   const nowMs = deps.now.getTime();
@@ -184,6 +188,10 @@ function denialFrom(item: PrincipalItem, old: Record<string, unknown> | undefine
   const standing = assessKey(facts, state, now);
   return standing.usable ? undefined : standing.denial;
 }
+
+/** A store failure on one item is an outcome too, so the items that did admit the request are compensated. */
+const settleOrFail = (item: PrincipalItem, facts: KeyFacts, deps: AdmissionDeps): Promise<Settled> =>
+  settle(item, facts, deps).catch((error: unknown) => ({ kind: 'unavailable' as const, item, error }));
 
 async function settle(item: PrincipalItem, facts: KeyFacts, deps: AdmissionDeps): Promise<Settled> {
   let plan = item.plan;
@@ -243,7 +251,7 @@ const PRINCIPAL_ORDER: readonly LimitPrincipal[] = ['key', 'account', 'organizat
 async function settleInOrder(items: readonly PrincipalItem[], facts: KeyFacts, deps: AdmissionDeps): Promise<Settled[]> {
   const settled: Settled[] = [];
   for (const item of items) {
-    const outcome = await settle(item, facts, deps);
+    const outcome = await settleOrFail(item, facts, deps);
     settled.push(outcome);
     if (outcome.kind !== 'admitted') break;
   }
@@ -259,13 +267,14 @@ function rejectionOf(settled: readonly Settled[], limits: readonly Limit[], now:
     .filter((s): s is Extract<Settled, { kind: 'quota' }> => s.kind === 'quota')
     .sort((a, b) => limits.indexOf(a.limit) - limits.indexOf(b.limit))[0];
   if (quota) {
-    const window = windowOf(quota.limit.windowSeconds, now.getTime());
+    // The window that refused, which may be one a container with a later clock already opened.
+    const resetAt = (quota.windowId + 1) * quota.limit.windowSeconds;
     return new ApiError('RATE_LIMITED', undefined, {
       'X-RateLimit-Limit': String(quota.limit.limit),
       'X-RateLimit-Remaining': '0',
-      'X-RateLimit-Reset': String(window.resetAt),
+      'X-RateLimit-Reset': String(resetAt),
       'X-RateLimit-Policy': quota.limit.policy,
-      'Retry-After': String(window.retryAfter),
+      'Retry-After': String(Math.max(1, Math.ceil(resetAt - now.getTime() / 1000))),
     });
   }
   const concurrency = settled.filter((s) => s.kind === 'concurrency').sort(byPrincipal)[0];
@@ -333,14 +342,23 @@ async function admit(authorization: string | undefined, route: AdmissionRoute, p
   if (facts.expires_at !== null && Date.parse(facts.expires_at) <= deps.now.getTime()) throw invalidKey();
 
   const items = planItems(facts, route, deps);
-  const settled = items.some((item) => item.plan.lease) ? await settleInOrder(items, facts, deps) : await Promise.all(items.map((item) => settle(item, facts, deps)));
+  const settled = items.some((item) => item.plan.lease)
+    ? await settleInOrder(items, facts, deps)
+    : await Promise.all(items.map((item) => settleOrFail(item, facts, deps)));
   const admitted = settled.filter((s): s is Extract<Settled, { kind: 'admitted' }> => s.kind === 'admitted');
-
-  const rejection = rejectionOf(settled, deps.limits, deps.now);
-  if (rejection) {
-    await Promise.all(admitted.map((a) => deps.store.compensate(a.plan, a.plan.lease !== undefined))).catch((error) =>
+  const compensate = () =>
+    Promise.all(admitted.map((a) => deps.store.compensate(a.plan, a.plan.lease !== undefined))).catch((error) =>
       logger.error('admission compensation failed', { error }),
     );
+
+  const failed = settled.find((s): s is Extract<Settled, { kind: 'unavailable' }> => s.kind === 'unavailable');
+  if (failed) {
+    await compensate();
+    throw failed.error;
+  }
+  const rejection = rejectionOf(settled, deps.limits, deps.now);
+  if (rejection) {
+    await compensate();
     if (rejection.code === 'RATE_LIMITED' || rejection.code === 'CONCURRENCY_LIMITED') await logRejectionSample(facts, rejection, deps);
     throw rejection;
   }

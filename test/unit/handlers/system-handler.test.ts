@@ -9,7 +9,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../../../lambdas/system/handler';
 import { lambdaContext, parseBody, proxyEvent } from '../support/api-gateway-event';
-import { accountItem, bearer, issueKey, serveItems } from '../support/identity-fixtures';
+import { accountItem, bearer, issueKey, serveAdmission } from '../support/identity-fixtures';
 
 const ddbMock = mockClient(DynamoDBDocumentClient);
 
@@ -84,7 +84,7 @@ describe('system handler', () => {
   it("answers another function's route with 404 NOT_FOUND, even with a valid key", async () => {
     // Prepare: GET /me is served by the identity function.
     const issued = issueKey({ expires_at: new Date(Date.now() + 86_400_000).toISOString() });
-    serveItems(ddbMock, [issued.item, accountItem()]);
+    serveAdmission(ddbMock, [issued.item, accountItem()]);
     const event = proxyEvent({ method: 'GET', path: '/me', headers: { Authorization: bearer(issued.key) } });
 
     // Act

@@ -68,6 +68,8 @@ function fakeDynamo(answers: Record<string, Record<string, unknown>>, options: {
         check();
       }),
     release: () => waiting.splice(0).forEach((resolve) => resolve()),
+    /** Answer only the request that arrived last. */
+    releaseLast: () => waiting.pop()?.(),
   };
 }
 
@@ -183,6 +185,27 @@ describe('createDocumentClient: per-request accounting', () => {
       await dynamo.untilArrived(3);
       dynamo.release();
       await single;
+    });
+
+    // Assess
+    expect(accounting).toMatchObject({ calls: 3, roundTrips: 2, inFlight: 0 });
+  });
+
+  it('counts a call sent after one of two parallel calls answered as a second round trip, while the other is still in flight', async () => {
+    // Prepare: the shape of an admission retry on one item while another item's write is pending.
+    const dynamo = fakeDynamo({ GetItem: getAnswer }, { held: true });
+
+    // Act
+    const accounting = await accounted(async () => {
+      const first = dynamo.documentClient.send(get('A'));
+      const second = dynamo.documentClient.send(get('B'));
+      await dynamo.untilArrived(2);
+      dynamo.releaseLast();
+      await second;
+      const retry = dynamo.documentClient.send(get('B'));
+      await dynamo.untilArrived(3);
+      dynamo.release();
+      await Promise.all([first, retry]);
     });
 
     // Assess

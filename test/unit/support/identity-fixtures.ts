@@ -2,15 +2,18 @@
  * Items of the identity part of the `access` table, as the back office
  * writes them, and a mocked DynamoDBDocumentClient that answers GetItem and
  * BatchGetItem from a list of such items (the list is read on every call, so
- * a test can change an item between two requests).
+ * a test can change an item between two requests), and admission's
+ * conditional writes as a table with room in every window would.
  */
 import type { AwsClientStub } from 'aws-sdk-client-mock';
 import {
   BatchGetCommand,
   GetCommand,
+  UpdateCommand,
   type BatchGetCommandInput,
   type DynamoDBDocumentClient,
   type GetCommandInput,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import {
   accountKey,
@@ -21,6 +24,7 @@ import {
   type OrgItem,
 } from '../../../lambdas/shared/identity/access-items';
 import { digestApiKey, generateApiKey, keyIdFromDigest } from '../../../lambdas/shared/identity/api-keys';
+import { conditionFailed } from './admission-fixtures';
 
 export type StoredItem = Record<string, unknown> & { pk: string; sk: string };
 
@@ -87,9 +91,12 @@ export function issueKey(overrides: Partial<ApiKeyItem> = {}, key = generateApiK
 
 export const bearer = (key: string) => `Bearer ${key}`;
 
+const findItem = (items: readonly StoredItem[], key: Record<string, unknown> | undefined) =>
+  items.find((item) => item.pk === key?.pk && item.sk === key?.sk);
+
 /** Answer GetCommand and BatchGetCommand from `items`, as a table holding exactly those items would. */
 export function serveItems(mock: AwsClientStub<DynamoDBDocumentClient>, items: StoredItem[]): void {
-  const find = (key: Record<string, unknown> | undefined) => items.find((item) => item.pk === key?.pk && item.sk === key?.sk);
+  const find = (key: Record<string, unknown> | undefined) => findItem(items, key);
   mock.on(GetCommand).callsFake((input: GetCommandInput) => {
     const item = find(input.Key);
     return item ? { Item: structuredClone(item) } : {};
@@ -106,4 +113,20 @@ export function serveItems(mock: AwsClientStub<DynamoDBDocumentClient>, items: S
     ),
     UnprocessedKeys: {},
   }));
+}
+
+/**
+ * serveItems, plus admission's writes answered as a table with room in every
+ * window and slot: an UpdateCommand on a stored item succeeds and reports
+ * each counter it touches at 1 (ReturnValues UPDATED_NEW); one on a missing
+ * item fails its condition without an old image. The guards are not
+ * evaluated: a test about a refused write mocks that write itself.
+ */
+export function serveAdmission(mock: AwsClientStub<DynamoDBDocumentClient>, items: StoredItem[]): void {
+  serveItems(mock, items);
+  mock.on(UpdateCommand).callsFake((input: UpdateCommandInput) => {
+    if (!findItem(items, input.Key)) return Promise.reject(conditionFailed());
+    const counters = Object.values(input.ExpressionAttributeNames ?? {}).filter((name) => name.startsWith('q_'));
+    return { Attributes: Object.fromEntries(counters.map((name) => [name, { n: 1 }])) };
+  });
 }

@@ -1,0 +1,182 @@
+/**
+ * The request pipeline around admission: the in-process burst guard answers
+ * first, before any other rule or any DynamoDB call; once a request is
+ * admitted its X-RateLimit headers go on every response, errors included;
+ * the envelope frees the request's concurrency leases however it ends.
+ */
+import '../support/handler-environment';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describeKey } from '../../../lambdas/identity/describe-key';
+import { createApiHandler, type Operation } from '../../../lambdas/shared/http/pipeline';
+import { ROUTES, Router, type RouteDefinition } from '../../../lambdas/shared/http/routes';
+import { EdgeGuard } from '../../../lambdas/shared/limits/edge-guard';
+import { LIMITS } from '../../../lambdas/shared/limits/limits-table';
+import { createPlatform } from '../../../lambdas/shared/platform';
+import { health } from '../../../lambdas/system/health';
+import { documentClient } from '../support/admission-fixtures';
+import { lambdaContext, parseBody, proxyEvent } from '../support/api-gateway-event';
+import { TABLES } from '../support/handler-environment';
+import { NOW, PARTNER_ID, accountItem, bearer, issueKey, orgItem, serveAdmission } from '../support/identity-fixtures';
+
+const ddbMock = mockClient(DynamoDBDocumentClient);
+
+/** A concurrency-limited route, as the ticket endpoints will declare it. */
+const TICKETS: RouteDefinition = {
+  id: 'tickets',
+  method: 'GET',
+  path: '/partners/{partner_id}/tickets',
+  group: 'identity',
+  auth: 'key',
+  scope: 'tickets:read',
+  partnerBound: true,
+  category: 'ticket',
+  query: [],
+  body: 'none',
+};
+
+function handlerWith(options: { edgeGuard?: EdgeGuard; tickets?: Operation } = {}) {
+  const platform = createPlatform({ documentClient, tables: TABLES, edgeGuard: options.edgeGuard, clock: () => NOW });
+  return createApiHandler({
+    operations: { health, me: describeKey, tickets: options.tickets ?? (async () => ({ data: [] })) },
+    router: new Router([...ROUTES, TICKETS]),
+    platform: () => platform,
+  });
+}
+
+const issued = issueKey({ partner_id: PARTNER_ID, scopes: ['tickets:read'] });
+const getTickets = (handler: ReturnType<typeof handlerWith>, query?: Record<string, string>) =>
+  handler(
+    proxyEvent({
+      path: `/partners/${PARTNER_ID}/tickets`,
+      resource: TICKETS.path,
+      pathParameters: { partner_id: PARTNER_ID },
+      headers: { Authorization: bearer(issued.key) },
+      query,
+    }),
+    lambdaContext(),
+  );
+/** The policies that reject the 31st request of one source IP and the 21st of one credential in 10 seconds. */
+function send31(guard: EdgeGuard): (string | undefined)[] {
+  const policies = Array.from({ length: 31 }, (_, i) => guard.check({ sourceIp: '198.51.100.1', authorization: i < 21 ? 'Bearer x' : undefined })?.limit.policy);
+  return [...new Set(policies.filter((policy) => policy !== undefined))];
+}
+const releases = () => ddbMock.commandCalls(UpdateCommand).filter((call) => call.args[0].input.UpdateExpression === 'REMOVE #leases.#lease');
+
+beforeEach(() => {
+  vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  serveAdmission(ddbMock, [issued.item, accountItem(), orgItem()]);
+});
+
+afterEach(() => {
+  ddbMock.reset();
+  vi.restoreAllMocks();
+  vi.unstubAllEnvs();
+  vi.useRealTimers();
+});
+
+describe('pipeline: burst guard', () => {
+  it('answers the 31st request from one source IP in 10 seconds with 429, before transport rules and without DynamoDB', async () => {
+    // Prepare
+    const handler = handlerWith({ edgeGuard: new EdgeGuard(LIMITS, 'application', () => NOW.getTime() + 4_000) });
+    for (let i = 0; i < 30; i += 1) await handler(proxyEvent({ path: '/health' }), lambdaContext());
+
+    // Act
+    const response = await handler(proxyEvent({ path: '/health', headers: { 'X-Forwarded-Proto': 'http' }, requestId: 'req-burst' }), lambdaContext());
+
+    // Assess
+    expect(response.statusCode).toBe(429);
+    expect(parseBody(response)).toMatchObject({ ok: false, error: { code: 'RATE_LIMITED' }, request_id: 'req-burst' });
+    expect(response.headers).toMatchObject({ 'X-RateLimit-Policy': 'edge-ip-burst', 'Retry-After': '6' });
+    expect(ddbMock.calls()).toHaveLength(0);
+  });
+
+  it.each([
+    { env: undefined, expected: ['edge-credential-burst', 'edge-ip-burst'] },
+    { env: 'off', expected: undefined },
+  ])('builds the container guard with the 10-second rows unless EDGE_GUARD=off (EDGE_GUARD=$env)', ({ env, expected }) => {
+    // Prepare: the guard reads the real clock; pin it so the 31 requests share one window.
+    vi.stubEnv('EDGE_GUARD', env);
+    vi.useFakeTimers({ now: NOW.getTime() + 4_000, toFake: ['Date'] });
+
+    // Act
+    const platform = createPlatform({ documentClient, tables: TABLES });
+
+    // Assess
+    expect(platform.edgeGuard && send31(platform.edgeGuard)).toEqual(expected);
+  });
+
+  it('lets requests through when no guard is configured (EDGE_GUARD=off, or something in front enforces it)', async () => {
+    // Prepare
+    const handler = handlerWith();
+
+    // Act
+    const statuses = [];
+    for (let i = 0; i < 31; i += 1) statuses.push((await handler(proxyEvent({ path: '/health' }), lambdaContext())).statusCode);
+
+    // Assess
+    expect(new Set(statuses)).toEqual(new Set([200]));
+  });
+});
+
+describe('pipeline: admission headers and leases', () => {
+  it('puts the X-RateLimit headers on an error answered after admission', async () => {
+    // Prepare
+    const handler = handlerWith();
+
+    // Act
+    const response = await getTickets(handler, { verbose: '1' });
+
+    // Assess
+    expect(response.statusCode).toBe(422);
+    expect(response.headers).toMatchObject({ 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '59', 'X-RateLimit-Policy': 'key-minute' });
+  });
+
+  it('frees the leases of a request that succeeded', async () => {
+    // Prepare
+    const handler = handlerWith();
+
+    // Act
+    const response = await getTickets(handler);
+
+    // Assess
+    expect(response.statusCode).toBe(200);
+    expect(releases()).toHaveLength(3);
+  });
+
+  it('frees the leases of a request whose operation failed', async () => {
+    // Prepare
+    const handler = handlerWith({
+      tickets: async () => {
+        throw new Error('ticket service exploded');
+      },
+    });
+
+    // Act
+    const response = await getTickets(handler);
+
+    // Assess
+    expect(response.statusCode).toBe(500);
+    expect(releases()).toHaveLength(3);
+    expect(response.headers).toHaveProperty('X-RateLimit-Remaining');
+  });
+
+  it('frees the leases only after the operation has finished', async () => {
+    // Prepare
+    let releasesDuringOperation = -1;
+    const handler = handlerWith({
+      tickets: async () => {
+        releasesDuringOperation = releases().length;
+        return { data: [] };
+      },
+    });
+
+    // Act
+    await getTickets(handler);
+
+    // Assess
+    expect(releasesDuringOperation).toBe(0);
+    expect(releases()).toHaveLength(3);
+  });
+});
