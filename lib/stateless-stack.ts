@@ -44,6 +44,10 @@ export class StatelessStack extends Stack {
       stage: this.api.stage,
       functions: Object.fromEntries(Object.entries(this.api.functions).map(([group, fn]) => [group, fn.function])),
       tables,
+      edge: {
+        webAclName: this.edge.webAclName,
+        alarmingRuleMetricNames: this.edge.regionWideRuleMetricNames,
+      },
     });
 
     new CfnOutput(this, 'ApiBaseUrl', {

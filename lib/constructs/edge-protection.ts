@@ -80,6 +80,10 @@ export class EdgeProtection extends Construct {
   public readonly association: wafv2.CfnWebACLAssociation;
   /** The generated rate-based rules, in priority order. */
   public readonly rateRules: readonly wafv2.CfnWebACL.RuleProperty[];
+  /** Name of the web ACL (the WebACL dimension of WAF metrics). */
+  public readonly webAclName: string;
+  /** Metric names of the rate rules that aggregate all traffic of the Region (CONSTANT key): they block valid keys too. */
+  public readonly regionWideRuleMetricNames: readonly string[];
 
   constructor(scope: Construct, id: string, props: EdgeProtectionProps) {
     super(scope, id);
@@ -91,6 +95,10 @@ export class EdgeProtection extends Construct {
     const sizeRules = SIZE_RULES.map((rule, i) => sizeRuleProperty(prefix, rule, SIZE_RULE_PRIORITIES[i]));
     const rate = edgeRateRules({ metricPrefix: prefix, limits: props.limits ?? LIMITS, commonHeaders: EDGE_RESPONSE_HEADERS });
     this.rateRules = rate.rules;
+    this.webAclName = `${prefix}-edge`;
+    this.regionWideRuleMetricNames = rate.rules
+      .filter((rule) => (rule.statement as { rateBasedStatement?: { aggregateKeyType?: string } }).rateBasedStatement?.aggregateKeyType === 'CONSTANT')
+      .map((rule) => (rule.visibilityConfig as wafv2.CfnWebACL.VisibilityConfigProperty).metricName);
     const rules = [...sizeRules, ...rate.rules, ...additionalRules];
     checkUnique('rule priority', rules.map((r) => String(r.priority)));
     checkUnique('rule name', rules.map((r) => r.name));

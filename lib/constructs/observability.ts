@@ -1,13 +1,14 @@
 /**
  * Alarms of a stage, from the stage config: API 5XX count and p99 latency on
- * the `v1` stage, errors and throttles of every function, and throttled
- * requests of every table. With `notifyEmail`, an SNS topic with an e-mail
+ * the `v1` stage, errors and throttles of every function, throttled
+ * requests of every table, and blocks by the WAF rules that stop valid
+ * traffic wholesale (the Region-wide authentication rule). With `notifyEmail`, an SNS topic with an e-mail
  * subscription receives ALARM and OK transitions. Nothing is created when
  * alarms are disabled (dev and ephemeral stages).
  *
  * Missing data is "not breaching": a quiet API is not an incident.
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -25,6 +26,8 @@ export interface ObservabilityProps {
   readonly functions: Readonly<Record<string, lambda.IFunction>>;
   /** Tables by id. */
   readonly tables: Readonly<Record<string, dynamodb.ITableV2>>;
+  /** The web ACL and the WAF rules whose blocks an operator must hear about (by their metric names). */
+  readonly edge?: { readonly webAclName: string; readonly alarmingRuleMetricNames: readonly string[] };
 }
 
 const PERIOD = Duration.minutes(5);
@@ -51,7 +54,7 @@ export class Observability extends Construct {
 
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
-    const { config, stage, functions, tables } = props;
+    const { config, stage, functions, tables, edge } = props;
     const { alarms: settings } = config;
     if (!settings.enabled) {
       this.alarms = [];
@@ -106,6 +109,23 @@ export class Observability extends Construct {
       alarm(`${name}-table-throttles`, {
         alarmDescription: `DynamoDB throttled requests on the ${name} table (5 min sum)`,
         metric: table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, period: PERIOD }),
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+      });
+    }
+
+    for (const rule of edge?.alarmingRuleMetricNames ?? []) {
+      // A rule that counts all authenticated traffic blocks valid keys too: a distributed flood can trip it.
+      alarm(`waf-${rule.replace(`${prefix}-`, '')}-blocks`, {
+        alarmDescription: `WAF rule ${rule} blocked requests (5 min sum): every credentialed request in the Region is being refused`,
+        metric: new cloudwatch.Metric({
+          namespace: 'AWS/WAFV2',
+          metricName: 'BlockedRequests',
+          dimensionsMap: { WebACL: edge?.webAclName ?? '', Rule: rule, Region: Stack.of(this).region },
+          period: PERIOD,
+          statistic: cloudwatch.Stats.SUM,
+        }),
         threshold: 1,
         comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         evaluationPeriods: 1,

@@ -3,11 +3,14 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { ENDPOINT_GROUPS } from '../../lambdas/shared/http/routes';
 import { TABLE_IDS } from '../../lambdas/shared/storage/table-definitions';
 import { resolveStageConfig } from '../../lib/config/stage-config';
+import { edgeLimits } from '../../lambdas/shared/limits/limits-table';
 import { resources, stage, synthStage } from './support';
 
 const ALARM = 'AWS::CloudWatch::Alarm';
-/** API 5XX and p99, errors and throttles per function, throttled requests per table. */
-const EXPECTED_ALARMS = 2 + 2 * ENDPOINT_GROUPS.length + TABLE_IDS.length;
+/** Edge rows WAF enforces over all authenticated traffic of the Region (CONSTANT aggregate). */
+const REGION_WIDE_RULES = edgeLimits().filter((l) => l.enforcedBy === 'waf' && l.aggregate === 'location');
+/** API 5XX and p99, errors and throttles per function, throttled requests per table, Region-wide WAF blocks. */
+const EXPECTED_ALARMS = 2 + 2 * ENDPOINT_GROUPS.length + TABLE_IDS.length + REGION_WIDE_RULES.length;
 
 describe('observability', () => {
   it.each(['dev', 'pr-123'])('creates no alarms and no topic on %s (alarms disabled)', (name) => {
@@ -63,6 +66,24 @@ describe('observability', () => {
       expect(metrics.filter((m) => (m as { MetricStat?: unknown }).MetricStat).length).toBeLessThanOrEqual(10);
     }
     statelessTemplate.allResourcesProperties(ALARM, { TreatMissingData: 'notBreaching' });
+  });
+
+  it.each(['staging', 'prod'])('alarms when the Region-wide authentication rule of WAF blocks requests on %s', (name) => {
+    const { statelessTemplate } = stage(name);
+
+    expect(REGION_WIDE_RULES.length).toBeGreaterThan(0);
+    for (const rule of REGION_WIDE_RULES) {
+      statelessTemplate.hasResourceProperties(ALARM, {
+        Namespace: 'AWS/WAFV2',
+        MetricName: 'BlockedRequests',
+        Dimensions: Match.arrayWith([
+          { Name: 'Rule', Value: `partner-api-${name}-${rule.policy}` },
+          { Name: 'WebACL', Value: `partner-api-${name}-edge` },
+        ]),
+        Statistic: 'Sum',
+        Threshold: 1,
+      });
+    }
   });
 
   it('notifies an e-mail address through SNS on alarm and recovery when notifyEmail is set', () => {
