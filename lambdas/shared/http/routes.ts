@@ -99,11 +99,6 @@ export class Router {
   byResource(method: string, resource: string): RouteDefinition | undefined {
     return this.routes.find((r) => r.method === method && r.path === resource);
   }
-
-  /** Whether any route declares this resource template (with any method). */
-  hasResource(path: string): boolean {
-    return this.compiled.some(({ pattern }) => pattern.test(path));
-  }
 }
 
 function safeDecode(segment: string): string {
