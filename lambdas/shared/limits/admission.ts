@@ -123,8 +123,11 @@ const MAX_EXPIRED_LEASES_DROPPED = 10;
 
 export const counterAttribute = (policy: string) => `q_${policy.replace(/-/g, '_')}`;
 
-/** Lease ids are map keys in DynamoDB: keep them short and plain. */
-const leaseIdFor = (requestId: string) => `r${requestId.replace(/[^A-Za-z0-9]/g, '').slice(0, 32) || randomUUID().replace(/-/g, '')}`;
+/**
+ * A fresh id per admission, never the request id: a client can choose API Gateway's request id
+ * (`X-Amzn-RequestId`), and two requests sharing a lease would hold one slot between them.
+ */
+const newLeaseId = () => `r${randomUUID().replace(/-/g, '')}`;
 
 interface PrincipalItem {
   readonly principal: LimitPrincipal;
@@ -141,7 +144,7 @@ type Settled =
 
 function planItems(facts: KeyFacts, route: AdmissionRoute, deps: AdmissionDeps): PrincipalItem[] {
   const nowMs = deps.now.getTime();
-  const leaseId = leaseIdFor(deps.requestId);
+  const leaseId = newLeaseId();
   const items: { principal: LimitPrincipal; key: ItemKey; guard: Guard }[] = [
     { principal: 'key', key: apiKeyKey(facts.key_id), guard: { kind: 'key' } },
     { principal: 'account', key: accountKey(facts.account_id), guard: { kind: 'account', credGen: facts.account_gen } },

@@ -754,6 +754,21 @@ describe('admitRequest: requests in flight', () => {
     expect(resolveUpdate(admissionWrites(orgKey(PARTNER_ID))[0]).condition).toContain('size(leases) < 4');
   });
 
+  it('gives every admission its own lease, even when clients send the same request id (X-Amzn-RequestId)', async () => {
+    // Prepare
+    serveAdmission(ddbMock, [issued.item, accountItem(), orgItem()]);
+
+    // Act: the default request id is the same for both.
+    await admitTicket();
+    await admitTicket();
+
+    // Assess
+    const [first, second] = admissionWrites(KEY).map((write) => leaseTakenBy(write)?.id);
+    expect(first).toBeDefined();
+    expect(second).toBeDefined();
+    expect(first).not.toBe(second);
+  });
+
   it('takes no lease on routes without an invitation or ticket category', async () => {
     // Prepare
     serveAdmission(ddbMock, [issued.item, accountItem(), orgItem()]);
