@@ -247,17 +247,16 @@ describe('concurrency limits', () => {
     const o = await org();
     const { admitRequest } = await import('../../lambdas/shared/limits/admission');
     // Two "crashed" invocations: admitted, never released.
-    const deps = (requestId: string) => ({
+    const deps = () => ({
       store: platform.admissionStore,
       cache: platform.keyCache,
       windows: platform.windowMemory,
       rateLog: platform.rateLog,
       limits: platform.limits,
       now: new Date(),
-      requestId,
     });
-    for (const id of ['crash-1', 'crash-2']) {
-      await admitRequest(`Bearer ${o.keys[0]}`, { category: 'ticket', partnerBound: true }, o.partner_id, deps(id));
+    for (let crashed = 0; crashed < 2; crashed += 1) {
+      await admitRequest(`Bearer ${o.keys[0]}`, { category: 'ticket', partnerBound: true }, o.partner_id, deps());
     }
     expect((await fire(1, () => ({ key: o.keys[0], path: `/partners/${o.partner_id}/ticket-probe` })))[0].status).toBe(429);
     now = new Date(Date.now() + 16_000);

@@ -145,7 +145,6 @@ const admission = (): Middleware => ({
         rateLog: platform.rateLog,
         limits: platform.limits,
         now: platform.clock(),
-        requestId: event.requestId,
       },
     );
     state.principal = state.admission.principal;

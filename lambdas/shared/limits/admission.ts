@@ -114,7 +114,6 @@ export interface AdmissionDeps {
   readonly rateLog: RateLogSampler;
   readonly limits: readonly Limit[];
   readonly now: Date;
-  readonly requestId: string;
 }
 
 const invalidKey = () => new ApiError('INVALID_API_KEY');

@@ -68,7 +68,6 @@ interface AdmitOptions {
   readonly partnerId?: string;
   readonly container?: Container;
   readonly now?: Date;
-  readonly requestId?: string;
 }
 
 function admit(authorization: string | undefined, options: AdmitOptions = {}) {
@@ -78,7 +77,6 @@ function admit(authorization: string | undefined, options: AdmitOptions = {}) {
     ...container,
     limits: LIMITS,
     now: options.now ?? NOW,
-    requestId: options.requestId ?? 'req-0001',
   });
 }
 
@@ -188,7 +186,7 @@ describe('admitRequest: round trips', () => {
     ddbMock.resetHistory();
 
     // Act
-    await admit(bearer(issued.key), { container, requestId: 'req-0002' });
+    await admit(bearer(issued.key), { container });
 
     // Assess
     expect(sentCommands()).toEqual(['UpdateCommand', 'UpdateCommand', 'UpdateCommand']);
@@ -707,7 +705,7 @@ describe('admitRequest: quotas', () => {
     ddbMock.resetHistory();
 
     // Act
-    await admit(bearer(issued.key), { container, now: new Date(NOW_MS + 60_000), requestId: 'req-0002' });
+    await admit(bearer(issued.key), { container, now: new Date(NOW_MS + 60_000) });
 
     // Assess
     const writes = admissionWrites(apiKeyKey(issued.keyId)).map(resolveUpdate);
@@ -758,7 +756,7 @@ describe('admitRequest: requests in flight', () => {
     // Prepare
     serveAdmission(ddbMock, [issued.item, accountItem(), orgItem()]);
 
-    // Act: the default request id is the same for both.
+    // Act: two admissions; lease ids owe nothing to the request id a client may choose.
     await admitTicket();
     await admitTicket();
 
