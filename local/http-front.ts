@@ -227,7 +227,13 @@ export async function startLocalFront(options: LocalFrontOptions): Promise<Local
   });
   server.keepAliveTimeout = 5_000;
 
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const address = server.address() as AddressInfo;
   const baseUrl = `http://${options.host ?? '127.0.0.1'}:${address.port}/${STAGE_NAME}`;
   return {

@@ -72,7 +72,11 @@ async function main() {
   process.on('SIGTERM', shutdown);
 }
 
-main().catch((error) => {
-  console.error(error);
+main().catch((error: NodeJS.ErrnoException) => {
+  if (error?.code === 'EADDRINUSE') {
+    console.error(`Port ${process.env.PORT ?? 3000} is in use (another npm start?). Choose another: PORT=4000 npm start`);
+  } else {
+    console.error(error);
+  }
   process.exit(1);
 });
