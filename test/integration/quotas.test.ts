@@ -166,6 +166,14 @@ describe('business quotas are exact under concurrency', () => {
     const results = await fire(10, (i) => ({ key: o.keys[i % 4], path: `/partners/${o.partner_id}/create-probe`, method: 'POST' }));
     expect(results.filter((r) => r.status === 200)).toHaveLength(3);
     expect(results.filter((r) => r.status === 429).every((r) => r.headers.get('x-ratelimit-policy') === 'invitation-minute')).toBe(true);
+    // The 7 refused creations left every other window of the organization, its accounts and keys untouched.
+    expect(await count(orgKey(o.partner_id), 'organization-minute')).toBe(3);
+    expect(await count(orgKey(o.partner_id), 'ticket-minute')).toBe(3);
+    expect(await count(orgKey(o.partner_id), 'invitation-hour')).toBe(3);
+    const accountCounts = await Promise.all(o.accounts.map((a) => count(accountKey(a), 'account-minute')));
+    expect(accountCounts.reduce((x, y) => x + y, 0)).toBe(3);
+    const keyCounts = await Promise.all(o.keys.map((k) => count(apiKeyKey(keyIdOf(k)), 'key-minute')));
+    expect(keyCounts.reduce((x, y) => x + y, 0)).toBe(3);
     // Reads of invitations are not creations.
     const reads = await fire(4, (i) => ({ key: o.keys[i], path: `/partners/${o.partner_id}/invitation-probe` }));
     expect(reads.every((r) => r.status === 200)).toBe(true);
