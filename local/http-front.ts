@@ -76,6 +76,27 @@ function readBody(request: IncomingMessage, deadlineMs: number): Promise<ReadBod
   });
 }
 
+/** The `requestContext.identity` API Gateway sends for an unauthenticated (IAM-less) caller. */
+export function callerIdentity(sourceIp: string, userAgent: string | null): APIGatewayProxyEvent['requestContext']['identity'] {
+  return {
+    accessKey: null,
+    accountId: null,
+    apiKey: null,
+    apiKeyId: null,
+    caller: null,
+    clientCert: null,
+    cognitoAuthenticationProvider: null,
+    cognitoAuthenticationType: null,
+    cognitoIdentityId: null,
+    cognitoIdentityPoolId: null,
+    principalOrgId: null,
+    sourceIp,
+    user: null,
+    userAgent,
+    userArn: null,
+  };
+}
+
 export function buildProxyEvent(args: {
   request: IncomingMessage;
   router: Router;
@@ -137,23 +158,7 @@ export function buildProxyEvent(args: {
       domainPrefix: 'local',
       extendedRequestId: requestId,
       httpMethod: method,
-      identity: {
-        accessKey: null,
-        accountId: null,
-        apiKey: null,
-        apiKeyId: null,
-        caller: null,
-        clientCert: null,
-        cognitoAuthenticationProvider: null,
-        cognitoAuthenticationType: null,
-        cognitoIdentityId: null,
-        cognitoIdentityPoolId: null,
-        principalOrgId: null,
-        sourceIp,
-        user: null,
-        userAgent: headers['User-Agent'] ?? headers['user-agent'] ?? null,
-        userArn: null,
-      },
+      identity: callerIdentity(sourceIp, headers['User-Agent'] ?? headers['user-agent'] ?? null),
       path: rawPath,
       protocol: `HTTP/${request.httpVersion}`,
       requestId,

@@ -6,6 +6,7 @@
  * adds it.
  */
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { callerIdentity } from '../../../local/http-front';
 
 export const STAGE = 'v1';
 
@@ -76,23 +77,7 @@ export function proxyEvent(options: ProxyEventOptions = {}): APIGatewayProxyEven
       domainPrefix: 'api',
       extendedRequestId: requestId,
       httpMethod: method,
-      identity: {
-        accessKey: null,
-        accountId: null,
-        apiKey: null,
-        apiKeyId: null,
-        caller: null,
-        clientCert: null,
-        cognitoAuthenticationProvider: null,
-        cognitoAuthenticationType: null,
-        cognitoIdentityId: null,
-        cognitoIdentityPoolId: null,
-        principalOrgId: null,
-        sourceIp: '203.0.113.7',
-        user: null,
-        userAgent: DEFAULT_HEADERS['User-Agent'],
-        userArn: null,
-      },
+      identity: callerIdentity('203.0.113.7', DEFAULT_HEADERS['User-Agent']),
       path: `/${STAGE}${path}`,
       protocol: 'HTTP/1.1',
       requestId,
