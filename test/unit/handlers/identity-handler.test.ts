@@ -213,6 +213,19 @@ describe('identity handler: GET /me', () => {
     expect(access).toMatchObject({ request_id: 'req-logged', route: 'me', status: 200, key_id: issued.keyId });
     expect(logLines().join('')).not.toContain(issued.key);
   });
+
+  it('does not log invalid credentials one by one: a 401 writes no log line at all', async () => {
+    // Prepare
+    const unknown = issueKey({ expires_at: IN_30_DAYS });
+    serveAdmission(ddbMock, []);
+
+    // Act
+    const responses = [await getMe(bearer(unknown.key)), await getMe('Bearer nonsense'), await getMe(undefined)];
+
+    // Assess
+    expect(responses.map((r) => r.statusCode)).toEqual([401, 401, 401]);
+    expect(logLines()).toEqual([]);
+  });
 });
 
 describe('identity handler: a quota store that does not answer', () => {

@@ -7,7 +7,7 @@
 import '../support/handler-environment';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { describeKey } from '../../../lambdas/identity/describe-key';
 import { createApiHandler, type Operation } from '../../../lambdas/shared/http/pipeline';
 import { ROUTES, Router, type RouteDefinition } from '../../../lambdas/shared/http/routes';
@@ -64,8 +64,10 @@ function send31(guard: EdgeGuard): (string | undefined)[] {
 }
 const releases = () => ddbMock.commandCalls(UpdateCommand).filter((call) => call.args[0].input.UpdateExpression === 'REMOVE #leases.#lease');
 
+let stdout: MockInstance<typeof process.stdout.write>;
+
 beforeEach(() => {
-  vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
   serveAdmission(ddbMock, [issued.item, accountItem(), orgItem()]);
 });
 
@@ -81,6 +83,7 @@ describe('pipeline: burst guard', () => {
     // Prepare
     const handler = handlerWith({ edgeGuard: new EdgeGuard(LIMITS, 'application', () => NOW.getTime() + 4_000) });
     for (let i = 0; i < 30; i += 1) await handler(proxyEvent({ path: '/health' }), lambdaContext());
+    const linesBefore = stdout.mock.calls.length;
 
     // Act
     const response = await handler(proxyEvent({ path: '/health', headers: { 'X-Forwarded-Proto': 'http' }, requestId: 'req-burst' }), lambdaContext());
@@ -90,6 +93,8 @@ describe('pipeline: burst guard', () => {
     expect(parseBody(response)).toMatchObject({ ok: false, error: { code: 'RATE_LIMITED' }, request_id: 'req-burst' });
     expect(response.headers).toMatchObject({ 'X-RateLimit-Policy': 'edge-ip-burst', 'Retry-After': '6' });
     expect(ddbMock.calls()).toHaveLength(0);
+    // Edge rejections are not logged one by one.
+    expect(stdout.mock.calls.length).toBe(linesBefore);
   });
 
   it.each([
