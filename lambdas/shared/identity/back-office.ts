@@ -369,7 +369,8 @@ export class IdentityBackOffice {
         }
       }
 
-      const live = (await this.listKeys(input.accountId)).keys.filter((k) => k.status === 'active');
+      // The snapshot just read decides the count; the transaction's version condition guards it.
+      const live = (await this.keysOf(input.accountId, account, org)).filter((k) => k.status === 'active');
       if (live.length >= KEY_LIMIT_PER_ACCOUNT) {
         throw new BackOfficeError('KEY_LIMIT', `At most ${KEY_LIMIT_PER_ACCOUNT} unexpired, unrevoked keys per account`);
       }
@@ -485,6 +486,11 @@ export class IdentityBackOffice {
 
   /** An account's keys with their current status, never their values (only digests exist). */
   async listKeys(accountId: string): Promise<{ account_id: string; keys: ListedKey[] }> {
+    return { account_id: accountId, keys: await this.keysOf(accountId, await this.getAccount(accountId)) };
+  }
+
+  /** The account's keys assessed against an account (and organization) already read. */
+  private async keysOf(accountId: string, account: AccountItem | undefined, knownOrg?: OrgItem): Promise<ListedKey[]> {
     const entries: AccountKeyEntry[] = [];
     const isEntry = (item: Record<string, unknown>) => typeof item.key_id === 'string' && typeof item.created_at === 'string';
     let startKey: Record<string, unknown> | undefined;
@@ -502,8 +508,10 @@ export class IdentityBackOffice {
       startKey = page.LastEvaluatedKey;
     } while (startKey);
 
-    const account = await this.getAccount(accountId);
-    const orgs = await this.getOrgs([...new Set(entries.flatMap((e) => (e.partner_id ? [e.partner_id] : [])))]);
+    const partnerIds = new Set(entries.flatMap((e) => (e.partner_id ? [e.partner_id] : [])));
+    if (knownOrg) partnerIds.delete(knownOrg.partner_id);
+    const orgs = await this.getOrgs([...partnerIds]);
+    if (knownOrg) orgs.set(knownOrg.partner_id, knownOrg);
     const now = this.clock();
     const keys = entries.map((entry): ListedKey => {
       const standing = assessKey(
@@ -521,7 +529,7 @@ export class IdentityBackOffice {
       };
     });
     keys.sort((a, b) => a.created_at.localeCompare(b.created_at));
-    return { account_id: accountId, keys };
+    return keys;
   }
 
   // ── reads ─────────────────────────────────────────────────────────────
