@@ -135,6 +135,7 @@ export function buildProxyEvent(args: {
   const hasQuery = Object.keys(multiValueQueryStringParameters).length > 0;
 
   const now = Date.now();
+  const binary = body.length > 0 && !isUtf8(body);
   const event: APIGatewayProxyEvent = {
     resource,
     path,
@@ -148,8 +149,8 @@ export function buildProxyEvent(args: {
     pathParameters,
     stageVariables: null,
     // Text bodies arrive as strings; bytes that are not UTF-8 are passed base64-encoded so the handler sees them intact.
-    body: body.length === 0 ? null : isUtf8(body) ? body.toString('utf8') : body.toString('base64'),
-    isBase64Encoded: body.length > 0 && !isUtf8(body),
+    body: body.length === 0 ? null : binary ? body.toString('base64') : body.toString('utf8'),
+    isBase64Encoded: binary,
     requestContext: {
       accountId: '000000000000',
       apiId: 'local',

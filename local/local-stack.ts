@@ -3,21 +3,20 @@
  * stack's definitions, the deployed handlers behind the local front. Used by
  * `npm start`, the integration tests and the benchmark.
  */
-import { createDocumentClient } from '../lambdas/shared/storage/dynamo-client';
-import type { TableId } from '../lambdas/shared/storage/table-definitions';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { errorResponse } from '../lambdas/shared/http/envelope';
 import type { ApiHandler } from '../lambdas/shared/http/pipeline';
 import type { Router } from '../lambdas/shared/http/routes';
+import { EdgeGuard, edgeRejection } from '../lambdas/shared/limits/edge-guard';
+import { LIMITS, type Limit } from '../lambdas/shared/limits/limits-table';
+import { createDocumentClient } from '../lambdas/shared/storage/dynamo-client';
+import type { TableId } from '../lambdas/shared/storage/table-definitions';
 import { localDynamoClient, startDynamoLocal, type DynamoLocal } from './dynamo-local';
 import { useLocalEnvironment } from './environment';
 import { HANDLERS } from './handlers';
 import { startLocalFront, type LocalFront } from './http-front';
 import { createTables, localTableNames } from './tables';
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
-import { errorResponse } from '../lambdas/shared/http/envelope';
-import { ApiError } from '../lambdas/shared/http/errors';
-import { EdgeGuard, edgeRejectionHeaders } from '../lambdas/shared/limits/edge-guard';
-import { LIMITS, type Limit } from '../lambdas/shared/limits/limits-table';
 
 export interface LocalStackOptions {
   readonly port?: number;
@@ -75,7 +74,7 @@ export function localEdge(limits: readonly Limit[]) {
   return (request: IncomingMessage) => {
     const authorization = request.headers.authorization;
     const rejection = guard.check({ sourceIp: request.socket.remoteAddress?.replace(/^::ffff:/, ''), authorization });
-    return rejection ? errorResponse(randomUUID(), new ApiError('RATE_LIMITED', undefined, edgeRejectionHeaders(rejection))) : undefined;
+    return rejection ? errorResponse(randomUUID(), edgeRejection(rejection)) : undefined;
   };
 }
 

@@ -16,7 +16,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { Principal } from '../identity/principal';
 import { admitRequest, type Admission } from '../limits/admission';
-import { edgeRejectionHeaders } from '../limits/edge-guard';
+import { edgeRejection } from '../limits/edge-guard';
 import { logger } from '../observability/logger';
 import { currentRequestScope, runInRequestScope } from '../observability/request-scope';
 import { sharedPlatform, type Platform } from '../platform';
@@ -106,7 +106,7 @@ const edge = (): Middleware => ({
   before: (request) => {
     const { platform, event } = request.context.pipeline;
     const rejection = platform.edgeGuard?.check({ sourceIp: event.sourceIp, authorization: event.headers.get('authorization')?.join(',') });
-    if (rejection) throw apiError('RATE_LIMITED', undefined, edgeRejectionHeaders(rejection));
+    if (rejection) throw edgeRejection(rejection);
   },
 });
 

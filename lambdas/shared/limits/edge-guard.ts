@@ -10,6 +10,7 @@
  * The local front runs it with every edge rule, standing in for WAF.
  */
 import { createHash } from 'node:crypto';
+import { ApiError } from '../http/errors';
 import { edgeLimits, windowOf, type EdgeLimit, type Limit } from './limits-table';
 
 export interface EdgeRequest {
@@ -75,4 +76,9 @@ export class EdgeGuard {
 /** Headers of an edge rejection: the policy and Retry-After (edge rejections guarantee only these). */
 export function edgeRejectionHeaders(rejection: EdgeRejection): Record<string, string> {
   return { 'X-RateLimit-Policy': rejection.limit.policy, 'Retry-After': String(rejection.retryAfter) };
+}
+
+/** The 429 an edge rejection answers, wherever the guard runs (Lambda pipeline or local front). */
+export function edgeRejection(rejection: EdgeRejection): ApiError {
+  return new ApiError('RATE_LIMITED', undefined, edgeRejectionHeaders(rejection));
 }
