@@ -66,12 +66,9 @@ const isConditionFailure = (error: unknown) =>
   error instanceof ConditionalCheckFailedException || (error as { name?: string })?.name === 'ConditionalCheckFailedException';
 
 function oldImage(error: unknown): Record<string, unknown> | undefined {
-  const item = (error as { Item?: Record<string, unknown> }).Item;
-  if (!item) return undefined;
+  const item = (error as { Item?: Parameters<typeof unmarshall>[0] }).Item;
   // The document client does not unmarshall the old image carried by the exception.
-  const first = Object.values(item)[0];
-  const marshalled = first !== null && typeof first === 'object' && Object.keys(first as object).length === 1 && /^(S|N|M|L|BOOL|NULL|SS|NS|B|BS)$/.test(Object.keys(first as object)[0]);
-  return marshalled ? unmarshall(item as Parameters<typeof unmarshall>[0]) : item;
+  return item ? unmarshall(item) : undefined;
 }
 
 class Expression {
