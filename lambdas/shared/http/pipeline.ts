@@ -52,7 +52,6 @@ interface PipelineState {
   startedAt: number;
   platform: Platform;
   route?: RouteDefinition;
-  principal?: Principal;
   admission?: Admission;
   query?: Record<string, string>;
   body?: unknown;
@@ -81,8 +80,8 @@ function envelope(getPlatform: () => Platform): Middleware {
         method: state.event.method,
         status: response.statusCode,
         code: error?.code,
-        key_id: state.principal?.keyId,
-        partner_id: state.principal?.partnerId ?? undefined,
+        key_id: state.admission?.principal.keyId,
+        partner_id: state.admission?.principal.partnerId ?? undefined,
         duration_ms: Date.now() - state.startedAt,
         dynamo: dynamo && { calls: dynamo.calls, round_trips: dynamo.roundTrips, rcu: dynamo.readUnits, wcu: dynamo.writeUnits },
       });
@@ -147,7 +146,6 @@ const admission = (): Middleware => ({
         now: platform.clock(),
       },
     );
-    state.principal = state.admission.principal;
     state.admitted = true;
   },
 });
@@ -192,7 +190,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         query: state.query ?? {},
         body: state.body,
         headers: state.event.headers,
-        principal: state.principal,
+        principal: state.admission?.principal,
         requestId: state.event.requestId,
         now: state.platform.clock(),
         platform: state.platform,
