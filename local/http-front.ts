@@ -18,7 +18,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { errorResponse } from '../lambdas/shared/http/envelope';
-import { ApiError } from '../lambdas/shared/http/errors';
+import { ApiError } from '../lambdas/shared/errors';
 import type { ApiHandler } from '../lambdas/shared/http/pipeline';
 import { REQUEST_LIMITS } from '../lambdas/shared/http/request-rules';
 import { defaultRouter, FALLBACK_GROUP, FALLBACK_RESOURCE, type Router } from '../lambdas/shared/http/routes';

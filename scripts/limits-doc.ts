@@ -14,8 +14,8 @@ const windowName = (seconds: number) => ({ 10: '10 seconds', 60: 'minute', 3600:
 
 function where(limit: Limit): string {
   if (limit.kind === 'edge') return limit.enforcedBy === 'waf' ? 'AWS WAF rate-based rule (local: the front)' : 'in process, per Lambda container (local: the front)';
-  if (limit.kind === 'concurrency') return `DynamoDB lease on the ${limit.principal} item (expires after ${LEASE_SECONDS} s)`;
-  return `DynamoDB conditional counter on the ${limit.principal} item`;
+  if (limit.kind === 'concurrency') return `DynamoDB lease on the ${limit.holder} item (expires after ${LEASE_SECONDS} s)`;
+  return `DynamoDB conditional counter on the ${limit.holder} item`;
 }
 
 export function renderLimitsTable(limits: readonly Limit[] = LIMITS): string {

@@ -22,7 +22,7 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { REQUEST_LIMITS } from '../../lambdas/shared/http/request-rules';
-import { ERROR_CATALOG, type ErrorCode } from '../../lambdas/shared/http/errors';
+import { ERROR_CATALOG, type ErrorCode } from '../../lambdas/shared/errors';
 import { LIMITS, type Limit } from '../../lambdas/shared/limits/limits-table';
 import type { StageConfig } from '../config/stage-config';
 import { EDGE_REQUEST_ID, errorEnvelope } from './error-envelope';

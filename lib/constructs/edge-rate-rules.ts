@@ -30,7 +30,7 @@
  * `X-Request-Id: edge`).
  */
 import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
-import { ERROR_CATALOG } from '../../lambdas/shared/http/errors';
+import { ERROR_CATALOG } from '../../lambdas/shared/errors';
 import { edgeLimits, LIMITS, type EdgeLimit, type Limit } from '../../lambdas/shared/limits/limits-table';
 import { EDGE_REQUEST_ID, errorEnvelope } from './error-envelope';
 

@@ -6,7 +6,7 @@
  * same text whichever layer rejected the request. Codes that only the gateway
  * can produce (no Lambda ever returns them) are listed in GATEWAY_ONLY_ERRORS.
  */
-import { ERROR_CATALOG, type ErrorCode } from '../../lambdas/shared/http/errors';
+import { ERROR_CATALOG, type ErrorCode } from '../../lambdas/shared/errors';
 
 /**
  * Errors only API Gateway produces. The spec allows new codes within v1

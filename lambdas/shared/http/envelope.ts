@@ -3,7 +3,7 @@
  * carries (`X-Request-Id`, `Cache-Control: no-store`).
  */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import type { ApiError } from './errors';
+import type { ApiError } from '../errors';
 
 const BASE_HEADERS = {
   'Content-Type': 'application/json; charset=utf-8',

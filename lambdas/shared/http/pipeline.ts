@@ -22,7 +22,7 @@ import { currentRequestScope, runInRequestScope } from '../observability/request
 import { sharedPlatform, type Platform } from '../platform';
 import { normalizeEvent, type ApiEvent } from './api-event';
 import { errorResponse, successResponse } from './envelope';
-import { ApiError, apiError, toApiError } from './errors';
+import { ApiError, apiError, toApiError } from '../errors';
 import { enforceInputRules, enforceTransportRules } from './request-rules';
 import { defaultRouter, FALLBACK_RESOURCE, type RouteDefinition, type Router } from './routes';
 

@@ -8,7 +8,7 @@
  */
 import { LIVE_KEY_SEARCH } from '../identity/api-keys';
 import { header, queryStringLength, type ApiEvent } from './api-event';
-import { apiError } from './errors';
+import { apiError } from '../errors';
 import type { RouteDefinition } from './routes';
 
 export const REQUEST_LIMITS = {

@@ -4,7 +4,7 @@
  * the request path (which answer to give) and for the back office (how to
  * list and count keys), so the two can never disagree.
  */
-import type { ErrorCode } from '../http/errors';
+import type { ErrorCode } from '../errors';
 import type { AccountItem, KeyFacts, OrgItem } from './access-items';
 
 export interface KeyState {

@@ -11,9 +11,9 @@
  * and the old image (ReturnValuesOnConditionCheckFailure) tells the caller
  * exactly what to do instead.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { isConditionFailure } from '../storage/conditions';
 
 export interface ItemKey {
   readonly pk: string;
@@ -62,8 +62,6 @@ export class QuotaStoreUnavailable extends Error {
   }
 }
 
-const isConditionFailure = (error: unknown) =>
-  error instanceof ConditionalCheckFailedException || (error as { name?: string })?.name === 'ConditionalCheckFailedException';
 
 function oldImage(error: unknown): Record<string, unknown> | undefined {
   const item = (error as { Item?: Parameters<typeof unmarshall>[0] }).Item;

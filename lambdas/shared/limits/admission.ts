@@ -17,7 +17,7 @@
  * is then cached): two round trips.
  */
 import { randomUUID } from 'node:crypto';
-import { ApiError, type ErrorCode } from '../http/errors';
+import { ApiError, type ErrorCode } from '../errors';
 import { apiKeyKey, accountKey, orgKey, toKeyFacts, type ApiKeyItem, type KeyFacts } from '../identity/access-items';
 import { digestsEqual, presentedKey } from '../identity/api-keys';
 import type { KeyFactsCache, Principal } from '../identity/principal';
@@ -35,7 +35,7 @@ import {
   UNAVAILABLE_RETRY_AFTER_SECONDS,
   windowOf,
   type Limit,
-  type Principal as LimitPrincipal,
+  type QuotaHolder,
   type QuotaLimit,
   type RouteCategory,
 } from './limits-table';
@@ -129,7 +129,7 @@ export const counterAttribute = (policy: string) => `q_${policy.replace(/-/g, '_
 const newLeaseId = () => `r${randomUUID().replace(/-/g, '')}`;
 
 interface PrincipalItem {
-  readonly principal: LimitPrincipal;
+  readonly principal: QuotaHolder;
   readonly plan: ItemPlan;
   readonly quotas: readonly QuotaLimit[];
 }
@@ -144,7 +144,7 @@ type Settled =
 function planItems(facts: KeyFacts, route: AdmissionRoute, deps: AdmissionDeps): PrincipalItem[] {
   const nowMs = deps.now.getTime();
   const leaseId = newLeaseId();
-  const items: { principal: LimitPrincipal; key: ItemKey; guard: Guard }[] = [
+  const items: { principal: QuotaHolder; key: ItemKey; guard: Guard }[] = [
     { principal: 'key', key: apiKeyKey(facts.key_id), guard: { kind: 'key' } },
     { principal: 'account', key: accountKey(facts.account_id), guard: { kind: 'account', credGen: facts.account_gen } },
   ];
@@ -156,8 +156,8 @@ function planItems(facts: KeyFacts, route: AdmissionRoute, deps: AdmissionDeps):
     });
   }
   return items.map(({ principal, key, guard }) => {
-    const quotas = quotaLimits(deps.limits).filter((l) => l.principal === principal && covers(l, route.category));
-    const concurrency = concurrencyLimits(deps.limits).find((l) => l.principal === principal && covers(l, route.category));
+    const quotas = quotaLimits(deps.limits).filter((l) => l.holder === principal && covers(l, route.category));
+    const concurrency = concurrencyLimits(deps.limits).find((l) => l.holder === principal && covers(l, route.category));
     const counters = quotas.map((limit): CounterPlan => {
       const attribute = counterAttribute(limit.policy);
       const windowId = windowOf(limit.windowSeconds, nowMs).id;
@@ -240,7 +240,7 @@ async function settle(item: PrincipalItem, facts: KeyFacts, deps: AdmissionDeps)
   throw new QuotaStoreUnavailable(new Error(`No admission decision for ${plan.key.pk} after ${MAX_ATTEMPTS_PER_ITEM} attempts`));
 }
 
-const PRINCIPAL_ORDER: readonly LimitPrincipal[] = ['key', 'account', 'organization'];
+const PRINCIPAL_ORDER: readonly QuotaHolder[] = ['key', 'account', 'organization'];
 
 /**
  * Concurrency-limited routes (invitations, tickets) take their slots layer by
@@ -281,7 +281,7 @@ function rejectionOf(settled: readonly Settled[], limits: readonly Limit[], now:
   }
   const concurrency = settled.filter((s) => s.kind === 'concurrency').sort(byPrincipal)[0];
   if (concurrency) {
-    const limit = concurrencyLimits(limits).find((l) => l.principal === concurrency.item.principal);
+    const limit = concurrencyLimits(limits).find((l) => l.holder === concurrency.item.principal);
     return new ApiError(
       'CONCURRENCY_LIMITED',
       `Too many invitation and ticket requests in flight for this ${concurrency.item.principal} (limit ${limit?.limit}); retry after the Retry-After delay.`,

@@ -10,7 +10,7 @@
  * The local front runs it with every edge rule, standing in for WAF.
  */
 import { createHash } from 'node:crypto';
-import { ApiError } from '../http/errors';
+import { ApiError } from '../errors';
 import { edgeLimits, windowOf, type EdgeLimit, type Limit } from './limits-table';
 
 export interface EdgeRequest {

@@ -11,13 +11,14 @@
 /** What a route counts toward beyond the general quotas. */
 export type RouteCategory = 'invitation-create' | 'invitation' | 'ticket';
 
-export type Principal = 'key' | 'account' | 'organization';
+/** The item whose counters and leases a limit lives on: the key, its creating account, or its organization. */
+export type QuotaHolder = 'key' | 'account' | 'organization';
 
 export interface QuotaLimit {
   readonly kind: 'quota';
   /** Name reported in X-RateLimit-Policy. */
   readonly policy: string;
-  readonly principal: Principal;
+  readonly holder: QuotaHolder;
   readonly windowSeconds: 60 | 3600 | 86_400;
   readonly limit: number;
   /** `all`: every authenticated request; otherwise the route categories it covers. */
@@ -28,7 +29,7 @@ export interface QuotaLimit {
 export interface ConcurrencyLimit {
   readonly kind: 'concurrency';
   readonly policy: string;
-  readonly principal: Principal;
+  readonly holder: QuotaHolder;
   /** Requests in flight at once. */
   readonly limit: number;
   readonly covers: readonly RouteCategory[];
@@ -59,19 +60,19 @@ export type Limit = QuotaLimit | ConcurrencyLimit | EdgeLimit;
 const INVITATION_AND_TICKET: readonly RouteCategory[] = ['invitation-create', 'invitation', 'ticket'];
 
 export const LIMITS: readonly Limit[] = [
-  { kind: 'quota', policy: 'key-minute', principal: 'key', windowSeconds: 60, limit: 60, covers: 'all', description: 'each valid API key, per minute' },
-  { kind: 'quota', policy: 'key-day', principal: 'key', windowSeconds: 86_400, limit: 5000, covers: 'all', description: 'each valid API key, per UTC day' },
-  { kind: 'quota', policy: 'account-minute', principal: 'account', windowSeconds: 60, limit: 300, covers: 'all', description: 'all keys of one creating account, per minute' },
-  { kind: 'quota', policy: 'account-day', principal: 'account', windowSeconds: 86_400, limit: 20_000, covers: 'all', description: 'all keys of one creating account, per UTC day' },
-  { kind: 'quota', policy: 'organization-minute', principal: 'organization', windowSeconds: 60, limit: 300, covers: 'all', description: 'all keys of one organization (any creator), per minute' },
-  { kind: 'quota', policy: 'organization-day', principal: 'organization', windowSeconds: 86_400, limit: 20_000, covers: 'all', description: 'all keys of one organization (any creator), per UTC day' },
-  { kind: 'quota', policy: 'invitation-minute', principal: 'organization', windowSeconds: 60, limit: 10, covers: ['invitation-create'], description: 'invitation creation per organization (retries and replays included), per minute' },
-  { kind: 'quota', policy: 'invitation-hour', principal: 'organization', windowSeconds: 3600, limit: 60, covers: ['invitation-create'], description: 'invitation creation per organization, per UTC hour' },
-  { kind: 'quota', policy: 'invitation-day', principal: 'organization', windowSeconds: 86_400, limit: 200, covers: ['invitation-create'], description: 'invitation creation per organization, per UTC day' },
-  { kind: 'quota', policy: 'ticket-minute', principal: 'organization', windowSeconds: 60, limit: 60, covers: INVITATION_AND_TICKET, description: 'invitation and ticket endpoints together per organization (link retrieval and revoke included), per minute' },
-  { kind: 'concurrency', policy: 'ticket-concurrency', principal: 'key', limit: 2, covers: INVITATION_AND_TICKET, description: 'invitation and ticket requests in flight per key' },
-  { kind: 'concurrency', policy: 'ticket-concurrency', principal: 'organization', limit: 4, covers: INVITATION_AND_TICKET, description: 'invitation and ticket requests in flight per organization' },
-  { kind: 'concurrency', policy: 'ticket-concurrency', principal: 'account', limit: 6, covers: INVITATION_AND_TICKET, description: 'invitation and ticket requests in flight per account' },
+  { kind: 'quota', policy: 'key-minute', holder: 'key', windowSeconds: 60, limit: 60, covers: 'all', description: 'each valid API key, per minute' },
+  { kind: 'quota', policy: 'key-day', holder: 'key', windowSeconds: 86_400, limit: 5000, covers: 'all', description: 'each valid API key, per UTC day' },
+  { kind: 'quota', policy: 'account-minute', holder: 'account', windowSeconds: 60, limit: 300, covers: 'all', description: 'all keys of one creating account, per minute' },
+  { kind: 'quota', policy: 'account-day', holder: 'account', windowSeconds: 86_400, limit: 20_000, covers: 'all', description: 'all keys of one creating account, per UTC day' },
+  { kind: 'quota', policy: 'organization-minute', holder: 'organization', windowSeconds: 60, limit: 300, covers: 'all', description: 'all keys of one organization (any creator), per minute' },
+  { kind: 'quota', policy: 'organization-day', holder: 'organization', windowSeconds: 86_400, limit: 20_000, covers: 'all', description: 'all keys of one organization (any creator), per UTC day' },
+  { kind: 'quota', policy: 'invitation-minute', holder: 'organization', windowSeconds: 60, limit: 10, covers: ['invitation-create'], description: 'invitation creation per organization (retries and replays included), per minute' },
+  { kind: 'quota', policy: 'invitation-hour', holder: 'organization', windowSeconds: 3600, limit: 60, covers: ['invitation-create'], description: 'invitation creation per organization, per UTC hour' },
+  { kind: 'quota', policy: 'invitation-day', holder: 'organization', windowSeconds: 86_400, limit: 200, covers: ['invitation-create'], description: 'invitation creation per organization, per UTC day' },
+  { kind: 'quota', policy: 'ticket-minute', holder: 'organization', windowSeconds: 60, limit: 60, covers: INVITATION_AND_TICKET, description: 'invitation and ticket endpoints together per organization (link retrieval and revoke included), per minute' },
+  { kind: 'concurrency', policy: 'ticket-concurrency', holder: 'key', limit: 2, covers: INVITATION_AND_TICKET, description: 'invitation and ticket requests in flight per key' },
+  { kind: 'concurrency', policy: 'ticket-concurrency', holder: 'organization', limit: 4, covers: INVITATION_AND_TICKET, description: 'invitation and ticket requests in flight per organization' },
+  { kind: 'concurrency', policy: 'ticket-concurrency', holder: 'account', limit: 6, covers: INVITATION_AND_TICKET, description: 'invitation and ticket requests in flight per account' },
   { kind: 'edge', policy: 'edge-ip-burst', aggregate: 'ip', windowSeconds: 10, limit: 30, credentialedOnly: false, enforcedBy: 'application', description: 'by source IP (health included), per 10 seconds' },
   { kind: 'edge', policy: 'edge-ip-minute', aggregate: 'ip', windowSeconds: 60, limit: 180, credentialedOnly: false, enforcedBy: 'waf', description: 'by source IP (health included), per minute' },
   { kind: 'edge', policy: 'edge-credential-burst', aggregate: 'credential', windowSeconds: 10, limit: 20, credentialedOnly: true, enforcedBy: 'application', description: 'by credential (well-formed unknown credentials included), per 10 seconds' },

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { normalizeEvent } from '../../../lambdas/shared/http/api-event';
-import { ApiError, type ErrorCode } from '../../../lambdas/shared/http/errors';
+import { ApiError, type ErrorCode } from '../../../lambdas/shared/errors';
 import { enforceInputRules, enforceTransportRules, REQUEST_LIMITS } from '../../../lambdas/shared/http/request-rules';
 import type { RouteDefinition } from '../../../lambdas/shared/http/routes';
 import { generateApiKey } from '../../../lambdas/shared/identity/api-keys';

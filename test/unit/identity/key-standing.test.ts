@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { toKeyFacts, type KeyFacts } from '../../../lambdas/shared/identity/access-items';
-import type { ErrorCode } from '../../../lambdas/shared/http/errors';
+import type { ErrorCode } from '../../../lambdas/shared/errors';
 import { assessKey, type KeyStanding, type KeyState } from '../../../lambdas/shared/identity/key-standing';
 import { ACCOUNT_ID, GRANT, NOW, PARTNER_ID, issueKey } from '../support/identity-fixtures';
 

@@ -10,7 +10,7 @@
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { ApiError, ERROR_CATALOG } from '../../../lambdas/shared/http/errors';
+import { ApiError, ERROR_CATALOG } from '../../../lambdas/shared/errors';
 import { accountKey, apiKeyKey, orgKey, toKeyFacts, type ApiKeyItem } from '../../../lambdas/shared/identity/access-items';
 import { digestApiKey, generateApiKey, keyIdFromDigest, LIVE_KEY_PREFIX } from '../../../lambdas/shared/identity/api-keys';
 import { KeyFactsCache } from '../../../lambdas/shared/identity/principal';

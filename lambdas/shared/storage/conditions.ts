@@ -1,0 +1,30 @@
+/**
+ * How DynamoDB says "your condition did not hold", in one place. Every
+ * conditional write (admission counters, claims, idempotency records,
+ * identity read-modify-writes) decides retry-or-refuse with these.
+ */
+
+interface CancellationReason {
+  readonly Code?: string;
+}
+
+const reasonsOf = (error: unknown): readonly CancellationReason[] =>
+  ((error as { CancellationReasons?: CancellationReason[] })?.CancellationReasons ?? []);
+
+const nameOf = (error: unknown) => (error as { name?: string } | undefined)?.name;
+
+/**
+ * A single-item condition failed (ConditionalCheckFailedException), or a
+ * transaction was cancelled because one of its conditions failed. Checked by
+ * name, not class: the document client and the low-level client may come
+ * from different copies of the SDK.
+ */
+export function isConditionFailure(error: unknown): boolean {
+  if (nameOf(error) === 'ConditionalCheckFailedException') return true;
+  return nameOf(error) === 'TransactionCanceledException' && reasonsOf(error).some((r) => r.Code === 'ConditionalCheckFailed');
+}
+
+/** A transaction lost a race with another write to one of its items (TransactionConflict): retrying is safe. */
+export function isWriteConflict(error: unknown): boolean {
+  return nameOf(error) === 'TransactionCanceledException' && reasonsOf(error).some((r) => r.Code === 'TransactionConflict');
+}
