@@ -6,9 +6,10 @@
  * stack pass their own.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { KeyFactsCache } from './identity/principal';
+import { KeyFactsCache } from './identity/key-authentication';
 import { AdmissionStore } from './limits/admission-store';
-import { RateLogSampler, WindowMemory } from './limits/admission';
+import { RateLogSampler } from './limits/rejection-log';
+import { WindowMemory } from './limits/window-memory';
 import { EdgeGuard } from './limits/edge-guard';
 import { LIMITS, type Limit } from './limits/limits-table';
 import { createDocumentClient, tableNamesFromEnv } from './storage/dynamo-client';

@@ -13,7 +13,8 @@ import { accountKey, apiKeyKey, orgKey } from '../../lambdas/shared/identity/acc
 import { digestApiKey, keyIdFromDigest } from '../../lambdas/shared/identity/api-keys';
 import { createApiHandler, type Operation } from '../../lambdas/shared/http/pipeline';
 import { ROUTES, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
-import { counterAttribute } from '../../lambdas/shared/limits/admission';
+import { authenticateKey } from '../../lambdas/shared/identity/key-authentication';
+import { admitRequest, counterAttribute } from '../../lambdas/shared/limits/admission';
 import { LIMITS, type Limit } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
@@ -253,18 +254,16 @@ describe('concurrency limits', () => {
   it('a slot held by a request that crashed frees itself once its lease expires', async () => {
     usePlatform({ 'ticket-concurrency': 2 });
     const o = await org();
-    const { admitRequest } = await import('../../lambdas/shared/limits/admission');
     // Two "crashed" invocations: admitted, never released.
-    const deps = () => ({
-      store: platform.admissionStore,
-      cache: platform.keyCache,
-      windows: platform.windowMemory,
-      rateLog: platform.rateLog,
-      limits: platform.limits,
-      now: new Date(),
-    });
     for (let crashed = 0; crashed < 2; crashed += 1) {
-      await admitRequest(`Bearer ${o.keys[0]}`, { category: 'ticket', partnerBound: true }, o.partner_id, deps());
+      const key = await authenticateKey(`Bearer ${o.keys[0]}`, { reader: platform.admissionStore, cache: platform.keyCache, now: new Date() });
+      await admitRequest(key, { category: 'ticket' }, {
+        store: platform.admissionStore,
+        windows: platform.windowMemory,
+        rateLog: platform.rateLog,
+        limits: platform.limits,
+        now: new Date(),
+      });
     }
     expect((await fire(1, () => ({ key: o.keys[0], path: `/partners/${o.partner_id}/ticket-probe` })))[0].status).toBe(429);
     now = new Date(Date.now() + 16_000);

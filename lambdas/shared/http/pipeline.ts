@@ -6,15 +6,20 @@
  *   2. edge           – the 10-second burst limits below WAF's resolution
  *   3. transport      – HTTPS, sizes, credentials in the URL, encodings (before routing)
  *   4. routing        – the route API Gateway invoked, or 404 NOT_FOUND
- *   5. admission      – key, account, organization, membership (re-checked inside the quota
- *                       writes), quotas, concurrency, then scope and organization binding
- *   6. input          – query parameters and body against the route's declaration
+ *   5. authentication – the key behind the Authorization header (cached facts or one read)
+ *   6. admission      – the key's standing (revocation, account, organization, membership,
+ *                       re-checked inside the quota writes), quotas, concurrency
+ *   7. authorization  – scope and organization binding of the admitted request
+ *   8. input          – query parameters and body against the route's declaration
  * The envelope middleware is attached first, so its after/onError hooks run
  * last and see every error, typed or not.
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type { Principal } from '../identity/principal';
+import { ApiError, apiError, toApiError, type ErrorCode } from '../errors';
+import { authorizeRoute } from '../identity/authorization';
+import { authenticateKey, type AuthenticatedKey } from '../identity/key-authentication';
+import { principalOf, type Principal } from '../identity/principal';
 import { admitRequest, type Admission } from '../limits/admission';
 import { edgeRejection } from '../limits/edge-guard';
 import { logger } from '../observability/logger';
@@ -22,7 +27,6 @@ import { currentRequestScope, runInRequestScope } from '../observability/request
 import { sharedPlatform, type Platform } from '../platform';
 import { normalizeEvent, type ApiEvent } from './api-event';
 import { errorResponse, successResponse } from './envelope';
-import { ApiError, apiError, toApiError } from '../errors';
 import { enforceInputRules, enforceTransportRules } from './request-rules';
 import { defaultRouter, FALLBACK_RESOURCE, type RouteDefinition, type Router } from './routes';
 
@@ -52,11 +56,33 @@ interface PipelineState {
   startedAt: number;
   platform: Platform;
   route?: RouteDefinition;
+  /** Aborts admission's store calls at the admission deadline. */
+  signal?: AbortSignal;
+  key?: AuthenticatedKey;
+  /** The recognized key's principal, from authentication on (also when admission then refuses). */
+  principal?: Principal;
   admission?: Admission;
   query?: Record<string, string>;
   body?: unknown;
-  /** Set once the request passed authentication (or needs none): only then is it access-logged. */
+  /** Set once the request was admitted (or needs no key). */
   admitted: boolean;
+}
+
+/**
+ * Rejections the spec does not log one by one: invalid credentials, and rate
+ * rejections, which admission samples once per key per minute (`rate_…`).
+ */
+const NOT_CALL_LOGGED: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['INVALID_API_KEY', 'RATE_LIMITED', 'CONCURRENCY_LIMITED']);
+
+/**
+ * Calls entering business processing keep a redacted call log: every request
+ * that needs no key, and every request of a recognized key, admitted or
+ * refused by its standing, scope, organization binding, input or operation
+ * (so that probing other organizations with a valid key leaves a trace).
+ */
+function isCallLogged(state: PipelineState, error: ApiError | undefined): boolean {
+  if (error && NOT_CALL_LOGGED.has(error.code)) return false;
+  return state.admitted || state.principal !== undefined;
 }
 
 type PipelineContext = Context & { pipeline: PipelineState };
@@ -73,15 +99,19 @@ function envelope(getPlatform: () => Platform): Middleware {
     if (error && error.status >= 500) {
       logger.error('request failed', { code: error.code, route: state?.route?.id, error: error.cause ?? error });
     }
-    if (state?.admitted) {
+    if (state && isCallLogged(state, error)) {
       const dynamo = currentRequestScope()?.dynamo;
+      // Redacted: identifiers only, never a header, a query value or a body.
       logger.info('request', {
         route: state.route?.id ?? null,
         method: state.event.method,
         status: response.statusCode,
         code: error?.code,
-        key_id: state.admission?.principal.keyId,
-        partner_id: state.admission?.principal.partnerId ?? undefined,
+        key_id: state.principal?.keyId,
+        account_id: state.principal?.accountId,
+        partner_id: state.principal?.partnerId ?? undefined,
+        path_partner_id: state.event.pathParameters.partner_id,
+        source_ip: state.event.sourceIp,
         duration_ms: Date.now() - state.startedAt,
         dynamo: dynamo && { calls: dynamo.calls, round_trips: dynamo.roundTrips, rcu: dynamo.readUnits, wcu: dynamo.writeUnits },
       });
@@ -123,7 +153,23 @@ const routing = (router: Router): Middleware => ({
   },
 });
 
-const admission = (): Middleware => ({
+/**
+ * Admission must answer, with a 503 at worst, well inside the function
+ * timeout (API Gateway would otherwise answer 502 with no Retry-After and the
+ * slots taken so far would stay held until their leases expire): its store
+ * calls are aborted after ADMISSION_BUDGET_MS, or earlier when the function
+ * has less than RESPONSE_RESERVE_MS left beyond that.
+ */
+export const ADMISSION_BUDGET_MS = 3000;
+export const RESPONSE_RESERVE_MS = 2000;
+
+function admissionSignal(context: Context): AbortSignal {
+  const remaining = typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : Number.POSITIVE_INFINITY;
+  return AbortSignal.timeout(Math.max(1, Math.min(ADMISSION_BUDGET_MS, remaining - RESPONSE_RESERVE_MS)));
+}
+
+/** Who is calling: the key behind the Authorization header (401 otherwise). */
+const authentication = (): Middleware => ({
   before: async (request) => {
     const state = request.context.pipeline;
     const route = state.route as RouteDefinition;
@@ -132,21 +178,43 @@ const admission = (): Middleware => ({
       return;
     }
     const { platform, event } = state;
+    state.signal = admissionSignal(request.context);
     const authorization = event.headers.get('authorization');
-    state.admission = await admitRequest(
-      authorization?.length === 1 ? authorization[0] : undefined,
-      { scope: route.scope, partnerBound: route.partnerBound, category: route.category },
-      event.pathParameters.partner_id,
-      {
-        store: platform.admissionStore,
-        cache: platform.keyCache,
-        windows: platform.windowMemory,
-        rateLog: platform.rateLog,
-        limits: platform.limits,
-        now: platform.clock(),
-      },
-    );
+    state.key = await authenticateKey(authorization?.length === 1 ? authorization[0] : undefined, {
+      reader: platform.admissionStore,
+      cache: platform.keyCache,
+      now: platform.clock(),
+      signal: state.signal,
+    });
+    // From here on the key is recognized: the call is logged whatever its outcome (see isCallLogged).
+    state.principal = principalOf(state.key.facts);
+  },
+});
+
+/** Whether the key is still usable and every quota and slot covering the route has room (docs/limits.md). */
+const admission = (): Middleware => ({
+  before: async (request) => {
+    const state = request.context.pipeline;
+    if (!state.key) return;
+    const { platform } = state;
+    state.admission = await admitRequest(state.key, { category: (state.route as RouteDefinition).category }, {
+      store: platform.admissionStore,
+      windows: platform.windowMemory,
+      rateLog: platform.rateLog,
+      limits: platform.limits,
+      now: platform.clock(),
+      signal: state.signal,
+    });
     state.admitted = true;
+  },
+});
+
+/** Scope and organization binding of the admitted request. */
+const authorization = (): Middleware => ({
+  before: (request) => {
+    const state = request.context.pipeline;
+    if (!state.admission) return;
+    authorizeRoute(state.admission.principal, state.route as RouteDefinition, state.event.pathParameters.partner_id);
   },
 });
 
@@ -177,7 +245,9 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     .use(edge())
     .use(transport())
     .use(routing(router))
+    .use(authentication())
     .use(admission())
+    .use(authorization())
     .use(input())
     .handler(async (_event, context) => {
       const state = context.pipeline;

@@ -32,8 +32,6 @@ export function digestsEqual(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-/** Digest of a key nobody holds: malformed and missing credentials take the same path as wrong ones. */
-const DECOY_DIGEST = digestApiKey(`${LIVE_KEY_PREFIX}decoy`);
 
 export interface PresentedKey {
   readonly wellFormed: boolean;
@@ -45,6 +43,12 @@ export interface PresentedKey {
  * Parse an Authorization header value. Always returns a digest and key id to
  * look up, a decoy one when the header is missing or malformed, so that every
  * failure costs the same work and yields the same answer.
+ *
+ * The decoy is the digest of a fresh random key, not a fixed one: one fixed
+ * decoy item would be read by every unauthenticated request, a hot partition
+ * an attacker could heat at will. A random decoy costs exactly what a
+ * well-formed unknown key costs (one SHA-256, one read of an item that does
+ * not exist) and spreads those reads over the whole key space.
  */
 export function presentedKey(authorization: string | undefined): PresentedKey {
   // The auth scheme is case-insensitive (RFC 9110 §11.1); the key itself is not.
@@ -54,5 +58,6 @@ export function presentedKey(authorization: string | undefined): PresentedKey {
     const digest = digestApiKey(candidate);
     return { wellFormed: true, digest, keyId: keyIdFromDigest(digest) };
   }
-  return { wellFormed: false, digest: DECOY_DIGEST, keyId: keyIdFromDigest(DECOY_DIGEST) };
+  const decoy = digestApiKey(generateApiKey());
+  return { wellFormed: false, digest: decoy, keyId: keyIdFromDigest(decoy) };
 }

@@ -1,7 +1,6 @@
 /**
- * Who a request acts as, and the per-container cache of what never changes
- * about a key (its account, organization, scopes, expiry, generations and
- * grant). What can change is re-checked on every request by admission.
+ * Who a request acts as: the key, its creating account and, for organization
+ * keys, the bound organization, with the key's scopes and expiry.
  */
 import type { KeyFacts } from './access-items';
 
@@ -14,26 +13,12 @@ export interface Principal {
   readonly expiresAt: string | null;
 }
 
-/** Immutable key facts of keys this container has seen; bounded, oldest evicted first. */
-export class KeyFactsCache {
-  private readonly entries = new Map<string, KeyFacts>();
-
-  constructor(private readonly capacity = 1000) {}
-
-  get(keyId: string): KeyFacts | undefined {
-    return this.entries.get(keyId);
-  }
-
-  set(facts: KeyFacts): void {
-    this.entries.delete(facts.key_id);
-    this.entries.set(facts.key_id, facts);
-    if (this.entries.size > this.capacity) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
-  }
-
-  clear(): void {
-    this.entries.clear();
-  }
+export function principalOf(facts: KeyFacts): Principal {
+  return {
+    keyId: facts.key_id,
+    accountId: facts.account_id,
+    partnerId: facts.partner_id,
+    scopes: facts.scopes,
+    expiresAt: facts.expires_at,
+  };
 }

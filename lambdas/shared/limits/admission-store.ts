@@ -10,10 +10,23 @@
  * `n < limit`) or a reset (older window); a wrong guess fails the condition
  * and the old image (ReturnValuesOnConditionCheckFailure) tells the caller
  * exactly what to do instead.
+ *
+ * Every call is bounded: the client's own timeouts (storage/dynamo-client.ts)
+ * and the caller's deadline (an AbortSignal). The SDK retries a timed-out
+ * write, which may already have been applied: each admission write stamps the
+ * item with its admission id (`adm`) and is conditioned on the stamp not being
+ * its own, so a retry of an applied write fails its condition and the old
+ * image (stamp = own id) says it was applied: the request is counted once.
+ * Compensations are stamped the same way (`undo`). If another request wrote
+ * the item between the two attempts the stamp is gone and the retry counts
+ * again: a timed-out request may then use one more unit of a window, never
+ * admit a request beyond the limit (docs/limits.md).
  */
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { ApiError } from '../errors';
 import { isConditionFailure } from '../storage/conditions';
+import { UNAVAILABLE_HEADERS } from './rate-limit-headers';
 
 export interface ItemKey {
   readonly pk: string;
@@ -44,6 +57,8 @@ export interface LeasePlan {
 }
 
 export interface ItemPlan {
+  /** The admission this write belongs to: stamps the item so an SDK retry of an applied write is recognized. */
+  readonly admissionId: string;
   readonly key: ItemKey;
   readonly guard: Guard;
   readonly counters: readonly CounterPlan[];
@@ -51,13 +66,17 @@ export interface ItemPlan {
 }
 
 export type ItemOutcome =
+  /** `counts`: each counter after this request (for the response headers). */
   | { readonly ok: true; readonly counts: Readonly<Record<string, number>> }
   | { readonly ok: false; readonly old: Readonly<Record<string, unknown>> | undefined };
 
-/** The quota store did not answer (throttling, timeout, error): admission fails closed. */
-export class QuotaStoreUnavailable extends Error {
+/**
+ * The quota store did not answer (throttling, timeout, deadline, error):
+ * admission fails closed, 503 RATE_LIMIT_UNAVAILABLE with Retry-After.
+ */
+export class QuotaStoreUnavailable extends ApiError {
   constructor(cause: unknown) {
-    super('The quota store did not answer', { cause });
+    super('RATE_LIMIT_UNAVAILABLE', undefined, { ...UNAVAILABLE_HEADERS }, { cause });
     this.name = 'QuotaStoreUnavailable';
   }
 }
@@ -68,6 +87,10 @@ function oldImage(error: unknown): Record<string, unknown> | undefined {
   // The document client does not unmarshall the old image carried by the exception.
   return item ? unmarshall(item) : undefined;
 }
+
+/** Attribute stamped with the id of the last admission / compensation applied to an item. */
+export const ADMISSION_STAMP = 'adm';
+export const COMPENSATION_STAMP = 'undo';
 
 class Expression {
   readonly names: Record<string, string> = {};
@@ -119,6 +142,12 @@ export function buildAdmissionUpdate(table: string, plan: ItemPlan) {
     }
   }
 
+  // A retry of this very write, already applied, must not apply twice (see the module header).
+  const stamp = x.name(ADMISSION_STAMP);
+  const id = x.value(plan.admissionId);
+  conditions.push(`(attribute_not_exists(${stamp}) OR ${stamp} <> ${id})`);
+  sets.push(`${stamp} = ${id}`);
+
   if (plan.lease) {
     const leases = x.name('leases');
     const { leaseId, expiresAtMs, limit, expired, mode } = plan.lease;
@@ -149,6 +178,15 @@ export function buildAdmissionUpdate(table: string, plan: ItemPlan) {
   };
 }
 
+function countsOf(plan: ItemPlan, image: Record<string, unknown> | undefined): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const counter of plan.counters) {
+    const value = (image?.[counter.attribute] as { n?: number } | undefined)?.n;
+    counts[counter.attribute] = typeof value === 'number' ? value : 1;
+  }
+  return counts;
+}
+
 export class AdmissionStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -156,27 +194,25 @@ export class AdmissionStore {
   ) {}
 
   /** Read an item consistently (the key item, on a container's first request with that key). */
-  async read(key: ItemKey): Promise<Record<string, unknown> | undefined> {
+  async read(key: ItemKey, signal?: AbortSignal): Promise<Record<string, unknown> | undefined> {
     try {
-      const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
+      const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }), { abortSignal: signal });
       return Item;
     } catch (error) {
       throw new QuotaStoreUnavailable(error);
     }
   }
 
-  async apply(plan: ItemPlan): Promise<ItemOutcome> {
+  async apply(plan: ItemPlan, signal?: AbortSignal): Promise<ItemOutcome> {
     try {
-      const { Attributes } = await this.client.send(new UpdateCommand(buildAdmissionUpdate(this.table, plan)));
-      const counts: Record<string, number> = {};
-      for (const counter of plan.counters) {
-        const value = (Attributes?.[counter.attribute] as { n?: number } | undefined)?.n;
-        counts[counter.attribute] = typeof value === 'number' ? value : 1;
-      }
-      return { ok: true, counts };
+      const { Attributes } = await this.client.send(new UpdateCommand(buildAdmissionUpdate(this.table, plan)), { abortSignal: signal });
+      return { ok: true, counts: countsOf(plan, Attributes) };
     } catch (error) {
-      if (isConditionFailure(error)) return { ok: false, old: oldImage(error) };
-      throw new QuotaStoreUnavailable(error);
+      if (!isConditionFailure(error)) throw new QuotaStoreUnavailable(error);
+      const old = oldImage(error);
+      // Our own earlier attempt (timed out, retried by the SDK) was applied: admitted, once.
+      if (old?.[ADMISSION_STAMP] === plan.admissionId) return { ok: true, counts: countsOf(plan, old) };
+      return { ok: false, old };
     }
   }
 
@@ -184,12 +220,14 @@ export class AdmissionStore {
    * Undo an admitted item's counts and lease for a request another item
    * rejected. A counter whose window has ended meanwhile is left alone.
    */
-  async compensate(plan: ItemPlan, leaseTaken: boolean): Promise<void> {
+  async compensate(plan: ItemPlan, leaseTaken: boolean, signal?: AbortSignal): Promise<void> {
     let counters = plan.counters;
     for (let attempt = 0; attempt < 3 && (counters.length > 0 || leaseTaken); attempt += 1) {
       const x = new Expression();
-      const conditions: string[] = [];
-      const sets: string[] = [];
+      const stamp = x.name(COMPENSATION_STAMP);
+      const id = x.value(plan.admissionId);
+      const conditions: string[] = [`(attribute_not_exists(${stamp}) OR ${stamp} <> ${id})`];
+      const sets: string[] = [`${stamp} = ${id}`];
       for (const counter of counters) {
         const attr = x.name(counter.attribute);
         conditions.push(`${attr}.w = ${x.value(counter.windowId)} AND ${attr}.n > ${x.value(0)}`);
@@ -201,17 +239,20 @@ export class AdmissionStore {
           new UpdateCommand({
             TableName: this.table,
             Key: plan.key,
-            UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', remove].join(' ').trim(),
-            ConditionExpression: conditions.length ? conditions.join(' AND ') : undefined,
+            UpdateExpression: [`SET ${sets.join(', ')}`, remove].join(' ').trim(),
+            ConditionExpression: conditions.join(' AND '),
             ExpressionAttributeNames: x.names,
-            ExpressionAttributeValues: Object.keys(x.values).length ? x.values : undefined,
+            ExpressionAttributeValues: x.values,
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
+          { abortSignal: signal },
         );
         return;
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
         const old = oldImage(error) ?? {};
+        // A retry of our own compensation, already applied.
+        if (old[COMPENSATION_STAMP] === plan.admissionId) return;
         counters = counters.filter((c) => {
           const current = old[c.attribute] as { w?: number; n?: number } | undefined;
           return current?.w === c.windowId && (current.n ?? 0) > 0;
@@ -221,7 +262,7 @@ export class AdmissionStore {
   }
 
   /** Free a concurrency lease when the request ends. */
-  async release(key: ItemKey, leaseId: string): Promise<void> {
+  async release(key: ItemKey, leaseId: string, signal?: AbortSignal): Promise<void> {
     await this.client.send(
       new UpdateCommand({
         TableName: this.table,
@@ -229,11 +270,12 @@ export class AdmissionStore {
         UpdateExpression: 'REMOVE #leases.#lease',
         ExpressionAttributeNames: { '#leases': 'leases', '#lease': leaseId },
       }),
+      { abortSignal: signal },
     );
   }
 
   /** True for exactly one caller per key and minute: the rejection it is about to log is the minute's sample. */
-  async claimRateLogSlot(key: ItemKey, minute: number): Promise<boolean> {
+  async claimRateLogSlot(key: ItemKey, minute: number, signal?: AbortSignal): Promise<boolean> {
     try {
       await this.client.send(
         new UpdateCommand({
@@ -243,6 +285,7 @@ export class AdmissionStore {
           ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(rate_logged_minute) OR rate_logged_minute < :minute)',
           ExpressionAttributeValues: { ':minute': minute },
         }),
+        { abortSignal: signal },
       );
       return true;
     } catch (error) {

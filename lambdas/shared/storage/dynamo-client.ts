@@ -86,12 +86,18 @@ export function instrumentDynamoClient(client: DynamoDBClient): DynamoDBClient {
 }
 
 /**
- * Bounded waits: admission fails closed (503 RATE_LIMIT_UNAVAILABLE) rather than hang until the
- * Lambda times out. The SDK still retries throttling and transient errors within these bounds.
+ * Bounded waits, so that every store call answers or fails well inside the
+ * function timeout (admission then fails closed: 503 RATE_LIMIT_UNAVAILABLE):
+ * - `throwOnRequestTimeout`: without it the locked @smithy/node-http-handler
+ *   only logs a warning when `requestTimeout` passes and keeps waiting;
+ * - at most 3 attempts (the SDK retries throttling, timeouts and transient
+ *   errors with backoff): 3 × 1 s plus backoff stays under the admission's
+ *   own deadline (http/pipeline.ts), which aborts whatever is still running.
+ * DynamoDB answers in milliseconds: a second without an answer is a failure.
  */
 export const DYNAMO_CLIENT_CONFIG = {
   maxAttempts: 3,
-  requestHandler: { connectionTimeout: 1000, requestTimeout: 2000 },
+  requestHandler: { connectionTimeout: 1000, requestTimeout: 1000, throwOnRequestTimeout: true },
 } as const;
 
 export function createDocumentClient(client = new DynamoDBClient({ ...DYNAMO_CLIENT_CONFIG })): DynamoDBDocumentClient {

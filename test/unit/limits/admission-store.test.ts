@@ -26,12 +26,17 @@ const ddbMock = mockClient(DynamoDBDocumentClient);
 const store = new AdmissionStore(documentClient, TABLE);
 
 const counter = (attribute: string, mode: CounterPlan['mode'], windowId = 100, limit = 60): CounterPlan => ({ attribute, windowId, limit, mode });
+const ADMISSION_ID = 'radm1';
 const keyPlan = (overrides: Partial<ItemPlan> = {}): ItemPlan => ({
+  admissionId: ADMISSION_ID,
   key: KEY,
   guard: { kind: 'key' },
   counters: [counter('q_key_minute', 'increment')],
   ...overrides,
 });
+
+/** Every admission write is stamped with its admission id and refuses to apply twice (an SDK retry after a timeout). */
+const STAMPED = ' AND (attribute_not_exists(adm) OR adm <> "radm1")';
 
 afterEach(() => {
   ddbMock.reset();
@@ -43,8 +48,8 @@ describe('buildAdmissionUpdate', () => {
     const update = resolveUpdate(buildAdmissionUpdate(TABLE, keyPlan()));
 
     // Assess
-    expect(update.condition).toBe('attribute_exists(pk) AND attribute_not_exists(revoked_at) AND q_key_minute.w = 100 AND q_key_minute.n < 60');
-    expect(update.update).toBe('SET q_key_minute.n = q_key_minute.n + 1');
+    expect(update.condition).toBe('attribute_exists(pk) AND attribute_not_exists(revoked_at) AND q_key_minute.w = 100 AND q_key_minute.n < 60' + STAMPED);
+    expect(update.update).toBe('SET q_key_minute.n = q_key_minute.n + 1, adm = "radm1"');
   });
 
   it('resets a counter only when it is missing or from an older window', () => {
@@ -52,16 +57,16 @@ describe('buildAdmissionUpdate', () => {
     const update = resolveUpdate(buildAdmissionUpdate(TABLE, keyPlan({ counters: [counter('q_key_minute', 'reset')] })));
 
     // Assess
-    expect(update.condition).toBe('attribute_exists(pk) AND attribute_not_exists(revoked_at) AND (attribute_not_exists(q_key_minute) OR q_key_minute.w < 100)');
-    expect(update.update).toBe('SET q_key_minute = {"w":100,"n":1}');
+    expect(update.condition).toBe('attribute_exists(pk) AND attribute_not_exists(revoked_at) AND (attribute_not_exists(q_key_minute) OR q_key_minute.w < 100)' + STAMPED);
+    expect(update.update).toBe('SET q_key_minute = {"w":100,"n":1}, adm = "radm1"');
   });
 
   it('guards the account item on its status and credential generation', () => {
     // Act
-    const input = buildAdmissionUpdate(TABLE, { key: ACCOUNT, guard: { kind: 'account', credGen: 3 }, counters: [counter('q_account_minute', 'increment', 100, 300)] });
+    const input = buildAdmissionUpdate(TABLE, { admissionId: ADMISSION_ID, key: ACCOUNT, guard: { kind: 'account', credGen: 3 }, counters: [counter('q_account_minute', 'increment', 100, 300)] });
 
     // Assess
-    expect(resolveUpdate(input).condition).toBe('status = "active" AND cred_gen = 3 AND q_account_minute.w = 100 AND q_account_minute.n < 300');
+    expect(resolveUpdate(input).condition).toBe('status = "active" AND cred_gen = 3 AND q_account_minute.w = 100 AND q_account_minute.n < 300' + STAMPED);
     // `status` is a DynamoDB reserved word: it must go through a name placeholder.
     expect(input.ConditionExpression).not.toMatch(/\bstatus\b/);
   });
@@ -69,6 +74,7 @@ describe('buildAdmissionUpdate', () => {
   it("guards the organization item on its status, key generation and the creator's grant", () => {
     // Act
     const input = buildAdmissionUpdate(TABLE, {
+      admissionId: ADMISSION_ID,
       key: ORG,
       guard: { kind: 'organization', keyGen: 2, accountId: 'acc_0001', grant: 'grant_0001' },
       counters: [counter('q_organization_day', 'increment', 20, 20_000)],
@@ -76,7 +82,7 @@ describe('buildAdmissionUpdate', () => {
 
     // Assess
     expect(resolveUpdate(input).condition).toBe(
-      'status = "active" AND key_gen = 2 AND managers.acc_0001 = "grant_0001" AND q_organization_day.w = 20 AND q_organization_day.n < 20000',
+      'status = "active" AND key_gen = 2 AND managers.acc_0001 = "grant_0001" AND q_organization_day.w = 20 AND q_organization_day.n < 20000' + STAMPED,
     );
     // Account ids are map keys of any shape: never spliced into the expression.
     expect(input.ConditionExpression).not.toContain('acc_0001');
@@ -90,7 +96,7 @@ describe('buildAdmissionUpdate', () => {
 
     // Assess
     expect(update.condition).toMatch(/ AND attribute_not_exists\(leases\)$/);
-    expect(update.update).toBe('SET q_key_minute.n = q_key_minute.n + 1, leases = {"rreq1":5000}');
+    expect(update.update).toBe('SET q_key_minute.n = q_key_minute.n + 1, adm = "radm1", leases = {"rreq1":5000}');
   });
 
   it('adds a lease while fewer than the limit are held', () => {
@@ -101,7 +107,7 @@ describe('buildAdmissionUpdate', () => {
 
     // Assess
     expect(update.condition).toMatch(/ AND size\(leases\) < 2$/);
-    expect(update.update).toBe('SET q_key_minute.n = q_key_minute.n + 1, leases.rreq1 = 5000');
+    expect(update.update).toBe('SET q_key_minute.n = q_key_minute.n + 1, adm = "radm1", leases.rreq1 = 5000');
   });
 
   it('drops expired leases in the same write, each asserted to exist, and counts only the live ones against the limit', () => {
@@ -112,7 +118,7 @@ describe('buildAdmissionUpdate', () => {
 
     // Assess
     expect(update.condition).toMatch(/ AND size\(leases\) < 4 AND attribute_exists\(leases\.ra\) AND attribute_exists\(leases\.rb\)$/);
-    expect(update.update).toBe('SET q_key_minute.n = q_key_minute.n + 1, leases.rreq1 = 5000 REMOVE leases.ra, leases.rb');
+    expect(update.update).toBe('SET q_key_minute.n = q_key_minute.n + 1, adm = "radm1", leases.rreq1 = 5000 REMOVE leases.ra, leases.rb');
   });
 
   const plans: { name: string; plan: ItemPlan }[] = [
@@ -121,6 +127,7 @@ describe('buildAdmissionUpdate', () => {
     {
       name: 'an account item creating its lease map',
       plan: {
+        admissionId: ADMISSION_ID,
         key: ACCOUNT,
         guard: { kind: 'account', credGen: 1 },
         counters: [counter('q_account_minute', 'reset')],
@@ -130,6 +137,7 @@ describe('buildAdmissionUpdate', () => {
     {
       name: 'an organization item dropping expired leases',
       plan: {
+        admissionId: ADMISSION_ID,
         key: ORG,
         guard: { kind: 'organization', keyGen: 1, accountId: 'acc_0001', grant: 'g' },
         counters: [counter('q_organization_minute', 'increment'), counter('q_ticket_minute', 'reset')],
@@ -202,6 +210,28 @@ describe('AdmissionStore', () => {
     });
   });
 
+  it('admits, once, a write whose earlier attempt was applied before it timed out (the SDK retried it)', async () => {
+    // Prepare: the retried write meets its own stamp.
+    ddbMock.on(UpdateCommand).rejects(conditionFailed({ ...KEY, adm: ADMISSION_ID, q_key_minute: { w: 100, n: 7 } }));
+
+    // Act
+    const outcome = await store.apply(keyPlan());
+
+    // Assess
+    expect(outcome).toEqual({ ok: true, counts: { q_key_minute: 7 } });
+  });
+
+  it('still refuses when the stamp is another admission\'s', async () => {
+    // Prepare
+    ddbMock.on(UpdateCommand).rejects(conditionFailed({ ...KEY, adm: 'rother', q_key_minute: { w: 100, n: 60 } }));
+
+    // Act
+    const outcome = await store.apply(keyPlan());
+
+    // Assess
+    expect(outcome).toMatchObject({ ok: false, old: { adm: 'rother' } });
+  });
+
   it('returns no old image when the refused item does not exist', async () => {
     // Prepare
     ddbMock.on(UpdateCommand).rejects(conditionFailed());
@@ -238,8 +268,8 @@ describe('AdmissionStore', () => {
     // Assess
     const [input] = ddbMock.commandCalls(UpdateCommand).map((call) => call.args[0].input);
     expect(resolveUpdate(input)).toEqual({
-      update: 'SET q_key_minute.n = q_key_minute.n - 1, q_key_day.n = q_key_day.n - 1 REMOVE leases.rreq1',
-      condition: 'q_key_minute.w = 100 AND q_key_minute.n > 0 AND q_key_day.w = 7 AND q_key_day.n > 0',
+      update: 'SET undo = "radm1", q_key_minute.n = q_key_minute.n - 1, q_key_day.n = q_key_day.n - 1 REMOVE leases.rreq1',
+      condition: '(attribute_not_exists(undo) OR undo <> "radm1") AND q_key_minute.w = 100 AND q_key_minute.n > 0 AND q_key_day.w = 7 AND q_key_day.n > 0',
     });
     expect(unusedPlaceholders(input)).toEqual([]);
   });
@@ -260,10 +290,13 @@ describe('AdmissionStore', () => {
 
     // Assess
     const retry = ddbMock.commandCalls(UpdateCommand)[1].args[0].input;
-    expect(resolveUpdate(retry)).toEqual({ update: 'SET q_key_day.n = q_key_day.n - 1 REMOVE leases.rreq1', condition: 'q_key_day.w = 7 AND q_key_day.n > 0' });
+    expect(resolveUpdate(retry)).toEqual({
+      update: 'SET undo = "radm1", q_key_day.n = q_key_day.n - 1 REMOVE leases.rreq1',
+      condition: '(attribute_not_exists(undo) OR undo <> "radm1") AND q_key_day.w = 7 AND q_key_day.n > 0',
+    });
   });
 
-  it('removes only the lease, without a condition or values, when no counter is left to take back', async () => {
+  it('removes only the lease, with no counter condition, when no counter is left to take back', async () => {
     // Prepare
     ddbMock.on(UpdateCommand).rejectsOnce(conditionFailed({ ...KEY, q_key_minute: { w: 101, n: 1 } })).resolves({});
     const plan = keyPlan({ lease: { leaseId: 'rreq1', expiresAtMs: 5000, limit: 2, expired: [], mode: 'add' } });
@@ -273,9 +306,19 @@ describe('AdmissionStore', () => {
 
     // Assess
     const retry = ddbMock.commandCalls(UpdateCommand)[1].args[0].input;
-    expect(retry.UpdateExpression).toMatch(/^REMOVE #\w+\.#\w+$/);
-    expect(retry.ConditionExpression).toBeUndefined();
-    expect(retry.ExpressionAttributeValues).toBeUndefined();
+    expect(resolveUpdate(retry)).toEqual({ update: 'SET undo = "radm1" REMOVE leases.rreq1', condition: '(attribute_not_exists(undo) OR undo <> "radm1")' });
+    expect(unusedPlaceholders(retry)).toEqual([]);
+  });
+
+  it('recognizes its own compensation, applied by an attempt that timed out, and does not take the counts back twice', async () => {
+    // Prepare: the SDK's retry finds the stamp of the first attempt.
+    ddbMock.on(UpdateCommand).rejects(conditionFailed({ ...KEY, undo: ADMISSION_ID, q_key_minute: { w: 100, n: 4 } }));
+
+    // Act
+    await store.compensate(keyPlan(), false);
+
+    // Assess
+    expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(1);
   });
 
   it('stops compensating after three refused attempts', async () => {

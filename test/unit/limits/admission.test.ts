@@ -1,4 +1,6 @@
 /**
+ * Authentication, admission and authorization of a request, as the pipeline
+ * chains them (authenticateKey → admitRequest → authorizeRoute).
  * admitRequest(): one decision per request on whether the key is still
  * usable and every quota and concurrency limit covering the route has room,
  * taken in conditional writes to the key, account and organization items.
@@ -13,16 +15,19 @@ import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } fr
 import { ApiError, ERROR_CATALOG } from '../../../lambdas/shared/errors';
 import { accountKey, apiKeyKey, orgKey, toKeyFacts, type ApiKeyItem } from '../../../lambdas/shared/identity/access-items';
 import { digestApiKey, generateApiKey, keyIdFromDigest, LIVE_KEY_PREFIX } from '../../../lambdas/shared/identity/api-keys';
-import { KeyFactsCache } from '../../../lambdas/shared/identity/principal';
+import { authorizeRoute, type AuthorizedRoute } from '../../../lambdas/shared/identity/authorization';
+import { authenticateKey, KeyFactsCache } from '../../../lambdas/shared/identity/key-authentication';
 import { AdmissionStore, QuotaStoreUnavailable, type ItemKey } from '../../../lambdas/shared/limits/admission-store';
-import { admitRequest, RateLogSampler, WindowMemory, type AdmissionRoute } from '../../../lambdas/shared/limits/admission';
+import { admitRequest, type AdmissionRoute } from '../../../lambdas/shared/limits/admission';
+import { RateLogSampler } from '../../../lambdas/shared/limits/rejection-log';
+import { WindowMemory } from '../../../lambdas/shared/limits/window-memory';
 import { LIMITS } from '../../../lambdas/shared/limits/limits-table';
 import {
   conditionFailed,
   documentClient,
   gate,
   leaseTakenBy,
-  resolveUpdate,
+  resolveCounting,
   throttled,
   timedOut,
   windowsAt,
@@ -64,20 +69,27 @@ function warmContainer(issued: IssuedKey): Container {
 }
 
 interface AdmitOptions {
-  readonly route?: AdmissionRoute;
+  readonly route?: AdmissionRoute & AuthorizedRoute;
   readonly partnerId?: string;
   readonly container?: Container;
   readonly now?: Date;
 }
 
-function admit(authorization: string | undefined, options: AdmitOptions = {}) {
+async function admit(authorization: string | undefined, options: AdmitOptions = {}) {
   const container = options.container ?? newContainer();
-  return admitRequest(authorization, options.route ?? {}, options.partnerId, {
-    store,
-    ...container,
-    limits: LIMITS,
-    now: options.now ?? NOW,
-  });
+  const now = options.now ?? NOW;
+  const route = options.route ?? {};
+  const key = await authenticateKey(authorization, { reader: store, cache: container.cache, now });
+  const admission = await admitRequest(key, route, { store, windows: container.windows, rateLog: container.rateLog, limits: LIMITS, now });
+  try {
+    authorizeRoute(admission.principal, route, options.partnerId);
+  } catch (error) {
+    // As the pipeline does: the response to a refused admitted request frees its slots and carries the rate headers.
+    await admission.release();
+    const refused = error as ApiError;
+    throw new ApiError(refused.code, refused.message, { ...admission.headers, ...refused.headers });
+  }
+  return admission;
 }
 
 async function rejection(promise: Promise<unknown>): Promise<ApiError> {
@@ -106,7 +118,7 @@ const rateLogClaims = () => updates().filter((input) => input.UpdateExpression?.
 const onAdmissionWrite = (key: ItemKey) => ddbMock.on(UpdateCommand, { Key: key, ReturnValues: 'UPDATED_NEW' });
 
 const orgKeyWith = (scopes: string[] = ['records:read', 'tickets:read', 'invitations:write']) => issueKey({ partner_id: PARTNER_ID, scopes });
-const TICKET_ROUTE: AdmissionRoute = { scope: 'tickets:read', partnerBound: true, category: 'ticket' };
+const TICKET_ROUTE: AdmissionRoute & AuthorizedRoute = { scope: 'tickets:read', partnerBound: true, category: 'ticket' };
 
 let stdout: MockInstance<typeof process.stdout.write>;
 const logLines = () =>
@@ -201,11 +213,11 @@ describe('admitRequest: round trips', () => {
     await admit(bearer(issued.key), { container: warmContainer(issued) });
 
     // Assess
-    expect(resolveUpdate(admissionWrites(apiKeyKey(issued.keyId))[0]).condition).toMatch(
+    expect(resolveCounting(admissionWrites(apiKeyKey(issued.keyId))[0]).condition).toMatch(
       /^attribute_exists\(pk\) AND attribute_not_exists\(revoked_at\) AND /,
     );
-    expect(resolveUpdate(admissionWrites(accountKey(ACCOUNT_ID))[0]).condition).toMatch(/^status = "active" AND cred_gen = 3 AND /);
-    expect(resolveUpdate(admissionWrites(orgKey(PARTNER_ID))[0]).condition).toMatch(
+    expect(resolveCounting(admissionWrites(accountKey(ACCOUNT_ID))[0]).condition).toMatch(/^status = "active" AND cred_gen = 3 AND /);
+    expect(resolveCounting(admissionWrites(orgKey(PARTNER_ID))[0]).condition).toMatch(
       new RegExp(`^status = "active" AND key_gen = 2 AND managers\\.${ACCOUNT_ID} = "grant_0007" AND `),
     );
   });
@@ -287,6 +299,22 @@ describe('admitRequest: invalid credentials are indistinguishable and count nowh
     expect(Key?.pk).toMatch(/^KEY#key_[0-9a-f]{24}$/);
   });
 
+  it.each([
+    { name: 'missing', authorization: undefined },
+    { name: 'malformed', authorization: 'Bearer not-a-key' },
+  ])('reads a different decoy item for each request with a $name credential: no hot partition', async ({ authorization }) => {
+    // Prepare
+    serveAdmission(ddbMock, [accountItem()]);
+
+    // Act
+    for (let i = 0; i < 5; i += 1) await rejection(admit(authorization));
+
+    // Assess
+    const read = ddbMock.commandCalls(GetCommand).map((call) => call.args[0].input.Key?.pk);
+    expect(read).toHaveLength(5);
+    expect(new Set(read).size).toBe(5);
+  });
+
   it('does not cache the facts of a key whose digest did not match', async () => {
     // Prepare
     serveAdmission(ddbMock, [mismatchItem, accountItem()]);
@@ -362,10 +390,10 @@ describe('admitRequest: a refused write whose old image shows the key is no long
     await rejection(admit(bearer(issued.key), { container: warmContainer(issued) }));
 
     // Assess
-    const key = resolveUpdate(compensations(KEY)[0]);
+    const key = resolveCounting(compensations(KEY)[0]);
     expect(key.update).toBe('SET q_key_minute.n = q_key_minute.n - 1, q_key_day.n = q_key_day.n - 1');
     expect(key.condition).toBe(`q_key_minute.w = ${W.minute} AND q_key_minute.n > 0 AND q_key_day.w = ${W.day} AND q_key_day.n > 0`);
-    expect(resolveUpdate(compensations(ORG)[0]).update).toMatch(/q_organization_minute\.n = q_organization_minute\.n - 1/);
+    expect(resolveCounting(compensations(ORG)[0]).update).toMatch(/q_organization_minute\.n = q_organization_minute\.n - 1/);
     expect(compensations(ACCOUNT)).toHaveLength(0);
   });
 
@@ -511,7 +539,7 @@ describe('admitRequest: quotas', () => {
     await admit(bearer(issued.key), { container: warmContainer(issued) });
 
     // Assess
-    const conditions = (key: ItemKey) => resolveUpdate(admissionWrites(key)[0]).condition;
+    const conditions = (key: ItemKey) => resolveCounting(admissionWrites(key)[0]).condition;
     expect(conditions(apiKeyKey(issued.keyId))).toContain(`q_key_minute.w = ${W.minute} AND q_key_minute.n < 60`);
     expect(conditions(apiKeyKey(issued.keyId))).toContain(`q_key_day.w = ${W.day} AND q_key_day.n < 5000`);
     expect(conditions(accountKey(ACCOUNT_ID))).toContain('q_account_minute.n < 300');
@@ -534,7 +562,7 @@ describe('admitRequest: quotas', () => {
     });
 
     // Assess
-    const condition = resolveUpdate(admissionWrites(orgKey(PARTNER_ID))[0]).condition;
+    const condition = resolveCounting(admissionWrites(orgKey(PARTNER_ID))[0]).condition;
     expect(condition).toContain(`q_invitation_minute.w = ${W.minute} AND q_invitation_minute.n < 10`);
     expect(condition).toContain(`q_invitation_hour.w = ${W.hour} AND q_invitation_hour.n < 60`);
     expect(condition).toContain(`q_invitation_day.w = ${W.day} AND q_invitation_day.n < 200`);
@@ -588,6 +616,56 @@ describe('admitRequest: quotas', () => {
     });
   });
 
+  it('names the full window that ends last when several refuse on one item: key-day over key-minute', async () => {
+    // Prepare: both of the key's windows are full; the minute ends in 15 s, the day at midnight.
+    const issued = issueKey();
+    const now = new Date(NOW_MS + 45_000);
+    serveAdmission(ddbMock, [issued.item, accountItem()]);
+    onAdmissionWrite(apiKeyKey(issued.keyId)).rejects(
+      conditionFailed({ ...issued.item, q_key_minute: { w: W.minute, n: 60 }, q_key_day: { w: W.day, n: 5000 } }),
+    );
+
+    // Act
+    const error = await rejection(admit(bearer(issued.key), { container: warmContainer(issued), now }));
+
+    // Assess
+    expect(error.headers).toEqual({
+      'X-RateLimit-Limit': '5000',
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': String(W.dayEnd),
+      'X-RateLimit-Policy': 'key-day',
+      'Retry-After': String(W.dayEnd - now.getTime() / 1000),
+    });
+  });
+
+  it('names the full window that ends last across items: organization-day over key-minute', async () => {
+    // Prepare
+    const issued = orgKeyWith();
+    serveAdmission(ddbMock, [issued.item, accountItem(), orgItem()]);
+    onAdmissionWrite(apiKeyKey(issued.keyId)).rejects(conditionFailed({ ...issued.item, q_key_minute: { w: W.minute, n: 60 } }));
+    onAdmissionWrite(orgKey(PARTNER_ID)).rejects(conditionFailed({ ...orgItem(), q_organization_day: { w: W.day, n: 20_000 } }));
+
+    // Act
+    const error = await rejection(admit(bearer(issued.key), { container: warmContainer(issued) }));
+
+    // Assess
+    expect(error.headers).toMatchObject({ 'X-RateLimit-Policy': 'organization-day', 'X-RateLimit-Reset': String(W.dayEnd) });
+  });
+
+  it('names the earlier policy of the table when two full windows end together', async () => {
+    // Prepare: key-minute and account-minute end at the same instant.
+    const issued = issueKey();
+    serveAdmission(ddbMock, [issued.item, accountItem()]);
+    onAdmissionWrite(apiKeyKey(issued.keyId)).rejects(conditionFailed({ ...issued.item, q_key_minute: { w: W.minute, n: 60 } }));
+    onAdmissionWrite(accountKey(ACCOUNT_ID)).rejects(conditionFailed({ ...accountItem(), q_account_minute: { w: W.minute, n: 300 } }));
+
+    // Act
+    const error = await rejection(admit(bearer(issued.key), { container: warmContainer(issued) }));
+
+    // Assess
+    expect(error.headers['X-RateLimit-Policy']).toBe('key-minute');
+  });
+
   it('names invitation-hour when the organization created 60 invitations this hour', async () => {
     // Prepare
     const issued = orgKeyWith();
@@ -625,7 +703,7 @@ describe('admitRequest: quotas', () => {
     expect(error.headers['X-RateLimit-Policy']).toBe('ticket-minute');
     const lease = leaseTakenBy(admissionWrites(apiKeyKey(issued.keyId))[0]);
     for (const key of [apiKeyKey(issued.keyId), accountKey(ACCOUNT_ID)]) {
-      const [compensation] = compensations(key).map(resolveUpdate);
+      const [compensation] = compensations(key).map(resolveCounting);
       expect(compensation.update).toMatch(/^SET q_\w+_minute\.n = q_\w+_minute\.n - 1, q_\w+_day\.n = q_\w+_day\.n - 1 REMOVE leases\.\w+$/);
       expect(compensation.update).toContain(`REMOVE leases.${lease?.id}`);
     }
@@ -644,7 +722,7 @@ describe('admitRequest: quotas', () => {
     const admission = await admit(bearer(issued.key), { container: warmContainer(issued) });
 
     // Assess
-    const [first, retry] = admissionWrites(apiKeyKey(issued.keyId)).map(resolveUpdate);
+    const [first, retry] = admissionWrites(apiKeyKey(issued.keyId)).map(resolveCounting);
     expect(first.condition).toContain(`q_key_minute.w = ${W.minute} AND q_key_minute.n < 60`);
     expect(retry.condition).toContain(`(attribute_not_exists(q_key_minute) OR q_key_minute.w < ${W.minute})`);
     expect(retry.condition).toContain(`q_key_day.w = ${W.day} AND q_key_day.n < 5000`);
@@ -662,7 +740,7 @@ describe('admitRequest: quotas', () => {
     await admit(bearer(issued.key), { container: warmContainer(issued) });
 
     // Assess
-    const retry = resolveUpdate(admissionWrites(accountKey(ACCOUNT_ID))[1]);
+    const retry = resolveCounting(admissionWrites(accountKey(ACCOUNT_ID))[1]);
     expect(retry.update).toBe(`SET q_account_minute = {"w":${W.minute},"n":1}, q_account_day = {"w":${W.day},"n":1}`);
   });
 
@@ -677,7 +755,7 @@ describe('admitRequest: quotas', () => {
     // Assess
     const keyWrites = admissionWrites(apiKeyKey(issued.keyId));
     expect(keyWrites).toHaveLength(1);
-    expect(resolveUpdate(keyWrites[0]).update).toBe(`SET q_key_minute = {"w":${W.minute},"n":1}, q_key_day = {"w":${W.day},"n":1}`);
+    expect(resolveCounting(keyWrites[0]).update).toBe(`SET q_key_minute = {"w":${W.minute},"n":1}, q_key_day = {"w":${W.day},"n":1}`);
   });
 
   it('counts in the newer window another container already opened', async () => {
@@ -692,7 +770,7 @@ describe('admitRequest: quotas', () => {
     await admit(bearer(issued.key), { container: warmContainer(issued), now: new Date(NOW_MS + 59_000) });
 
     // Assess
-    const retry = resolveUpdate(admissionWrites(apiKeyKey(issued.keyId))[1]);
+    const retry = resolveCounting(admissionWrites(apiKeyKey(issued.keyId))[1]);
     expect(retry.condition).toContain(`q_key_minute.w = ${W.minute + 1} AND q_key_minute.n < 60`);
   });
 
@@ -708,7 +786,7 @@ describe('admitRequest: quotas', () => {
     await admit(bearer(issued.key), { container, now: new Date(NOW_MS + 60_000) });
 
     // Assess
-    const writes = admissionWrites(apiKeyKey(issued.keyId)).map(resolveUpdate);
+    const writes = admissionWrites(apiKeyKey(issued.keyId)).map(resolveCounting);
     expect(writes).toHaveLength(1);
     expect(writes[0].update).toBe(`SET q_key_minute = {"w":${W.minute + 1},"n":1}, q_key_day.n = q_key_day.n + 1`);
   });
@@ -747,9 +825,9 @@ describe('admitRequest: requests in flight', () => {
     const leases = [KEY, accountKey(ACCOUNT_ID), orgKey(PARTNER_ID)].map((key) => leaseTakenBy(admissionWrites(key)[0]));
     expect(new Set(leases.map((lease) => lease?.id)).size).toBe(1);
     expect(leases.every((lease) => lease?.expiresAtMs === NOW_MS + 15_000)).toBe(true);
-    expect(resolveUpdate(admissionWrites(KEY)[0]).condition).toContain('size(leases) < 2');
-    expect(resolveUpdate(admissionWrites(accountKey(ACCOUNT_ID))[0]).condition).toContain('size(leases) < 6');
-    expect(resolveUpdate(admissionWrites(orgKey(PARTNER_ID))[0]).condition).toContain('size(leases) < 4');
+    expect(resolveCounting(admissionWrites(KEY)[0]).condition).toContain('size(leases) < 2');
+    expect(resolveCounting(admissionWrites(accountKey(ACCOUNT_ID))[0]).condition).toContain('size(leases) < 6');
+    expect(resolveCounting(admissionWrites(orgKey(PARTNER_ID))[0]).condition).toContain('size(leases) < 4');
   });
 
   it('gives every admission its own lease, even when clients send the same request id (X-Amzn-RequestId)', async () => {
@@ -805,8 +883,8 @@ describe('admitRequest: requests in flight', () => {
     // Assess
     expect(error.code).toBe('CONCURRENCY_LIMITED');
     const lease = leaseTakenBy(admissionWrites(KEY)[0]);
-    expect(resolveUpdate(compensations(KEY)[0]).update).toContain(`REMOVE leases.${lease?.id}`);
-    expect(resolveUpdate(compensations(accountKey(ACCOUNT_ID))[0]).update).toContain(`REMOVE leases.${lease?.id}`);
+    expect(resolveCounting(compensations(KEY)[0]).update).toContain(`REMOVE leases.${lease?.id}`);
+    expect(resolveCounting(compensations(accountKey(ACCOUNT_ID))[0]).update).toContain(`REMOVE leases.${lease?.id}`);
   });
 
   it('takes the slots layer by layer, key first: the account write waits for the key write', async () => {
@@ -844,7 +922,7 @@ describe('admitRequest: requests in flight', () => {
 
     // Assess
     expect(admission.principal.keyId).toBe(issued.keyId);
-    const retry = resolveUpdate(admissionWrites(KEY)[1]);
+    const retry = resolveCounting(admissionWrites(KEY)[1]);
     expect(retry.condition).toContain('size(leases) < 4 AND attribute_exists(leases.ra) AND attribute_exists(leases.rb)');
     expect(retry.update).toMatch(/ REMOVE leases\.ra, leases\.rb$/);
   });
@@ -854,7 +932,7 @@ describe('admitRequest: requests in flight', () => {
     const held = { crashed: NOW_MS + 15_000, other: NOW_MS + 20_000 };
     serveAdmission(ddbMock, [issued.item, accountItem(), orgItem()]);
     onAdmissionWrite(KEY).callsFake((input: UpdateCommandInput) =>
-      resolveUpdate(input).condition.includes('attribute_exists(leases.crashed)')
+      resolveCounting(input).condition.includes('attribute_exists(leases.crashed)')
         ? { Attributes: {} }
         : Promise.reject(conditionFailed({ ...issued.item, leases: held })),
     );
@@ -877,7 +955,7 @@ describe('admitRequest: requests in flight', () => {
     await admitTicket();
 
     // Assess
-    const retry = resolveUpdate(admissionWrites(KEY)[1]);
+    const retry = resolveCounting(admissionWrites(KEY)[1]);
     expect(retry.condition).toContain('attribute_not_exists(leases)');
     expect(retry.update).toMatch(new RegExp(`leases = \\{"\\w+":${NOW_MS + 15_000}\\}`));
   });
@@ -903,8 +981,8 @@ describe('admitRequest: a quota store that does not answer', () => {
     // Assess
     expect(error).toMatchObject({ code: 'RATE_LIMIT_UNAVAILABLE', status: 503 });
     expect(error.headers).toEqual({ 'Retry-After': '1' });
-    expect(error.cause).toBeInstanceOf(QuotaStoreUnavailable);
-    expect((error.cause as QuotaStoreUnavailable).cause).toMatchObject({ name: (read ?? write)?.().name });
+    expect(error).toBeInstanceOf(QuotaStoreUnavailable);
+    expect(error.cause).toMatchObject({ name: (read ?? write)?.().name });
     if (read) expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(0);
   });
 
@@ -939,7 +1017,7 @@ describe('Admission.release', () => {
     // Assess
     expect(releases()).toHaveLength(3);
     for (const key of [apiKeyKey(issued.keyId), accountKey(ACCOUNT_ID), orgKey(PARTNER_ID)]) {
-      expect(resolveUpdate(releases(key)[0]).update).toBe(`REMOVE leases.${lease?.id}`);
+      expect(resolveCounting(releases(key)[0]).update).toBe(`REMOVE leases.${lease?.id}`);
     }
   });
 

@@ -81,3 +81,19 @@ export function gate() {
   });
   return { opened, open };
 }
+
+/**
+ * resolveUpdate without the admission and compensation stamps (`adm`, `undo`),
+ * which admission-store.test.ts covers: what is left is what the write counts
+ * and checks.
+ */
+export function resolveCounting(input: Parameters<typeof resolveUpdate>[0]) {
+  const { update, condition } = resolveUpdate(input);
+  const isStamp = (clause: string) => /^(adm|undo) = "\w+"$/.test(clause) || /^\(attribute_not_exists\((adm|undo)\) OR \1 <> "\w+"\)$/.test(clause);
+  const sets = update.replace(/^SET (.*?)(?= REMOVE |$)/, (_, list: string) => {
+    // JSON values carry no ", ": clauses split cleanly.
+    const kept = list.split(', ').filter((clause) => !isStamp(clause));
+    return kept.length > 0 ? `SET ${kept.join(', ')}` : '';
+  });
+  return { update: sets.trim(), condition: condition.split(' AND ').filter((clause) => !isStamp(clause)).join(' AND ') };
+}

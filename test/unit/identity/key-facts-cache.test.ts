@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { toKeyFacts, type ApiKeyItem } from '../../../lambdas/shared/identity/access-items';
-import { KeyFactsCache } from '../../../lambdas/shared/identity/principal';
+import { KeyFactsCache } from '../../../lambdas/shared/identity/key-authentication';
 import { issueKey } from '../support/identity-fixtures';
 
 const facts = (keyId: string) => toKeyFacts({ ...issueKey().item, key_id: keyId } as ApiKeyItem);
