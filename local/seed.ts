@@ -4,7 +4,7 @@
  * every personal scope.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { IdentityBackOffice } from '../lambdas/shared/identity/back-office';
+import { createBackOffice } from '../lambdas/back-office/back-office';
 import { ORGANIZATION_SCOPES, PERSONAL_SCOPES } from '../lambdas/shared/identity/scopes';
 
 export interface DemoData {
@@ -15,11 +15,11 @@ export interface DemoData {
 }
 
 export async function seedDemo(client: DynamoDBDocumentClient, accessTable: string): Promise<DemoData> {
-  const office = new IdentityBackOffice(client, accessTable);
-  const { account_id } = await office.createAccount('Demo manager');
-  const { partner_id } = await office.createOrg('Demo organization');
-  await office.setMember(partner_id, account_id, 'manager');
-  const organization = await office.createKey({ accountId: account_id, partnerId: partner_id, scopes: [...ORGANIZATION_SCOPES] });
-  const personal = await office.createKey({ accountId: account_id, scopes: [...PERSONAL_SCOPES] });
+  const office = createBackOffice(client, accessTable);
+  const { account_id } = await office.accounts.create('Demo manager');
+  const { partner_id } = await office.organizations.create('Demo organization');
+  await office.memberships.set(partner_id, account_id, 'manager');
+  const organization = await office.keys.create({ accountId: account_id, partnerId: partner_id, scopes: [...ORGANIZATION_SCOPES] });
+  const personal = await office.keys.create({ accountId: account_id, scopes: [...PERSONAL_SCOPES] });
   return { account_id, partner_id, organization_key: organization.key, personal_key: personal.key };
 }

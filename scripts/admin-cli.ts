@@ -7,7 +7,7 @@
  * the caller's AWS credentials.
  */
 import { parseArgs } from 'node:util';
-import { BackOfficeError, type IdentityBackOffice } from '../lambdas/shared/identity/back-office';
+import { BackOfficeError, type BackOffice } from '../lambdas/back-office/back-office';
 
 export class UsageError extends Error {
   readonly code = 'USAGE';
@@ -57,39 +57,39 @@ function required(values: Values, name: 'account' | 'org' | 'role' | 'scopes' | 
   return value;
 }
 
-export async function runAdminCommand(argv: readonly string[], office: IdentityBackOffice): Promise<unknown> {
+export async function runAdminCommand(argv: readonly string[], office: BackOffice): Promise<unknown> {
   const { values, positionals } = parseAdminArgs(argv);
   const [group, verb, ...rest] = positionals;
   if (rest.length > 0) throw new UsageError(`Unexpected arguments: ${rest.join(' ')}`);
   switch (`${group} ${verb}`) {
     case 'account create':
-      return office.createAccount(values.name);
+      return office.accounts.create(values.name);
     case 'account deactivate':
-      return office.deactivateAccount(required(values, 'account'));
+      return office.accounts.deactivate(required(values, 'account'));
     case 'account reactivate':
-      return office.reactivateAccount(required(values, 'account'));
+      return office.accounts.reactivate(required(values, 'account'));
     case 'account reset-password':
-      return office.resetPassword(required(values, 'account'));
+      return office.accounts.resetPassword(required(values, 'account'));
     case 'org create':
-      return office.createOrg(values.name);
+      return office.organizations.create(values.name);
     case 'org archive':
-      return office.archiveOrg(required(values, 'org'));
+      return office.organizations.archive(required(values, 'org'));
     case 'org restore':
-      return office.restoreOrg(required(values, 'org'));
+      return office.organizations.restore(required(values, 'org'));
     case 'member set': {
       const role = required(values, 'role');
       if (role !== 'manager' && role !== 'member') throw new UsageError('--role must be manager or member');
-      return office.setMember(required(values, 'org'), required(values, 'account'), role);
+      return office.memberships.set(required(values, 'org'), required(values, 'account'), role);
     }
     case 'member remove':
-      return office.removeMember(required(values, 'org'), required(values, 'account'));
+      return office.memberships.remove(required(values, 'org'), required(values, 'account'));
     case 'key create': {
       let days: number | undefined;
       if (values.days !== undefined) {
         if (!/^\d+$/.test(values.days)) throw new BackOfficeError('INVALID_EXPIRY', '--days must be a whole number from 1 to 365');
         days = Number(values.days);
       }
-      return office.createKey({
+      return office.keys.create({
         accountId: required(values, 'account'),
         partnerId: values.org,
         scopes: required(values, 'scopes').split(',').map((s) => s.trim()).filter(Boolean),
@@ -98,9 +98,9 @@ export async function runAdminCommand(argv: readonly string[], office: IdentityB
       });
     }
     case 'key revoke':
-      return office.revokeKey(required(values, 'key-id'));
+      return office.keys.revoke(required(values, 'key-id'));
     case 'key list':
-      return office.listKeys(required(values, 'account'));
+      return office.keys.list(required(values, 'account'));
     default:
       throw new UsageError(group ? `Unknown command: ${[group, verb].filter(Boolean).join(' ')}` : 'No command given');
   }

@@ -1,7 +1,7 @@
 /** Entry point of `npm run -s admin`: see admin-cli.ts. */
 import { existsSync, readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { IdentityBackOffice } from '../lambdas/shared/identity/back-office';
+import { createBackOffice, type BackOffice } from '../lambdas/back-office/back-office';
 import { createDocumentClient } from '../lambdas/shared/storage/dynamo-client';
 import { physicalTableName } from '../lambdas/shared/storage/table-definitions';
 import { localDynamoClient } from '../local/dynamo-local';
@@ -12,13 +12,13 @@ class NotRunning extends Error {
   readonly code = 'LOCAL_STACK_NOT_RUNNING';
 }
 
-function backOffice(stage: string | undefined): IdentityBackOffice {
+function backOffice(stage: string | undefined): BackOffice {
   if (stage) {
-    return new IdentityBackOffice(createDocumentClient(new DynamoDBClient({})), physicalTableName(stage, 'access'));
+    return createBackOffice(createDocumentClient(new DynamoDBClient({})), physicalTableName(stage, 'access'));
   }
   if (!existsSync(LOCAL_STATE_FILE)) throw new NotRunning('No local stack found: run `npm start` first, or pass --stage <name>');
   const state = JSON.parse(readFileSync(LOCAL_STATE_FILE, 'utf8')) as { dynamoEndpoint: string; tables: { access: string } };
-  return new IdentityBackOffice(createDocumentClient(localDynamoClient(state.dynamoEndpoint)), state.tables.access);
+  return createBackOffice(createDocumentClient(localDynamoClient(state.dynamoEndpoint)), state.tables.access);
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -13,7 +13,7 @@
  */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { accountKey, apiKeyKey, orgKey } from '../../lambdas/shared/identity/access-items';
-import { IdentityBackOffice } from '../../lambdas/shared/identity/back-office';
+import { createBackOffice } from '../../lambdas/back-office/back-office';
 import { ORGANIZATION_SCOPES } from '../../lambdas/shared/identity/scopes';
 import { counterAttribute } from '../../lambdas/shared/limits/admission';
 import { windowOf } from '../../lambdas/shared/limits/limits-table';
@@ -56,17 +56,17 @@ export const hotOrganization = defineScenario<State>({
   setup: async ({ stack, plan, progress }) => {
     const { managers, keysPerManager, limits } = plan.hotOrganization;
     const documentClient = localDocumentClient(stack.dynamoEndpoint);
-    const office = new IdentityBackOffice(documentClient, stack.tables.access);
+    const office = createBackOffice(documentClient, stack.tables.access);
     progress(`creating an organization with ${managers} manager accounts of ${keysPerManager} keys each`);
-    const { partner_id: partnerId } = await office.createOrg('Hot organization');
+    const { partner_id: partnerId } = await office.organizations.create('Hot organization');
     const accountIds: string[] = [];
     const keys: { keyId: string; key: string }[] = [];
     for (let m = 0; m < managers; m += 1) {
-      const { account_id } = await office.createAccount(`Hot manager ${m + 1}`);
-      await office.setMember(partnerId, account_id, 'manager');
+      const { account_id } = await office.accounts.create(`Hot manager ${m + 1}`);
+      await office.memberships.set(partnerId, account_id, 'manager');
       accountIds.push(account_id);
       for (let k = 0; k < keysPerManager; k += 1) {
-        const created = await office.createKey({ accountId: account_id, partnerId, scopes: [...ORGANIZATION_SCOPES] });
+        const created = await office.keys.create({ accountId: account_id, partnerId, scopes: [...ORGANIZATION_SCOPES] });
         keys.push({ keyId: created.key_id, key: created.key });
       }
     }

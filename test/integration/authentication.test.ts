@@ -5,7 +5,7 @@
  * needing `invitations:write` stands in for the organization endpoints.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdentityBackOffice } from '../../lambdas/shared/identity/back-office';
+import { createBackOffice } from '../../lambdas/back-office/back-office';
 import { createApiHandler } from '../../lambdas/shared/http/pipeline';
 import { ROUTES, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
 import { HANDLERS } from '../../local/handlers';
@@ -46,13 +46,13 @@ async function status(path: string, key?: string) {
 describe('invalid credentials', () => {
   it('answer missing, malformed, wrong, expired, revoked and deactivated-account keys with the same 401', async () => {
     const { account_id, key } = await createOrgWithManagerKey(stack.office, ['public:read']);
-    const past = new IdentityBackOffice(stack.client, stack.tables.access, () => new Date(Date.now() - 2 * 86_400_000));
-    const expired = await past.createKey({ accountId: account_id, scopes: ['public:read'], days: 1 });
-    const revoked = await stack.office.createKey({ accountId: account_id, scopes: ['public:read'] });
-    await stack.office.revokeKey(revoked.key_id);
-    const other = await stack.office.createAccount();
-    const deactivated = await stack.office.createKey({ accountId: other.account_id, scopes: ['public:read'] });
-    await stack.office.deactivateAccount(other.account_id);
+    const past = createBackOffice(stack.client, stack.tables.access, () => new Date(Date.now() - 2 * 86_400_000));
+    const expired = await past.keys.create({ accountId: account_id, scopes: ['public:read'], days: 1 });
+    const revoked = await stack.office.keys.create({ accountId: account_id, scopes: ['public:read'] });
+    await stack.office.keys.revoke(revoked.key_id);
+    const other = await stack.office.accounts.create();
+    const deactivated = await stack.office.keys.create({ accountId: other.account_id, scopes: ['public:read'] });
+    await stack.office.accounts.deactivate(other.account_id);
 
     const outcomes = [
       await status('/me'),
@@ -92,23 +92,23 @@ describe('organization rules', () => {
 
   it('PARTNER_SCOPE_MISMATCH for another organization, even one the creator also manages, and for personal keys', async () => {
     const { account_id, partner_id, key } = await createOrgWithManagerKey(stack.office, ['invitations:write']);
-    const second = await stack.office.createOrg();
-    await stack.office.setMember(second.partner_id, account_id, 'manager');
+    const second = await stack.office.organizations.create();
+    await stack.office.memberships.set(second.partner_id, account_id, 'manager');
     expect(await status(`/partners/${second.partner_id}/probe`, key.key)).toMatchObject({ status: 403, code: 'PARTNER_SCOPE_MISMATCH' });
-    const personal = await stack.office.createKey({ accountId: account_id, scopes: ['public:read'] });
+    const personal = await stack.office.keys.create({ accountId: account_id, scopes: ['public:read'] });
     expect(await status(`/partners/${partner_id}/probe`, personal.key)).toMatchObject({ status: 403, code: 'PARTNER_SCOPE_MISMATCH' });
   });
 
   it('PARTNER_MANAGER_REQUIRED while the creator is no longer a manager', async () => {
     const { account_id, partner_id, key } = await createOrgWithManagerKey(stack.office, ['invitations:write']);
-    await stack.office.setMember(partner_id, account_id, 'member');
+    await stack.office.memberships.set(partner_id, account_id, 'member');
     expect(await status(`/partners/${partner_id}/probe`, key.key)).toMatchObject({ status: 403, code: 'PARTNER_MANAGER_REQUIRED' });
     expect(await status('/me', key.key)).toMatchObject({ status: 403, code: 'PARTNER_MANAGER_REQUIRED' });
   });
 
   it('PARTNER_INACTIVE while the organization is archived', async () => {
     const { partner_id, key } = await createOrgWithManagerKey(stack.office, ['invitations:write']);
-    await stack.office.archiveOrg(partner_id);
+    await stack.office.organizations.archive(partner_id);
     expect(await status(`/partners/${partner_id}/probe`, key.key)).toMatchObject({ status: 409, code: 'PARTNER_INACTIVE' });
   });
 });
@@ -123,7 +123,7 @@ describe('GET /me', () => {
       scopes: ['records:read', 'tickets:read'],
       expires_at: key.expires_at,
     });
-    const personal = await stack.office.createKey({ accountId: account_id, scopes: ['entitlements:read'], permanent: true });
+    const personal = await stack.office.keys.create({ accountId: account_id, scopes: ['entitlements:read'], permanent: true });
     expect((await status('/me', personal.key)).data).toEqual({
       key_id: personal.key_id,
       account_id,

@@ -99,9 +99,9 @@ describe('calls of a recognized key are logged, refused or not', () => {
 
   it('logs PARTNER_MANAGER_REQUIRED once the creator is demoted, and PARTNER_INACTIVE once the organization is archived', async () => {
     const demoted = await createOrgWithManagerKey(stack.office, ['records:read']);
-    await stack.office.setMember(demoted.partner_id, demoted.account_id, 'member');
+    await stack.office.memberships.set(demoted.partner_id, demoted.account_id, 'member');
     const archived = await createOrgWithManagerKey(stack.office, ['records:read']);
-    await stack.office.archiveOrg(archived.partner_id);
+    await stack.office.organizations.archive(archived.partner_id);
 
     const first = await get(`/partners/${demoted.partner_id}/probe`, demoted.key.key);
     const second = await get(`/partners/${archived.partner_id}/probe`, archived.key.key);
@@ -119,7 +119,7 @@ describe('calls of a recognized key are logged, refused or not', () => {
 describe('what is not logged one by one', () => {
   it('leaves no line for missing, malformed, unknown and revoked credentials', async () => {
     const { key } = await createOrgWithManagerKey(stack.office, ['records:read']);
-    await stack.office.revokeKey(key.key_id);
+    await stack.office.keys.revoke(key.key_id);
     const answers = [
       await get('/me'),
       await get('/me', 'not-a-key'),

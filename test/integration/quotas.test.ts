@@ -76,15 +76,15 @@ async function awayFromMinuteEdge() {
 }
 
 async function org(managers = 1, keysPerManager = 1, permanent = false) {
-  const { partner_id } = await stack.office.createOrg();
+  const { partner_id } = await stack.office.organizations.create();
   const accounts: string[] = [];
   const keys: string[] = [];
   for (let m = 0; m < managers; m += 1) {
-    const { account_id } = await stack.office.createAccount();
+    const { account_id } = await stack.office.accounts.create();
     accounts.push(account_id);
-    await stack.office.setMember(partner_id, account_id, 'manager');
+    await stack.office.memberships.set(partner_id, account_id, 'manager');
     for (let k = 0; k < keysPerManager; k += 1) {
-      keys.push((await stack.office.createKey({ accountId: account_id, partnerId: partner_id, scopes: ['invitations:write'], permanent })).key);
+      keys.push((await stack.office.keys.create({ accountId: account_id, partnerId: partner_id, scopes: ['invitations:write'], permanent })).key);
     }
   }
   return { partner_id, accounts, keys };
@@ -129,10 +129,10 @@ describe('business quotas are exact under concurrency', () => {
     usePlatform({ 'account-minute': 6 });
     await awayFromMinuteEdge();
     const a = await org();
-    const second = await stack.office.createOrg();
-    await stack.office.setMember(second.partner_id, a.accounts[0], 'manager');
-    const other = await stack.office.createKey({ accountId: a.accounts[0], partnerId: second.partner_id, scopes: ['invitations:write'] });
-    const personal = await stack.office.createKey({ accountId: a.accounts[0], scopes: ['public:read'] });
+    const second = await stack.office.organizations.create();
+    await stack.office.memberships.set(second.partner_id, a.accounts[0], 'manager');
+    const other = await stack.office.keys.create({ accountId: a.accounts[0], partnerId: second.partner_id, scopes: ['invitations:write'] });
+    const personal = await stack.office.keys.create({ accountId: a.accounts[0], scopes: ['public:read'] });
     const targets = [
       { key: a.keys[0], path: `/partners/${a.partner_id}/plain-probe` },
       { key: other.key, path: `/partners/${second.partner_id}/plain-probe` },
@@ -239,12 +239,12 @@ describe('concurrency limits', () => {
     const byOrg = await inFlight(9, (i) => ({ key: o.keys[i], path: `/partners/${o.partner_id}/invitation-probe` }));
     expect(byOrg.filter((r) => r.status === 200)).toHaveLength(4);
 
-    const { account_id } = await stack.office.createAccount();
+    const { account_id } = await stack.office.accounts.create();
     const keys: { key: string; partner: string }[] = [];
     for (let i = 0; i < 4; i += 1) {
-      const { partner_id } = await stack.office.createOrg();
-      await stack.office.setMember(partner_id, account_id, 'manager');
-      const made = await stack.office.createKey({ accountId: account_id, partnerId: partner_id, scopes: ['tickets:read'] });
+      const { partner_id } = await stack.office.organizations.create();
+      await stack.office.memberships.set(partner_id, account_id, 'manager');
+      const made = await stack.office.keys.create({ accountId: account_id, partnerId: partner_id, scopes: ['tickets:read'] });
       keys.push({ key: made.key, partner: partner_id }, { key: made.key, partner: partner_id });
     }
     const byAccount = await inFlight(8, (i) => ({ key: keys[i].key, path: `/partners/${keys[i].partner}/ticket-probe` }));

@@ -4,13 +4,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { IdentityBackOffice } from '../../lambdas/shared/identity/back-office';
+import { createBackOffice, type BackOffice } from '../../lambdas/back-office/back-office';
 import type { ApiHandler } from '../../lambdas/shared/http/pipeline';
 import type { Router } from '../../lambdas/shared/http/routes';
 import { localDocumentClient, startLocalStack, type LocalStack } from '../../local/local-stack';
 
 export interface TestStack extends LocalStack {
-  readonly office: IdentityBackOffice;
+  readonly office: BackOffice;
   readonly client: ReturnType<typeof localDocumentClient>;
   /** fetch() relative to the base URL. */
   call(path: string, init?: RequestInit): Promise<Response>;
@@ -32,7 +32,7 @@ export async function startTestStack(
   return {
     ...stack,
     client,
-    office: new IdentityBackOffice(client, stack.tables.access),
+    office: createBackOffice(client, stack.tables.access),
     call: (path, init) => fetch(`${stack.baseUrl}${path}`, init),
     stop: async () => {
       client.destroy();
@@ -42,11 +42,11 @@ export async function startTestStack(
 }
 
 /** An organization with an active manager and an organization key carrying `scopes`. */
-export async function createOrgWithManagerKey(office: IdentityBackOffice, scopes: string[]) {
-  const { account_id } = await office.createAccount('Manager');
-  const { partner_id } = await office.createOrg('Org');
-  await office.setMember(partner_id, account_id, 'manager');
-  const key = await office.createKey({ accountId: account_id, partnerId: partner_id, scopes });
+export async function createOrgWithManagerKey(office: BackOffice, scopes: string[]) {
+  const { account_id } = await office.accounts.create('Manager');
+  const { partner_id } = await office.organizations.create('Org');
+  await office.memberships.set(partner_id, account_id, 'manager');
+  const key = await office.keys.create({ accountId: account_id, partnerId: partner_id, scopes });
   return { account_id, partner_id, key };
 }
 

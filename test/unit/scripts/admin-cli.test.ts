@@ -4,33 +4,38 @@
  * failure is described as one `{code, message}`.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { BackOfficeError, type IdentityBackOffice } from '../../../lambdas/shared/identity/back-office';
+import { BackOfficeError, type BackOffice } from '../../../lambdas/back-office/back-office';
 import { describeFailure, runAdminCommand, USAGE, UsageError } from '../../../scripts/admin-cli';
 
 const OFFICE_METHODS = [
-  'createAccount',
-  'deactivateAccount',
-  'reactivateAccount',
-  'resetPassword',
-  'createOrg',
-  'archiveOrg',
-  'restoreOrg',
-  'setMember',
-  'removeMember',
-  'createKey',
-  'revokeKey',
-  'listKeys',
+  'accounts.create',
+  'accounts.deactivate',
+  'accounts.reactivate',
+  'accounts.resetPassword',
+  'organizations.create',
+  'organizations.archive',
+  'organizations.restore',
+  'memberships.set',
+  'memberships.remove',
+  'keys.create',
+  'keys.revoke',
+  'keys.list',
 ] as const;
 
 type OfficeMethod = (typeof OFFICE_METHODS)[number];
 
-/** A back office whose every method records its arguments and answers `{ method }`. */
+/** A back office whose every operation (`concept.verb`) records its arguments and answers `{ method }`. */
 function fakeOffice() {
   const calls = Object.fromEntries(OFFICE_METHODS.map((name) => [name, vi.fn(async () => ({ method: name }))])) as Record<
     OfficeMethod,
     ReturnType<typeof vi.fn>
   >;
-  return { office: calls as unknown as IdentityBackOffice, calls };
+  const office: Record<string, Record<string, unknown>> = {};
+  for (const name of OFFICE_METHODS) {
+    const [concept, verb] = name.split('.');
+    (office[concept] ??= {})[verb] = calls[name];
+  }
+  return { office: office as unknown as BackOffice, calls };
 }
 
 async function usageError(argv: string[]) {
@@ -46,20 +51,20 @@ async function usageError(argv: string[]) {
 
 describe('runAdminCommand: commands and flags', () => {
   it.each<{ argv: string[]; method: OfficeMethod; args: unknown[] }>([
-    { argv: ['account', 'create'], method: 'createAccount', args: [undefined] },
-    { argv: ['account', 'create', '--name', 'Acme'], method: 'createAccount', args: ['Acme'] },
-    { argv: ['account', 'deactivate', '--account', 'acc_1'], method: 'deactivateAccount', args: ['acc_1'] },
-    { argv: ['account', 'reactivate', '--account', 'acc_1'], method: 'reactivateAccount', args: ['acc_1'] },
-    { argv: ['account', 'reset-password', '--account=acc_1'], method: 'resetPassword', args: ['acc_1'] },
-    { argv: ['org', 'create', '--name', 'Org'], method: 'createOrg', args: ['Org'] },
-    { argv: ['org', 'archive', '--org', 'org_1'], method: 'archiveOrg', args: ['org_1'] },
-    { argv: ['org', 'restore', '--org', 'org_1'], method: 'restoreOrg', args: ['org_1'] },
-    { argv: ['member', 'set', '--org', 'org_1', '--account', 'acc_1', '--role', 'manager'], method: 'setMember', args: ['org_1', 'acc_1', 'manager'] },
-    { argv: ['member', 'set', '--role', 'member', '--account', 'acc_1', '--org', 'org_1'], method: 'setMember', args: ['org_1', 'acc_1', 'member'] },
-    { argv: ['member', 'remove', '--org', 'org_1', '--account', 'acc_1'], method: 'removeMember', args: ['org_1', 'acc_1'] },
-    { argv: ['key', 'revoke', '--key-id', 'key_1'], method: 'revokeKey', args: ['key_1'] },
-    { argv: ['key', 'list', '--account', 'acc_1'], method: 'listKeys', args: ['acc_1'] },
-    { argv: ['account', 'create', '--stage', 'dev'], method: 'createAccount', args: [undefined] },
+    { argv: ['account', 'create'], method: 'accounts.create', args: [undefined] },
+    { argv: ['account', 'create', '--name', 'Acme'], method: 'accounts.create', args: ['Acme'] },
+    { argv: ['account', 'deactivate', '--account', 'acc_1'], method: 'accounts.deactivate', args: ['acc_1'] },
+    { argv: ['account', 'reactivate', '--account', 'acc_1'], method: 'accounts.reactivate', args: ['acc_1'] },
+    { argv: ['account', 'reset-password', '--account=acc_1'], method: 'accounts.resetPassword', args: ['acc_1'] },
+    { argv: ['org', 'create', '--name', 'Org'], method: 'organizations.create', args: ['Org'] },
+    { argv: ['org', 'archive', '--org', 'org_1'], method: 'organizations.archive', args: ['org_1'] },
+    { argv: ['org', 'restore', '--org', 'org_1'], method: 'organizations.restore', args: ['org_1'] },
+    { argv: ['member', 'set', '--org', 'org_1', '--account', 'acc_1', '--role', 'manager'], method: 'memberships.set', args: ['org_1', 'acc_1', 'manager'] },
+    { argv: ['member', 'set', '--role', 'member', '--account', 'acc_1', '--org', 'org_1'], method: 'memberships.set', args: ['org_1', 'acc_1', 'member'] },
+    { argv: ['member', 'remove', '--org', 'org_1', '--account', 'acc_1'], method: 'memberships.remove', args: ['org_1', 'acc_1'] },
+    { argv: ['key', 'revoke', '--key-id', 'key_1'], method: 'keys.revoke', args: ['key_1'] },
+    { argv: ['key', 'list', '--account', 'acc_1'], method: 'keys.list', args: ['acc_1'] },
+    { argv: ['account', 'create', '--stage', 'dev'], method: 'accounts.create', args: [undefined] },
   ])('maps `$argv` to $method', async ({ argv, method, args }) => {
     // Prepare
     const { office, calls } = fakeOffice();
@@ -80,7 +85,7 @@ describe('runAdminCommand: commands and flags', () => {
     await runAdminCommand(['key', 'create', '--account', 'acc_1', '--org', 'org_1', '--scopes', 'records:read, tickets:read,', '--days', '30'], office);
 
     // Assess
-    expect(calls.createKey).toHaveBeenCalledExactlyOnceWith({
+    expect(calls['keys.create']).toHaveBeenCalledExactlyOnceWith({
       accountId: 'acc_1',
       partnerId: 'org_1',
       scopes: ['records:read', 'tickets:read'],
@@ -97,7 +102,7 @@ describe('runAdminCommand: commands and flags', () => {
     await runAdminCommand(['key', 'create', '--account', 'acc_1', '--scopes', 'public:read', '--permanent'], office);
 
     // Assess
-    expect(calls.createKey).toHaveBeenCalledExactlyOnceWith({
+    expect(calls['keys.create']).toHaveBeenCalledExactlyOnceWith({
       accountId: 'acc_1',
       partnerId: undefined,
       scopes: ['public:read'],
@@ -119,7 +124,7 @@ describe('runAdminCommand: commands and flags', () => {
     // Assess
     expect(error).toBeInstanceOf(BackOfficeError);
     expect((error as BackOfficeError).code).toBe('INVALID_EXPIRY');
-    expect(calls.createKey).not.toHaveBeenCalled();
+    expect(calls['keys.create']).not.toHaveBeenCalled();
   });
 });
 

@@ -17,13 +17,13 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { accountKey, accountKeyEntryKey, apiKeyKey, membershipKey, orgKey } from '../../../lambdas/shared/identity/access-items';
 import { digestApiKey, keyIdFromDigest, LIVE_KEY_PATTERN } from '../../../lambdas/shared/identity/api-keys';
-import { BackOfficeError, IdentityBackOffice, type CreateKeyInput } from '../../../lambdas/shared/identity/back-office';
+import { createBackOffice, BackOfficeError, type CreateKeyInput } from '../../../lambdas/back-office/back-office';
 import { ACCOUNT_ID, GRANT, NOW, PARTNER_ID, accountItem, issueKey, orgItem, serveItems, type StoredItem } from '../support/identity-fixtures';
 
 const TABLE = 'access-table';
 const DAY_MS = 86_400_000;
 const ddbMock = mockClient(DynamoDBDocumentClient);
-const office = new IdentityBackOffice(
+const office = createBackOffice(
   DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } })),
   TABLE,
   () => NOW,
@@ -77,7 +77,7 @@ describe('createKey: the transaction', () => {
     prepareAccount();
 
     // Act
-    const created = await office.createKey({ accountId: ACCOUNT_ID, scopes: ['public:read'] });
+    const created = await office.keys.create({ accountId: ACCOUNT_ID, scopes: ['public:read'] });
 
     // Assess
     expect(transactions()).toHaveLength(1);
@@ -108,7 +108,7 @@ describe('createKey: the transaction', () => {
     prepareAccount();
 
     // Act
-    const created = await office.createKey({ accountId: ACCOUNT_ID, partnerId: PARTNER_ID, scopes: ['records:read', 'tickets:read'] });
+    const created = await office.keys.create({ accountId: ACCOUNT_ID, partnerId: PARTNER_ID, scopes: ['records:read', 'tickets:read'] });
 
     // Assess
     const items = transactions()[0].TransactItems ?? [];
@@ -132,7 +132,7 @@ describe('createKey: the transaction', () => {
     prepareAccount();
 
     // Act
-    const created = await office.createKey({ accountId: ACCOUNT_ID, partnerId: PARTNER_ID, scopes: ['records:read'] });
+    const created = await office.keys.create({ accountId: ACCOUNT_ID, partnerId: PARTNER_ID, scopes: ['records:read'] });
 
     // Assess
     expect(created.key).toMatch(LIVE_KEY_PATTERN);
@@ -150,7 +150,7 @@ describe('createKey: the transaction', () => {
     prepareAccount();
 
     // Act
-    const created = await office.createKey({ accountId: ACCOUNT_ID, scopes: ['public:read'] });
+    const created = await office.keys.create({ accountId: ACCOUNT_ID, scopes: ['public:read'] });
 
     // Assess
     const expiresAt = new Date(NOW.getTime() + 90 * DAY_MS).toISOString();
@@ -166,7 +166,7 @@ describe('createKey: the transaction', () => {
     prepareAccount();
 
     // Act
-    const created = await office.createKey({ accountId: ACCOUNT_ID, scopes: ['public:read'], days });
+    const created = await office.keys.create({ accountId: ACCOUNT_ID, scopes: ['public:read'], days });
 
     // Assess
     expect(created.expires_at).toBe(new Date(NOW.getTime() + days * DAY_MS).toISOString());
@@ -177,7 +177,7 @@ describe('createKey: the transaction', () => {
     prepareAccount();
 
     // Act
-    const created = await office.createKey({ accountId: ACCOUNT_ID, scopes: ['public:read'], permanent: true });
+    const created = await office.keys.create({ accountId: ACCOUNT_ID, scopes: ['public:read'], permanent: true });
 
     // Assess
     expect(created.expires_at).toBeNull();
@@ -199,7 +199,7 @@ describe('createKey: input rules', () => {
     prepareAccount();
 
     // Act
-    const error = await failure(office.createKey({ accountId: ACCOUNT_ID, scopes: [], ...input }));
+    const error = await failure(office.keys.create({ accountId: ACCOUNT_ID, scopes: [], ...input }));
 
     // Assess
     expect(error.code).toBe('INVALID_SCOPES');
@@ -218,7 +218,7 @@ describe('createKey: input rules', () => {
     prepareAccount();
 
     // Act
-    const error = await failure(office.createKey({ accountId: ACCOUNT_ID, scopes: ['public:read'], ...input }));
+    const error = await failure(office.keys.create({ accountId: ACCOUNT_ID, scopes: ['public:read'], ...input }));
 
     // Assess
     expect(error.code).toBe('INVALID_EXPIRY');
@@ -236,7 +236,7 @@ describe('createKey: input rules', () => {
     prepareAccount({ items });
 
     // Act
-    const error = await failure(office.createKey({ accountId: ACCOUNT_ID, partnerId, scopes: ['public:read'] }));
+    const error = await failure(office.keys.create({ accountId: ACCOUNT_ID, partnerId, scopes: ['public:read'] }));
 
     // Assess
     expect(error.code).toBe(code);
@@ -252,7 +252,7 @@ describe('createKey: the 20-key limit', () => {
     prepareAccount({ entries: active() });
 
     // Act
-    const error = await failure(office.createKey({ accountId: ACCOUNT_ID, scopes: ['public:read'] }));
+    const error = await failure(office.keys.create({ accountId: ACCOUNT_ID, scopes: ['public:read'] }));
 
     // Assess
     expect(error.code).toBe('KEY_LIMIT');
@@ -264,7 +264,7 @@ describe('createKey: the 20-key limit', () => {
     prepareAccount({ entries: Array.from({ length: 20 }, () => keyEntry({ account_gen: 3, expires_at: null })) });
 
     // Act
-    const error = await failure(office.createKey({ accountId: ACCOUNT_ID, scopes: ['public:read'], permanent: true }));
+    const error = await failure(office.keys.create({ accountId: ACCOUNT_ID, scopes: ['public:read'], permanent: true }));
 
     // Assess
     expect(error.code).toBe('KEY_LIMIT');
@@ -281,7 +281,7 @@ describe('createKey: the 20-key limit', () => {
     prepareAccount({ entries });
 
     // Act
-    const created = await office.createKey({ accountId: ACCOUNT_ID, scopes: ['public:read'] });
+    const created = await office.keys.create({ accountId: ACCOUNT_ID, scopes: ['public:read'] });
 
     // Assess
     expect(created.key).toMatch(LIVE_KEY_PATTERN);
@@ -293,7 +293,7 @@ describe('createKey: the 20-key limit', () => {
     prepareAccount();
 
     // Act
-    await office.createKey({ accountId: ACCOUNT_ID, scopes: ['public:read'] });
+    await office.keys.create({ accountId: ACCOUNT_ID, scopes: ['public:read'] });
 
     // Assess
     expect(ddbMock.commandCalls(QueryCommand)[0].args[0].input).toMatchObject({
@@ -311,7 +311,7 @@ describe('createKey: lost races', () => {
     ddbMock.on(TransactWriteCommand).rejectsOnce(transactionCanceled()).resolves({});
 
     // Act
-    const created = await office.createKey({ accountId: ACCOUNT_ID, scopes: ['public:read'] });
+    const created = await office.keys.create({ accountId: ACCOUNT_ID, scopes: ['public:read'] });
 
     // Assess
     expect(transactions()).toHaveLength(2);
@@ -332,7 +332,7 @@ describe('createKey: lost races', () => {
     ddbMock.on(TransactWriteCommand).rejects(transactionCanceled());
 
     // Act
-    const error = await failure(office.createKey({ accountId: ACCOUNT_ID, scopes: ['public:read'] }));
+    const error = await failure(office.keys.create({ accountId: ACCOUNT_ID, scopes: ['public:read'] }));
 
     // Assess
     expect(error.code).toBe('KEY_LIMIT');
@@ -345,7 +345,7 @@ describe('createKey: lost races', () => {
     ddbMock.on(TransactWriteCommand).rejects(transactionCanceled());
 
     // Act
-    const error = await failure(office.createKey({ accountId: ACCOUNT_ID, scopes: ['public:read'] }));
+    const error = await failure(office.keys.create({ accountId: ACCOUNT_ID, scopes: ['public:read'] }));
 
     // Assess
     expect(error.code).toBe('CONFLICT');
@@ -359,7 +359,7 @@ describe('createKey: lost races', () => {
     ddbMock.on(TransactWriteCommand).rejects(outage);
 
     // Act
-    const result = office.createKey({ accountId: ACCOUNT_ID, scopes: ['public:read'] });
+    const result = office.keys.create({ accountId: ACCOUNT_ID, scopes: ['public:read'] });
 
     // Assess
     await expect(result).rejects.toThrow('Service unavailable');
@@ -373,7 +373,7 @@ describe('lifecycle operations', () => {
     ddbMock.on(UpdateCommand).resolves({ Attributes: { ...orgItem({ status: 'active', key_gen: 3 }) } });
 
     // Act
-    const result = await office.restoreOrg(PARTNER_ID);
+    const result = await office.organizations.restore(PARTNER_ID);
 
     // Assess
     expect(result).toEqual({ partner_id: PARTNER_ID, status: 'active' });
@@ -390,7 +390,7 @@ describe('lifecycle operations', () => {
     ddbMock.on(UpdateCommand).rejects(conditionFailed());
 
     // Act
-    const result = await office.restoreOrg(PARTNER_ID);
+    const result = await office.organizations.restore(PARTNER_ID);
 
     // Assess
     expect(result).toEqual({ partner_id: PARTNER_ID, status: 'active' });
@@ -403,7 +403,7 @@ describe('lifecycle operations', () => {
     ddbMock.on(UpdateCommand).rejects(conditionFailed());
 
     // Act
-    const error = await failure(office.restoreOrg(PARTNER_ID));
+    const error = await failure(office.organizations.restore(PARTNER_ID));
 
     // Assess
     expect(error.code).toBe('ORG_NOT_FOUND');
@@ -414,7 +414,7 @@ describe('lifecycle operations', () => {
     ddbMock.on(UpdateCommand).resolves({ Attributes: { ...accountItem({ cred_gen: 4 }) } });
 
     // Act
-    const result = await office.resetPassword(ACCOUNT_ID);
+    const result = await office.accounts.resetPassword(ACCOUNT_ID);
 
     // Assess
     expect(result).toEqual({ account_id: ACCOUNT_ID, status: 'active' });
@@ -430,7 +430,7 @@ describe('lifecycle operations', () => {
     ddbMock.on(UpdateCommand).rejects(conditionFailed());
 
     // Act
-    const error = await failure(office.resetPassword(ACCOUNT_ID));
+    const error = await failure(office.accounts.resetPassword(ACCOUNT_ID));
 
     // Assess
     expect(error.code).toBe('ACCOUNT_NOT_FOUND');
@@ -441,7 +441,7 @@ describe('lifecycle operations', () => {
     ddbMock.on(UpdateCommand).resolves({ Attributes: { ...accountItem({ status: 'deactivated' }) } });
 
     // Act
-    const result = await office.deactivateAccount(ACCOUNT_ID);
+    const result = await office.accounts.deactivate(ACCOUNT_ID);
 
     // Assess
     expect(result).toEqual({ account_id: ACCOUNT_ID, status: 'deactivated' });
@@ -455,7 +455,7 @@ describe('lifecycle operations', () => {
     ddbMock.on(UpdateCommand).resolves({ Attributes: { ...accountItem({ cred_gen: 2 }) } });
 
     // Act
-    await office.reactivateAccount(ACCOUNT_ID);
+    await office.accounts.reactivate(ACCOUNT_ID);
 
     // Assess
     const update = ddbMock.commandCalls(UpdateCommand)[0].args[0].input;
@@ -469,7 +469,7 @@ describe('lifecycle operations', () => {
     ddbMock.on(UpdateCommand).rejects(conditionFailed());
 
     // Act
-    const result = await office.reactivateAccount(ACCOUNT_ID);
+    const result = await office.accounts.reactivate(ACCOUNT_ID);
 
     // Assess
     expect(result).toEqual({ account_id: ACCOUNT_ID, status: 'active' });
@@ -488,7 +488,7 @@ describe('memberships', () => {
     ddbMock.on(TransactWriteCommand).resolves({});
 
     // Act
-    const result = await office.setMember(PARTNER_ID, ACCOUNT_ID, 'manager');
+    const result = await office.memberships.set(PARTNER_ID, ACCOUNT_ID, 'manager');
 
     // Assess
     expect(result).toEqual({ partner_id: PARTNER_ID, account_id: ACCOUNT_ID, role: 'manager' });
@@ -505,7 +505,7 @@ describe('memberships', () => {
     ddbMock.on(TransactWriteCommand).resolves({});
 
     // Act
-    await office.setMember(PARTNER_ID, ACCOUNT_ID, 'manager');
+    await office.memberships.set(PARTNER_ID, ACCOUNT_ID, 'manager');
 
     // Assess
     expect(orgUpdate()?.ExpressionAttributeValues).toMatchObject({ ':grant': GRANT });
@@ -517,7 +517,7 @@ describe('memberships', () => {
     ddbMock.on(TransactWriteCommand).resolves({});
 
     // Act
-    await office.setMember(PARTNER_ID, ACCOUNT_ID, 'member');
+    await office.memberships.set(PARTNER_ID, ACCOUNT_ID, 'member');
 
     // Assess
     expect(orgUpdate()?.UpdateExpression).toMatch(/REMOVE managers\.#account/);
@@ -530,8 +530,8 @@ describe('memberships', () => {
     serveItems(ddbMock, [accountItem()]);
 
     // Act
-    const noOrg = await failure(office.setMember(PARTNER_ID, ACCOUNT_ID, 'manager'));
-    const noAccount = await failure(office.setMember(PARTNER_ID, 'acc_missing', 'manager'));
+    const noOrg = await failure(office.memberships.set(PARTNER_ID, ACCOUNT_ID, 'manager'));
+    const noAccount = await failure(office.memberships.set(PARTNER_ID, 'acc_missing', 'manager'));
 
     // Assess
     expect([noOrg.code, noAccount.code]).toEqual(['ORG_NOT_FOUND', 'ACCOUNT_NOT_FOUND']);
@@ -543,8 +543,8 @@ describe('memberships', () => {
     ddbMock.on(TransactWriteCommand).resolvesOnce({}).rejectsOnce(transactionCanceled());
 
     // Act
-    const removed = await office.removeMember(PARTNER_ID, ACCOUNT_ID);
-    const missing = await failure(office.removeMember(PARTNER_ID, ACCOUNT_ID));
+    const removed = await office.memberships.remove(PARTNER_ID, ACCOUNT_ID);
+    const missing = await failure(office.memberships.remove(PARTNER_ID, ACCOUNT_ID));
 
     // Assess
     expect(removed).toEqual({ partner_id: PARTNER_ID, account_id: ACCOUNT_ID, removed: true });
@@ -563,7 +563,7 @@ describe('revokeKey', () => {
     ddbMock.on(TransactWriteCommand).resolves({});
 
     // Act
-    await office.revokeKey(issued.keyId);
+    await office.keys.revoke(issued.keyId);
 
     // Assess
     for (const item of transactions()[0].TransactItems ?? []) {
@@ -579,7 +579,7 @@ describe('revokeKey', () => {
     ddbMock.on(UpdateCommand).resolves({});
 
     // Act
-    const result = await office.revokeKey(issued.keyId);
+    const result = await office.keys.revoke(issued.keyId);
 
     // Assess
     expect(result).toEqual({ key_id: issued.keyId, revoked_at: NOW.toISOString() });
@@ -592,7 +592,7 @@ describe('revokeKey', () => {
     serveItems(ddbMock, []);
 
     // Act
-    const error = await failure(office.revokeKey('key_missing'));
+    const error = await failure(office.keys.revoke('key_missing'));
 
     // Assess
     expect(error.code).toBe('KEY_NOT_FOUND');
@@ -610,7 +610,7 @@ describe('listKeys', () => {
     ddbMock.on(QueryCommand).resolves({ Items: [live, expired, suspended] });
 
     // Act
-    const { keys } = await office.listKeys(ACCOUNT_ID);
+    const { keys } = await office.keys.list(ACCOUNT_ID);
 
     // Assess
     expect(keys.map((k) => [k.key_id, k.status, k.reason])).toEqual([
@@ -632,7 +632,7 @@ describe('listKeys', () => {
       .resolves({ Items: [second] });
 
     // Act
-    const { keys } = await office.listKeys(ACCOUNT_ID);
+    const { keys } = await office.keys.list(ACCOUNT_ID);
 
     // Assess
     expect(keys.map((k) => k.key_id)).toEqual([first.key_id, second.key_id]);

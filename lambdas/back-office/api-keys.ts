@@ -1,0 +1,270 @@
+/**
+ * API keys: creation (the admin CLI today, the web settings later: both call
+ * this), revocation by the creator, and the listing of an account's keys
+ * with their standing. Only the digest of a key is stored; the value is
+ * returned once, at creation.
+ *
+ * Creation is one transaction conditioned on the account's key-set version,
+ * its status and generation and, for organization keys, the organization's
+ * status, generation and the creator's manager grant: a concurrent creation
+ * or lifecycle change makes it read again and decide again (the 20-key limit
+ * holds under any concurrency), never slip through.
+ */
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  ACCOUNT_KEY_ENTRY_PREFIX,
+  accountKey,
+  accountKeyEntryKey,
+  apiKeyKey,
+  orgKey,
+  type AccountItem,
+  type AccountKeyEntry,
+  type ApiKeyItem,
+  type OrgItem,
+} from '../shared/identity/access-items';
+import { digestApiKey, generateApiKey, keyIdFromDigest } from '../shared/identity/api-keys';
+import { assessKey } from '../shared/identity/key-standing';
+import { isScope, scopesAllowedFor, type Scope } from '../shared/identity/scopes';
+import { isConditionFailure } from '../shared/storage/conditions';
+import { BackOfficeError } from './errors';
+import type { IdentityStore } from './identity-store';
+
+export const KEY_LIMIT_PER_ACCOUNT = 20;
+export const KEY_VALIDITY_DAYS = { min: 1, max: 365, default: 90 } as const;
+const DAY_MS = 86_400_000;
+/** Keys leave the table this long after they expire (TTL): listing keeps showing recently expired ones. */
+const EXPIRED_KEY_RETENTION_DAYS = 90;
+
+export interface CreateKeyInput {
+  readonly accountId: string;
+  readonly partnerId?: string;
+  readonly scopes: readonly string[];
+  /** 1–365; default 90. */
+  readonly days?: number;
+  readonly permanent?: boolean;
+}
+
+export interface CreatedKey {
+  readonly key_id: string;
+  readonly key: string;
+  readonly account_id: string;
+  readonly partner_id: string | null;
+  readonly scopes: string[];
+  readonly expires_at: string | null;
+}
+
+export interface ListedKey {
+  readonly key_id: string;
+  readonly partner_id: string | null;
+  readonly scopes: string[];
+  readonly created_at: string;
+  readonly expires_at: string | null;
+  readonly status: 'active' | 'expired' | 'revoked';
+  readonly reason?: string;
+}
+
+export class ApiKeys {
+  constructor(private readonly store: IdentityStore) {}
+
+  async create(input: CreateKeyInput): Promise<CreatedKey> {
+    const kind = input.partnerId ? 'organization' : 'personal';
+    const scopes = validateScopes(input.scopes, kind);
+    const now = this.store.clock();
+    const expiresAt = expiryFor(input, now);
+
+    return this.store.retryOnConflict(async () => {
+      const account = await this.store.getAccount(input.accountId);
+      if (!account) throw new BackOfficeError('ACCOUNT_NOT_FOUND', `No account ${input.accountId}`);
+      if (account.status !== 'active') throw new BackOfficeError('ACCOUNT_INACTIVE', 'Deactivated accounts cannot create keys');
+
+      let org: OrgItem | undefined;
+      if (input.partnerId) {
+        org = await this.store.getOrg(input.partnerId);
+        if (!org) throw new BackOfficeError('ORG_NOT_FOUND', `No organization ${input.partnerId}`);
+        if (org.status !== 'active') throw new BackOfficeError('PARTNER_INACTIVE', 'The organization is archived');
+        if (!org.managers?.[input.accountId]) {
+          throw new BackOfficeError('PARTNER_MANAGER_REQUIRED', 'Organization keys require an active manager of the organization');
+        }
+      }
+
+      // The snapshot just read decides the count; the transaction's version condition guards it.
+      const live = (await this.keysOf(input.accountId, account, org)).filter((k) => k.status === 'active');
+      if (live.length >= KEY_LIMIT_PER_ACCOUNT) {
+        throw new BackOfficeError('KEY_LIMIT', `At most ${KEY_LIMIT_PER_ACCOUNT} unexpired, unrevoked keys per account`);
+      }
+
+      const key = generateApiKey();
+      const digest = digestApiKey(key);
+      const item: ApiKeyItem = {
+        key_id: keyIdFromDigest(digest),
+        digest,
+        account_id: input.accountId,
+        partner_id: input.partnerId ?? null,
+        scopes,
+        created_at: now.toISOString(),
+        expires_at: expiresAt,
+        account_gen: account.cred_gen,
+        org_gen: org ? org.key_gen : null,
+        manager_grant: org ? org.managers[input.accountId] : null,
+      };
+      const ttl = expiresAt ? { ttl: Math.floor(Date.parse(expiresAt) / 1000) + EXPIRED_KEY_RETENTION_DAYS * 86_400 } : {};
+      const { digest: _digest, ...entry } = item;
+      const table = this.store.table;
+
+      await this.store.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: table,
+                Item: { ...apiKeyKey(item.key_id), type: 'api_key', ...item, ...ttl, leases: {} },
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+            { Put: { TableName: table, Item: { ...accountKeyEntryKey(input.accountId, item.key_id), type: 'account_key', ...entry, ...ttl } } },
+            {
+              Update: {
+                TableName: table,
+                Key: accountKey(input.accountId),
+                UpdateExpression: 'SET key_set_version = :next',
+                ConditionExpression: '#status = :active AND cred_gen = :gen AND key_set_version = :version',
+                ExpressionAttributeNames: { '#status': 'status' },
+                ExpressionAttributeValues: {
+                  ':active': 'active',
+                  ':gen': account.cred_gen,
+                  ':version': account.key_set_version,
+                  ':next': account.key_set_version + 1,
+                },
+              },
+            },
+            ...(org
+              ? [
+                  {
+                    ConditionCheck: {
+                      TableName: table,
+                      Key: orgKey(org.partner_id),
+                      ConditionExpression: '#status = :active AND key_gen = :gen AND managers.#account = :grant',
+                      ExpressionAttributeNames: { '#status': 'status', '#account': input.accountId },
+                      ExpressionAttributeValues: { ':active': 'active', ':gen': org.key_gen, ':grant': item.manager_grant },
+                    },
+                  },
+                ]
+              : []),
+          ],
+        }),
+      );
+      return {
+        key_id: item.key_id,
+        key,
+        account_id: item.account_id,
+        partner_id: item.partner_id,
+        scopes: item.scopes,
+        expires_at: item.expires_at,
+      };
+    });
+  }
+
+  async revoke(keyId: string) {
+    const { client, table } = this.store;
+    const { Item } = await client.send(new GetCommand({ TableName: table, Key: apiKeyKey(keyId), ConsistentRead: true }));
+    if (!Item) throw new BackOfficeError('KEY_NOT_FOUND', `No key ${keyId}`);
+    const key = Item as ApiKeyItem;
+    const revokedAt = key.revoked_at ?? this.store.clock().toISOString();
+    // Never create an item: TTL removes a long-expired key's item and its entry independently.
+    // `if_not_exists`: a concurrent revocation's time is kept, never overwritten.
+    const update = (itemKey: Record<string, string>) => ({
+      TableName: table,
+      Key: itemKey,
+      UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':now': revokedAt },
+    });
+    try {
+      await client.send(new TransactWriteCommand({ TransactItems: [{ Update: update(apiKeyKey(keyId)) }, { Update: update(accountKeyEntryKey(key.account_id, keyId)) }] }));
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      // The entry is gone (or the key vanished meanwhile): revoke what is left.
+      try {
+        await client.send(new UpdateCommand(update(apiKeyKey(keyId))));
+      } catch (inner) {
+        if (isConditionFailure(inner)) throw new BackOfficeError('KEY_NOT_FOUND', `No key ${keyId}`);
+        throw inner;
+      }
+    }
+    return { key_id: keyId, revoked_at: revokedAt };
+  }
+
+  /** An account's keys with their current status, never their values (only digests exist). */
+  async list(accountId: string): Promise<{ account_id: string; keys: ListedKey[] }> {
+    return { account_id: accountId, keys: await this.keysOf(accountId, await this.store.getAccount(accountId)) };
+  }
+
+  /** The account's keys assessed against an account (and organization) already read. */
+  private async keysOf(accountId: string, account: AccountItem | undefined, knownOrg?: OrgItem): Promise<ListedKey[]> {
+    const entries: AccountKeyEntry[] = [];
+    const isEntry = (item: Record<string, unknown>) => typeof item.key_id === 'string' && typeof item.created_at === 'string';
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.store.client.send(
+        new QueryCommand({
+          TableName: this.store.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': accountKey(accountId).pk, ':prefix': ACCOUNT_KEY_ENTRY_PREFIX },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      entries.push(...((page.Items ?? []).filter(isEntry) as AccountKeyEntry[]));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+
+    const partnerIds = new Set(entries.flatMap((e) => (e.partner_id ? [e.partner_id] : [])));
+    if (knownOrg) partnerIds.delete(knownOrg.partner_id);
+    const orgs = await this.store.getOrgs([...partnerIds]);
+    if (knownOrg) orgs.set(knownOrg.partner_id, knownOrg);
+    const now = this.store.clock();
+    const keys = entries.map((entry): ListedKey => {
+      const standing = assessKey(
+        { ...entry, partner_id: entry.partner_id ?? null, digest: '' },
+        { key: { revoked_at: entry.revoked_at }, account, org: entry.partner_id ? orgs.get(entry.partner_id) : undefined },
+        now,
+      );
+      return {
+        key_id: entry.key_id,
+        partner_id: entry.partner_id ?? null,
+        scopes: entry.scopes,
+        created_at: entry.created_at,
+        expires_at: entry.expires_at ?? null,
+        ...(standing.usable ? { status: 'active' as const } : { status: standing.status, reason: standing.reason }),
+      };
+    });
+    keys.sort((a, b) => a.created_at.localeCompare(b.created_at));
+    return keys;
+  }
+}
+
+function expiryFor(input: CreateKeyInput, now: Date): string | null {
+  if (input.permanent) {
+    if (input.days !== undefined) throw new BackOfficeError('INVALID_EXPIRY', 'Give either a validity in days or permanent, not both');
+    return null;
+  }
+  const days = input.days ?? KEY_VALIDITY_DAYS.default;
+  if (!Number.isInteger(days) || days < KEY_VALIDITY_DAYS.min || days > KEY_VALIDITY_DAYS.max) {
+    throw new BackOfficeError('INVALID_EXPIRY', `Validity must be a whole number of days from ${KEY_VALIDITY_DAYS.min} to ${KEY_VALIDITY_DAYS.max}`);
+  }
+  return new Date(now.getTime() + days * DAY_MS).toISOString();
+}
+
+function validateScopes(requested: readonly string[], kind: 'personal' | 'organization'): Scope[] {
+  const allowed = scopesAllowedFor(kind);
+  const unique = [...new Set(requested)];
+  if (unique.length === 0 || unique.length !== requested.length) {
+    throw new BackOfficeError('INVALID_SCOPES', 'Give one or more distinct scopes');
+  }
+  for (const scope of unique) {
+    if (!isScope(scope) || !allowed.includes(scope)) {
+      throw new BackOfficeError('INVALID_SCOPES', `Scope ${scope} is not allowed on a ${kind} key (allowed: ${allowed.join(', ')})`);
+    }
+  }
+  return unique as Scope[];
+}

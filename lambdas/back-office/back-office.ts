@@ -1,0 +1,36 @@
+/**
+ * The operator's back office for identity, by concept: accounts,
+ * organizations, memberships and API keys. The admin CLI, the local stack's
+ * seed and (later) the web settings call it; the request path never does.
+ *
+ * Every lifecycle trigger of the spec's "API key lifecycle" table raises a
+ * generation or replaces a grant in one conditional write, so a key revoked
+ * by it can never come back (docs/identity.md).
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { Accounts } from './accounts';
+import { ApiKeys } from './api-keys';
+import { IdentityStore, type Clock } from './identity-store';
+import { Memberships } from './memberships';
+import { Organizations } from './organizations';
+
+export interface BackOffice {
+  readonly accounts: Accounts;
+  readonly organizations: Organizations;
+  readonly memberships: Memberships;
+  readonly keys: ApiKeys;
+}
+
+/** The back office over the `access` table. */
+export function createBackOffice(client: DynamoDBDocumentClient, table: string, clock?: Clock): BackOffice {
+  const store = new IdentityStore(client, table, clock);
+  return {
+    accounts: new Accounts(store),
+    organizations: new Organizations(store),
+    memberships: new Memberships(store),
+    keys: new ApiKeys(store),
+  };
+}
+
+export { BackOfficeError, type BackOfficeCode } from './errors';
+export { KEY_LIMIT_PER_ACCOUNT, KEY_VALIDITY_DAYS, type CreateKeyInput, type CreatedKey, type ListedKey } from './api-keys';

@@ -1,0 +1,28 @@
+/**
+ * The back office's one error type. Codes are the operator's vocabulary
+ * (the admin CLI prints them) and, for key creation, the spec's web-settings
+ * codes (`INVALID_SCOPES`, `INVALID_EXPIRY`, `KEY_LIMIT`).
+ */
+export type BackOfficeCode =
+  | 'INVALID_ARGUMENT'
+  | 'ACCOUNT_NOT_FOUND'
+  | 'ACCOUNT_INACTIVE'
+  | 'ORG_NOT_FOUND'
+  | 'PARTNER_INACTIVE'
+  | 'PARTNER_MANAGER_REQUIRED'
+  | 'MEMBER_NOT_FOUND'
+  | 'KEY_NOT_FOUND'
+  | 'INVALID_SCOPES'
+  | 'INVALID_EXPIRY'
+  | 'KEY_LIMIT'
+  | 'CONFLICT';
+
+export class BackOfficeError extends Error {
+  constructor(
+    readonly code: BackOfficeCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BackOfficeError';
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * What every back-office concept shares: the document client and table, the
+ * clock, consistent reads of the identity items, and the retry discipline of
+ * read-modify-writes. Every operation that reads identity state and writes
+ * it back conditions the write on what it read; when the condition fails
+ * (another change won the race) it reads again and decides again, a bounded
+ * number of times, so a stale read can never undo a revocation.
+ */
+import { randomBytes } from 'node:crypto';
+import { BatchGetCommand, GetCommand, UpdateCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { accountKey, membershipKey, orgKey, type AccountItem, type MembershipItem, type OrgItem } from '../shared/identity/access-items';
+import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
+import { BackOfficeError } from './errors';
+
+export type Clock = () => Date;
+
+/** Concurrent changes of one item serialize on its conditions; losers re-read and try again. */
+export const MAX_ATTEMPTS = 40;
+
+const backoff = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** Math.min(attempt, 5))));
+
+export const randomId = (prefix: string) => `${prefix}_${randomBytes(10).toString('hex')}`;
+
+export class IdentityStore {
+  constructor(
+    readonly client: DynamoDBDocumentClient,
+    readonly table: string,
+    readonly clock: Clock = () => new Date(),
+  ) {}
+
+  /**
+   * Run `attempt` until it returns: a lost race (a failed condition or a
+   * transaction conflict) backs off and runs it again, with fresh reads.
+   */
+  async retryOnConflict<T>(attempt: () => Promise<T>): Promise<T> {
+    for (let n = 0; n < MAX_ATTEMPTS; n += 1) {
+      if (n > 0) await backoff(n);
+      try {
+        return await attempt();
+      } catch (error) {
+        if (!isConditionFailure(error) && !isWriteConflict(error)) throw error;
+      }
+    }
+    throw new BackOfficeError('CONFLICT', 'Too many concurrent changes; try again');
+  }
+
+  async getAccount(accountId: string): Promise<AccountItem | undefined> {
+    return (await this.get(accountKey(accountId))) as AccountItem | undefined;
+  }
+
+  async getOrg(partnerId: string): Promise<OrgItem | undefined> {
+    return (await this.get(orgKey(partnerId))) as OrgItem | undefined;
+  }
+
+  async getMembership(partnerId: string, accountId: string): Promise<MembershipItem | undefined> {
+    return (await this.get(membershipKey(partnerId, accountId))) as MembershipItem | undefined;
+  }
+
+  async getOrgs(ids: readonly string[]): Promise<Map<string, OrgItem>> {
+    const found = new Map<string, OrgItem>();
+    for (let i = 0; i < ids.length; i += 100) {
+      let keys: Record<string, unknown>[] | undefined = ids.slice(i, i + 100).map(orgKey);
+      while (keys && keys.length > 0) {
+        const output: BatchGetCommandOutput = await this.client.send(
+          new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }),
+        );
+        for (const item of output.Responses?.[this.table] ?? []) found.set(String(item.partner_id), item as OrgItem);
+        keys = output.UnprocessedKeys?.[this.table]?.Keys;
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Apply a lifecycle update to an item that must exist. When `condition`
+   * fails on an existing item nothing changes and the item as it is now is
+   * returned (so repeating an operation is harmless); a missing item throws
+   * `notFound`.
+   */
+  async updateExisting<T>(
+    key: { pk: string; sk: string },
+    update: { expression: string; condition: string; values: Record<string, unknown> },
+    notFound: () => BackOfficeError,
+  ): Promise<T> {
+    const uses = (name: string) => `${update.expression} ${update.condition}`.includes(name);
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: key,
+          UpdateExpression: update.expression,
+          ConditionExpression: update.condition,
+          ExpressionAttributeNames: uses('#status') ? { '#status': 'status' } : undefined,
+          ExpressionAttributeValues: { ...update.values, ...(uses(':now') ? { ':now': this.clock().toISOString() } : {}) },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes as T;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const current = await this.get(key);
+      if (!current) throw notFound();
+      return current as T;
+    }
+  }
+
+  private async get(key: { pk: string; sk: string }): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
+    return Item;
+  }
+}

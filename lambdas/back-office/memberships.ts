@@ -1,0 +1,115 @@
+/**
+ * Memberships: an account's role in an organization. The organization
+ * item's `managers` map holds, per manager, the grant minted when the
+ * account became manager; organization keys remember theirs, so demotion or
+ * removal (the grant goes) revokes the keys, and a later promotion (a new
+ * grant) restores none (docs/identity.md).
+ *
+ * Setting a role is a read-modify-write of that grant: the write is
+ * conditioned on the grant and membership exactly as read, and a lost race
+ * reads again. Without that, a promotion paused between its read and its
+ * write would put back a grant that a concurrent demotion had just removed,
+ * and the demoted creator's keys would work again: revocation always wins.
+ */
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { membershipKey, orgKey, type MembershipItem, type Role } from '../shared/identity/access-items';
+import { isConditionFailure } from '../shared/storage/conditions';
+import { BackOfficeError } from './errors';
+import { randomId, type IdentityStore } from './identity-store';
+
+export class Memberships {
+  constructor(private readonly store: IdentityStore) {}
+
+  /**
+   * Set an account's role. Becoming manager mints a new grant (an existing
+   * manager keeps theirs); demotion removes it, which revokes the keys the
+   * account made for this organization.
+   */
+  async set(partnerId: string, accountId: string, role: Role) {
+    return this.store.retryOnConflict(async () => {
+      const [account, org, membership] = await Promise.all([
+        this.store.getAccount(accountId),
+        this.store.getOrg(partnerId),
+        this.store.getMembership(partnerId, accountId),
+      ]);
+      if (!account) throw new BackOfficeError('ACCOUNT_NOT_FOUND', `No account ${accountId}`);
+      if (!org) throw new BackOfficeError('ORG_NOT_FOUND', `No organization ${partnerId}`);
+      const now = this.store.clock().toISOString();
+      const current = org.managers?.[accountId];
+      const grant = role === 'manager' ? (current ?? randomId('grant')) : undefined;
+      const item: MembershipItem & Record<string, unknown> = {
+        ...membershipKey(partnerId, accountId),
+        type: 'membership',
+        gsi1pk: `ACCOUNT#${accountId}`,
+        gsi1sk: `MEMBER#${partnerId}`,
+        partner_id: partnerId,
+        account_id: accountId,
+        role,
+        ...(grant ? { grant } : {}),
+        updated_at: now,
+      };
+      await this.store.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: this.store.table, Item: item, ...unchangedMembership(membership) } },
+            {
+              Update: {
+                TableName: this.store.table,
+                Key: orgKey(partnerId),
+                UpdateExpression: grant ? 'SET managers.#account = :grant, updated_at = :now' : 'REMOVE managers.#account SET updated_at = :now',
+                // The grant exactly as read: a concurrent demotion, removal or promotion makes this attempt read again.
+                ConditionExpression: current === undefined ? 'attribute_exists(pk) AND attribute_not_exists(managers.#account)' : 'managers.#account = :current',
+                ExpressionAttributeNames: { '#account': accountId },
+                ExpressionAttributeValues: {
+                  ':now': now,
+                  ...(grant ? { ':grant': grant } : {}),
+                  ...(current !== undefined ? { ':current': current } : {}),
+                },
+              },
+            },
+          ],
+        }),
+      );
+      return { partner_id: partnerId, account_id: accountId, role };
+    });
+  }
+
+  /** Removal revokes the keys the account made for this organization; rejoining restores none. */
+  async remove(partnerId: string, accountId: string) {
+    const now = this.store.clock().toISOString();
+    try {
+      // Removal reads nothing it writes back: it always wins over a concurrent promotion, which re-reads.
+      await this.store.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Delete: { TableName: this.store.table, Key: membershipKey(partnerId, accountId), ConditionExpression: 'attribute_exists(pk)' } },
+            {
+              Update: {
+                TableName: this.store.table,
+                Key: orgKey(partnerId),
+                UpdateExpression: 'REMOVE managers.#account SET updated_at = :now',
+                ConditionExpression: 'attribute_exists(pk)',
+                ExpressionAttributeNames: { '#account': accountId },
+                ExpressionAttributeValues: { ':now': now },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) throw new BackOfficeError('MEMBER_NOT_FOUND', `${accountId} is not a member of ${partnerId}`);
+      throw error;
+    }
+    return { partner_id: partnerId, account_id: accountId, removed: true };
+  }
+}
+
+/** The condition that the membership item is still what was read (absent, or the same role, grant and version). */
+function unchangedMembership(read: MembershipItem | undefined) {
+  if (!read) return { ConditionExpression: 'attribute_not_exists(pk)' };
+  return {
+    ConditionExpression: '#role = :role AND updated_at = :updated',
+    ExpressionAttributeNames: { '#role': 'role' },
+    ExpressionAttributeValues: { ':role': read.role, ':updated': read.updated_at },
+  };
+}
