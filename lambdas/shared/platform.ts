@@ -12,14 +12,15 @@ import { RateLogSampler } from './limits/rejection-log';
 import { WindowMemory } from './limits/window-memory';
 import { EdgeGuard } from './limits/edge-guard';
 import { LIMITS, type Limit } from './limits/limits-table';
-import { createDocumentClient, tableNamesFromEnv } from './storage/dynamo-client';
-import type { TableId } from './storage/table-definitions';
+import { createDocumentClient, requireTable, tableNamesFromEnv, type TableNames } from './storage/dynamo-client';
 
 export type Clock = () => Date;
 
 export interface Platform {
   readonly documentClient: DynamoDBDocumentClient;
-  readonly tables: Readonly<Record<TableId, string>>;
+  /** The tables this function is granted (only those: see dataAccessOf in http/routes.ts). */
+  readonly tables: TableNames;
+  /** Built on first use: a function with no key-authenticated route (system) has no table at all. */
   readonly admissionStore: AdmissionStore;
   readonly keyCache: KeyFactsCache;
   readonly windowMemory: WindowMemory;
@@ -34,10 +35,14 @@ export function createPlatform(overrides: Partial<Platform> = {}): Platform {
   const documentClient = overrides.documentClient ?? createDocumentClient();
   const tables = overrides.tables ?? tableNamesFromEnv();
   const limits = overrides.limits ?? LIMITS;
+  let admissionStore = overrides.admissionStore;
   return {
     documentClient,
     tables,
-    admissionStore: overrides.admissionStore ?? new AdmissionStore(documentClient, tables.access),
+    get admissionStore() {
+      admissionStore ??= new AdmissionStore(documentClient, requireTable(tables, 'access'));
+      return admissionStore;
+    },
     keyCache: overrides.keyCache ?? new KeyFactsCache(),
     windowMemory: overrides.windowMemory ?? new WindowMemory(),
     rateLog: overrides.rateLog ?? new RateLogSampler(),

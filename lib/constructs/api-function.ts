@@ -17,9 +17,10 @@ import { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { TABLE_IDS, tableEnvName } from '../../lambdas/shared/storage/table-definitions';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { tableEnvName } from '../../lambdas/shared/storage/table-definitions';
 import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '../config/bundling';
-import type { EndpointGroup } from '../../lambdas/shared/http/routes';
+import type { EndpointGroup, TableAccess } from '../../lambdas/shared/http/routes';
 import type { StageConfig } from '../config/stage-config';
 import type { TableMap } from './data-tables';
 
@@ -34,8 +35,14 @@ export function handlerEntry(group: EndpointGroup): string {
 export interface ApiFunctionProps {
   readonly group: EndpointGroup;
   readonly config: StageConfig;
-  /** Every table; the function gets its name in TABLE_<ID> and read/write access. */
+  /** Every table of the stage; the function sees and may use only those in `dataAccess`. */
   readonly tables: TableMap;
+  /**
+   * Exactly what the function may do with the tables (routes.ts `dataAccessOf`): it gets
+   * TABLE_<ID> for each of those tables and an IAM statement with those actions on the table
+   * (and the listed indexes), nothing else.
+   */
+  readonly dataAccess: readonly TableAccess[];
 }
 
 export class ApiFunction extends Construct {
@@ -50,7 +57,7 @@ export class ApiFunction extends Construct {
     if (!existsSync(entry)) {
       throw new Error(`ApiFunction ${group}: entry ${entry} does not exist (expected lambdas/${group}/handler.ts exporting handler)`);
     }
-    const missing = TABLE_IDS.filter((tableId) => !tables[tableId]);
+    const missing = props.dataAccess.filter((access) => !tables[access.table]).map((access) => access.table);
     if (missing.length > 0) {
       throw new Error(`ApiFunction ${group}: tables missing from props: ${missing.join(', ')}`);
     }
@@ -79,7 +86,7 @@ export class ApiFunction extends Construct {
         STAGE: config.stage,
         LOG_LEVEL: config.logLevel,
         NODE_OPTIONS: LAMBDA_NODE_OPTIONS,
-        ...Object.fromEntries(TABLE_IDS.map((tableId) => [tableEnvName(tableId), tables[tableId].tableName])),
+        ...Object.fromEntries(props.dataAccess.map((access) => [tableEnvName(access.table), tables[access.table].tableName])),
       },
       bundling: {
         forceDockerBundling: false,
@@ -93,8 +100,14 @@ export class ApiFunction extends Construct {
       },
     });
 
-    for (const tableId of TABLE_IDS) {
-      tables[tableId].grantReadWriteData(this.function);
+    for (const access of props.dataAccess) {
+      const table = tables[access.table];
+      this.function.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: [...access.actions],
+          resources: [table.tableArn, ...(access.indexes ?? []).map((index) => `${table.tableArn}/index/${index}`)],
+        }),
+      );
     }
   }
 }

@@ -22,6 +22,7 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import {
+  dataAccessOf,
   ENDPOINT_GROUPS,
   FALLBACK_GROUP,
   FALLBACK_RESOURCE,
@@ -147,7 +148,7 @@ export class PartnerApi extends Construct {
     const functions = {} as Record<EndpointGroup, ApiFunction>;
     const integrations = {} as Record<EndpointGroup, apigateway.LambdaIntegration>;
     for (const group of ENDPOINT_GROUPS) {
-      functions[group] = new ApiFunction(this, `${pascal(group)}Function`, { group, config, tables });
+      functions[group] = new ApiFunction(this, `${pascal(group)}Function`, { group, config, tables, dataAccess: dataAccessOf(group, routes) });
       integrations[group] = new apigateway.LambdaIntegration(functions[group].function, {
         proxy: true,
         // One resource-policy statement per function for the whole API instead of one per method.

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
-import { ENDPOINT_GROUPS, FALLBACK_GROUP, ROUTES, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { dataAccessOf, ENDPOINT_GROUPS, FALLBACK_GROUP, ROUTES, type EndpointGroup, type RouteDefinition } from '../../lambdas/shared/http/routes';
 import { TABLE_IDS, tableEnvName } from '../../lambdas/shared/storage/table-definitions';
 import { resolveStageConfig } from '../../lib/config/stage-config';
 import { GATEWAY_ERRORS, validateRoutes } from '../../lib/constructs/partner-api';
@@ -31,37 +31,73 @@ describe('stateless stack: functions', () => {
     }
   });
 
-  it('tells every function its stage, log level and each table name, and enables source maps', () => {
+  it('tells every function its stage and log level, and enables source maps', () => {
     const { statelessTemplate, config } = stage('dev');
-    const tableVariables = Object.fromEntries(TABLE_IDS.map((id) => [tableEnvName(id), Match.anyValue()]));
 
     statelessTemplate.allResourcesProperties(FUNCTION, {
-      Environment: {
-        Variables: {
-          STAGE: 'dev',
-          LOG_LEVEL: config.logLevel,
-          NODE_OPTIONS: '--enable-source-maps',
-          ...tableVariables,
-        },
-      },
+      Environment: { Variables: Match.objectLike({ STAGE: 'dev', LOG_LEVEL: config.logLevel, NODE_OPTIONS: '--enable-source-maps' }) },
     });
   });
+});
 
-  it('grants every function read/write on the tables and their indexes', () => {
-    const { statelessTemplate } = stage('dev');
+describe('stateless stack: least privilege, per function', () => {
+  const { statelessTemplate } = stage('dev');
+  /** Table references cross from the stateful stack as imports named after the table construct (`AccessTable…Arn`). */
+  const tableReference = (id: string) => `${id[0].toUpperCase()}${id.slice(1)}Table`;
+  const variablesOf = (group: EndpointGroup) =>
+    (resources(statelessTemplate, FUNCTION)[functionLogicalId(statelessTemplate, group)].Properties as { Environment: { Variables: Record<string, unknown> } })
+      .Environment.Variables;
 
-    const policies = Object.values(resources(statelessTemplate, 'AWS::IAM::Policy'));
-    const dynamoPolicies = policies.filter((p) => JSON.stringify(p.Properties).includes('dynamodb:PutItem'));
-    expect(dynamoPolicies).toHaveLength(ENDPOINT_GROUPS.length);
-    for (const policy of dynamoPolicies) {
-      const text = JSON.stringify(policy.Properties);
-      for (const action of ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem']) {
-        expect(text).toContain(action);
-      }
-      expect(text).toContain('/index/*');
-    }
+  /** The IAM statements of a function's role that mention DynamoDB. */
+  function dynamoStatements(group: EndpointGroup): { Action: string | string[]; Resource: unknown }[] {
+    const fn = resources(statelessTemplate, FUNCTION)[functionLogicalId(statelessTemplate, group)];
+    const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const policies = Object.values(resources(statelessTemplate, 'AWS::IAM::Policy')).filter((p) =>
+      (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId),
+    );
+    return policies
+      .flatMap((p) => (p.Properties.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement)
+      .filter((statement) => JSON.stringify(statement.Action).includes('dynamodb:'));
+  }
+
+  const actionsOf = (statement: { Action: string | string[] }) => [statement.Action].flat().sort();
+  const tableNamesIn = (statement: { Resource: unknown }) => {
+    const text = JSON.stringify(statement.Resource);
+    return TABLE_IDS.filter((id) => text.includes(tableReference(id)));
+  };
+
+  it('gives system (health, the 404 fallback) no DynamoDB permission and no table name', () => {
+    expect(dynamoStatements('system')).toEqual([]);
+    for (const id of TABLE_IDS) expect(variablesOf('system')).not.toHaveProperty(tableEnvName(id));
   });
 
+  it('gives identity (GET /me) exactly GetItem and UpdateItem on the access table, no index, and only that table name', () => {
+    const statements = dynamoStatements('identity');
+    expect(statements).toHaveLength(1);
+    expect(actionsOf(statements[0])).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    expect(tableNamesIn(statements[0])).toEqual(['access']);
+    expect(JSON.stringify(statements[0].Resource)).not.toContain('/index/');
+    expect(Object.keys(variablesOf('identity')).filter((name) => name.startsWith('TABLE_'))).toEqual([tableEnvName('access')]);
+  });
+
+  it.each(ENDPOINT_GROUPS)('grants %s exactly what routes.ts declares for it (dataAccessOf), and never a scan or a table-wide wildcard', (group) => {
+    const declared = dataAccessOf(group);
+    const statements = dynamoStatements(group);
+    const granted = statements.map((statement) => ({ tables: tableNamesIn(statement), actions: actionsOf(statement) }));
+    expect(granted).toEqual(declared.map((access) => ({ tables: [access.table], actions: [...access.actions].sort() })));
+    for (const statement of statements) {
+      expect(actionsOf(statement).some((action) => action === 'dynamodb:*' || action === 'dynamodb:Scan')).toBe(false);
+      const indexes = declared.find((access) => tableNamesIn(statement).includes(access.table))?.indexes ?? [];
+      const text = JSON.stringify(statement.Resource);
+      expect(text.includes('/index/*')).toBe(false);
+      expect((text.match(/\/index\//g) ?? []).length).toBe(indexes.length);
+    }
+    const tableVariables = Object.keys(variablesOf(group)).filter((name) => name.startsWith('TABLE_')).sort();
+    expect(tableVariables).toEqual(declared.map((access) => tableEnvName(access.table)).sort());
+  });
+});
+
+describe('stateless stack: logs', () => {
   it.each([
     ['dev', 7, 'Delete'],
     ['pr-123', 7, 'Delete'],

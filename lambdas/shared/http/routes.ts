@@ -8,6 +8,7 @@
  */
 import type { Scope } from '../identity/scopes';
 import type { RouteCategory } from '../limits/limits-table';
+import type { TableId } from '../storage/table-definitions';
 
 /** A Lambda function serving a group of endpoints. */
 export type EndpointGroup = 'system' | 'identity';
@@ -110,3 +111,62 @@ function safeDecode(segment: string): string {
 }
 
 export const defaultRouter = new Router();
+
+// ── data access per function (least privilege) ───────────────────────────
+
+export type DynamoAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:BatchGetItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:ConditionCheckItem';
+
+/** Actions a function may take on one table (and, only if listed, on some of its indexes). */
+export interface TableAccess {
+  readonly table: TableId;
+  readonly actions: readonly DynamoAction[];
+  /** Index names the function queries; none by default. */
+  readonly indexes?: readonly string[];
+}
+
+/**
+ * What the pipeline itself does for every route that needs a key
+ * (lambdas/shared/limits/admission-store.ts): a consistent GetItem of the key
+ * item when a container sees the key first, and conditional UpdateItems for
+ * counters, leases, compensations, releases and the rate-log sample. Every
+ * group with such a route gets it, and only that, on the `access` table.
+ */
+export const ADMISSION_DATA_ACCESS: TableAccess = { table: 'access', actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] };
+
+/**
+ * What each group's own operations do with the tables, beyond admission:
+ * declared here, next to the group's routes, and granted to its function
+ * exactly (lib/constructs/api-function.ts). A new group declares its needs
+ * here; the infrastructure tests check every group's policy against it.
+ */
+export const GROUP_DATA_ACCESS: Readonly<Record<EndpointGroup, readonly TableAccess[]>> = {
+  // GET /health and the 404 fallback touch no table.
+  system: [],
+  // GET /me answers from what admission already read.
+  identity: [],
+};
+
+/** Everything a group's function may do with the tables: its own declaration plus admission's if a route needs a key. */
+export function dataAccessOf(group: EndpointGroup, routes: readonly RouteDefinition[] = ROUTES): TableAccess[] {
+  const needsAdmission = routes.some((route) => route.group === group && route.auth === 'key');
+  const declared = [...(needsAdmission ? [ADMISSION_DATA_ACCESS] : []), ...GROUP_DATA_ACCESS[group]];
+  const byTable = new Map<TableId, { actions: Set<DynamoAction>; indexes: Set<string> }>();
+  for (const access of declared) {
+    const entry = byTable.get(access.table) ?? { actions: new Set<DynamoAction>(), indexes: new Set<string>() };
+    for (const action of access.actions) entry.actions.add(action);
+    for (const index of access.indexes ?? []) entry.indexes.add(index);
+    byTable.set(access.table, entry);
+  }
+  return [...byTable].map(([table, { actions, indexes }]) => ({
+    table,
+    actions: [...actions].sort(),
+    ...(indexes.size > 0 ? { indexes: [...indexes].sort() } : {}),
+  }));
+}

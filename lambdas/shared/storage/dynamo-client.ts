@@ -106,13 +106,25 @@ export function createDocumentClient(client = new DynamoDBClient({ ...DYNAMO_CLI
   });
 }
 
-/** Table names of this deployment, from the environment the stack sets. */
-export function tableNamesFromEnv(env: NodeJS.ProcessEnv = process.env): Record<TableId, string> {
-  const names = {} as Record<TableId, string>;
+export type TableNames = Readonly<Partial<Record<TableId, string>>>;
+
+/**
+ * Table names of this deployment, from the environment the stack sets. A
+ * function gets only the tables it is granted (least privilege, declared
+ * next to the routes): the others are absent.
+ */
+export function tableNamesFromEnv(env: NodeJS.ProcessEnv = process.env): TableNames {
+  const names: Partial<Record<TableId, string>> = {};
   for (const id of TABLE_IDS) {
     const name = env[tableEnvName(id)];
-    if (!name) throw new Error(`Environment variable ${tableEnvName(id)} is not set`);
-    names[id] = name;
+    if (name) names[id] = name;
   }
   return names;
+}
+
+/** The name of a table this function must have been granted; a clear error otherwise. */
+export function requireTable(tables: TableNames, id: TableId): string {
+  const name = tables[id];
+  if (!name) throw new Error(`Environment variable ${tableEnvName(id)} is not set: this function is not granted the ${id} table (see dataAccessOf in routes.ts)`);
+  return name;
 }

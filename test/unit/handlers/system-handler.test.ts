@@ -7,7 +7,11 @@ import '../support/handler-environment';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createApiHandler } from '../../../lambdas/shared/http/pipeline';
+import { createPlatform } from '../../../lambdas/shared/platform';
+import { tableNamesFromEnv } from '../../../lambdas/shared/storage/dynamo-client';
 import { handler } from '../../../lambdas/system/handler';
+import { health } from '../../../lambdas/system/health';
 import { lambdaContext, parseBody, proxyEvent } from '../support/api-gateway-event';
 import { accountItem, bearer, issueKey, serveAdmission } from '../support/identity-fixtures';
 
@@ -117,5 +121,21 @@ describe('system handler', () => {
     // Assess
     expect(response.statusCode).toBe(422);
     expect(parseBody(response)).toMatchObject({ error: { code: 'UNKNOWN_PARAMETER' } });
+  });
+});
+
+describe('system handler without any table (as deployed: it is granted none)', () => {
+  const tableless = createApiHandler({ operations: { health }, platform: () => createPlatform({ tables: tableNamesFromEnv({}), edgeGuard: undefined }) });
+
+  it.each([
+    { path: '/health', resource: '/health', status: 200 },
+    { path: '/nope', resource: '/{proxy+}', status: 404 },
+  ])('answers $path with $status and touches no table', async ({ path, resource, status }) => {
+    // Act
+    const response = await tableless(proxyEvent({ method: 'GET', path, resource }), lambdaContext());
+
+    // Assess
+    expect(response.statusCode).toBe(status);
+    expect(ddbMock.calls()).toHaveLength(0);
   });
 });

@@ -16,7 +16,7 @@ import {
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { currentRequestScope, runInRequestScope, type DynamoAccounting } from '../../../lambdas/shared/observability/request-scope';
-import { createDocumentClient, tableNamesFromEnv } from '../../../lambdas/shared/storage/dynamo-client';
+import { createDocumentClient, requireTable, tableNamesFromEnv } from '../../../lambdas/shared/storage/dynamo-client';
 
 interface WireRequest {
   readonly operation: string;
@@ -302,7 +302,12 @@ describe('tableNamesFromEnv', () => {
     expect(tableNamesFromEnv({ TABLE_ACCESS: 'a-table', TABLE_DOMAIN: 'd-table' })).toEqual({ access: 'a-table', domain: 'd-table' });
   });
 
-  it('names the missing variable', () => {
-    expect(() => tableNamesFromEnv({ TABLE_ACCESS: 'a-table' })).toThrow('TABLE_DOMAIN');
+  it('leaves out the tables the function is not granted', () => {
+    expect(tableNamesFromEnv({ TABLE_ACCESS: 'a-table' })).toEqual({ access: 'a-table' });
+  });
+
+  it('names the missing variable when a table the code needs was not granted', () => {
+    expect(requireTable({ access: 'a-table' }, 'access')).toBe('a-table');
+    expect(() => requireTable({ access: 'a-table' }, 'domain')).toThrow('TABLE_DOMAIN');
   });
 });
