@@ -22,9 +22,27 @@ import { ApiError } from '../lambdas/shared/errors';
 import type { ApiHandler } from '../lambdas/shared/http/pipeline';
 import { REQUEST_LIMITS } from '../lambdas/shared/http/request-rules';
 import { defaultRouter, FALLBACK_GROUP, FALLBACK_RESOURCE, type Router } from '../lambdas/shared/http/routes';
+import { resolveStageConfig } from '../lib/config/stage-config';
+import { callerIdentity } from './caller-identity';
+import { parseQuery, parseRequestTarget, type RequestTarget } from './request-target';
+import { wafRequestRefusal } from './waf-mirror';
 
 export const STAGE_NAME = 'v1';
 export const BODY_READ_DEADLINE_MS = 5_000;
+/** The functions' timeout in a deployed stage (any stage without overrides has the base config's). */
+export const FUNCTION_TIMEOUT_MS = resolveStageConfig('local').lambda.timeoutSeconds * 1000;
+
+async function withinFunctionTimeout<T>(invocation: Promise<T>, timeoutMs: number): Promise<T | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  try {
+    return await Promise.race([invocation, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export interface LocalFrontOptions {
   readonly handlers: Readonly<Record<string, ApiHandler>>;
@@ -34,6 +52,8 @@ export interface LocalFrontOptions {
   /** Checks that run before the event is built (the edge protection's local counterpart). */
   readonly edge?: (request: IncomingMessage) => APIGatewayProxyResult | undefined | Promise<APIGatewayProxyResult | undefined>;
   readonly bodyReadDeadlineMs?: number;
+  /** The function timeout the front enforces, as Lambda does (default: the stage config's). */
+  readonly functionTimeoutMs?: number;
 }
 
 export interface LocalFront {
@@ -76,36 +96,17 @@ function readBody(request: IncomingMessage, deadlineMs: number): Promise<ReadBod
   });
 }
 
-/** The `requestContext.identity` API Gateway sends for an unauthenticated (IAM-less) caller. */
-export function callerIdentity(sourceIp: string, userAgent: string | null): APIGatewayProxyEvent['requestContext']['identity'] {
-  return {
-    accessKey: null,
-    accountId: null,
-    apiKey: null,
-    apiKeyId: null,
-    caller: null,
-    clientCert: null,
-    cognitoAuthenticationProvider: null,
-    cognitoAuthenticationType: null,
-    cognitoIdentityId: null,
-    cognitoIdentityPoolId: null,
-    principalOrgId: null,
-    sourceIp,
-    user: null,
-    userAgent,
-    userArn: null,
-  };
-}
-
 export function buildProxyEvent(args: {
   request: IncomingMessage;
   router: Router;
   body: Buffer;
   requestId: string;
+  target?: RequestTarget;
 }): { event: APIGatewayProxyEvent; group: string } {
   const { request, router, body, requestId } = args;
-  const url = new URL(request.url ?? '/', 'http://local');
-  const rawPath = url.pathname;
+  // The raw path, routed as API Gateway routes it: no `..`, `\` or `//` normalization.
+  const target = args.target ?? parseRequestTarget(request.url ?? '/');
+  const rawPath = target.path.startsWith('/') ? target.path : `/${target.path}`;
   const stagePrefix = `/${STAGE_NAME}`;
   const inStage = rawPath === stagePrefix || rawPath.startsWith(`${stagePrefix}/`);
   const path = inStage ? rawPath.slice(stagePrefix.length) || '/' : rawPath;
@@ -116,7 +117,8 @@ export function buildProxyEvent(args: {
   const group = match ? match.route.group : FALLBACK_GROUP;
   const pathParameters = match ? match.pathParameters : { proxy: path.replace(/^\//, '') };
 
-  const multiValueHeaders: Record<string, string[]> = {};
+  // Prototype-free: header names are the client's (`__proto__`, `constructor`, …).
+  const multiValueHeaders: Record<string, string[]> = Object.create(null);
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
     const name = request.rawHeaders[i];
     (multiValueHeaders[name] ??= []).push(request.rawHeaders[i + 1]);
@@ -128,10 +130,10 @@ export function buildProxyEvent(args: {
   multiValueHeaders['X-Forwarded-Port'] = ['443'];
   multiValueHeaders['X-Forwarded-For'] = [[...(multiValueHeaders['X-Forwarded-For'] ?? []), sourceIp].join(', ')];
   multiValueHeaders['X-Amzn-Trace-Id'] = [`Root=1-${Math.floor(Date.now() / 1000).toString(16)}-${randomUUID().replace(/-/g, '').slice(0, 24)}`];
-  const headers = Object.fromEntries(Object.entries(multiValueHeaders).map(([k, v]) => [k, v[v.length - 1]]));
+  const headers = lastValues(multiValueHeaders);
 
-  const multiValueQueryStringParameters: Record<string, string[]> = {};
-  for (const [name, value] of url.searchParams) (multiValueQueryStringParameters[name] ??= []).push(value);
+  const multiValueQueryStringParameters: Record<string, string[]> = Object.create(null);
+  for (const [name, values] of parseQuery(target.query)) multiValueQueryStringParameters[name] = values;
   const hasQuery = Object.keys(multiValueQueryStringParameters).length > 0;
 
   const now = Date.now();
@@ -142,9 +144,7 @@ export function buildProxyEvent(args: {
     httpMethod: method,
     headers,
     multiValueHeaders,
-    queryStringParameters: hasQuery
-      ? Object.fromEntries(Object.entries(multiValueQueryStringParameters).map(([k, v]) => [k, v[v.length - 1]]))
-      : null,
+    queryStringParameters: hasQuery ? lastValues(multiValueQueryStringParameters) : null,
     multiValueQueryStringParameters: hasQuery ? multiValueQueryStringParameters : null,
     pathParameters,
     stageVariables: null,
@@ -155,11 +155,11 @@ export function buildProxyEvent(args: {
       accountId: '000000000000',
       apiId: 'local',
       authorizer: null,
-      domainName: headers.Host ?? headers.host ?? '127.0.0.1',
+      domainName: request.headers.host ?? '127.0.0.1',
       domainPrefix: 'local',
       extendedRequestId: requestId,
       httpMethod: method,
-      identity: callerIdentity(sourceIp, headers['User-Agent'] ?? headers['user-agent'] ?? null),
+      identity: callerIdentity(sourceIp, request.headers['user-agent'] ?? null),
       path: rawPath,
       protocol: `HTTP/${request.httpVersion}`,
       requestId,
@@ -173,8 +173,14 @@ export function buildProxyEvent(args: {
   return { event, group };
 }
 
-function lambdaContext(group: string, requestId: string): Context {
-  const deadline = Date.now() + 10_000;
+/** The single-value view API Gateway sends beside the multi-value one: the last value of each name, prototype-free. */
+function lastValues(multi: Record<string, string[]>): Record<string, string> {
+  const single: Record<string, string> = Object.create(null);
+  for (const name of Object.keys(multi)) single[name] = multi[name][multi[name].length - 1];
+  return single;
+}
+
+function lambdaContext(group: string, requestId: string, deadline: number): Context {
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: `partner-api-local-${group}`,
@@ -205,10 +211,18 @@ function send(response: ServerResponse, result: APIGatewayProxyResult, close = f
 export async function startLocalFront(options: LocalFrontOptions): Promise<LocalFront> {
   const router = options.router ?? defaultRouter;
   const deadlineMs = options.bodyReadDeadlineMs ?? BODY_READ_DEADLINE_MS;
+  const functionTimeoutMs = options.functionTimeoutMs ?? FUNCTION_TIMEOUT_MS;
 
   const server = createServer(async (request, response) => {
     const requestId = randomUUID();
     try {
+      // WAF's request rules act first, on the raw request (lib/constructs/edge-protection.ts).
+      const target = parseRequestTarget(request.url ?? '/');
+      const refusal = wafRequestRefusal(target, request.headers);
+      if (refusal) {
+        request.resume();
+        return send(response, errorResponse(requestId, new ApiError(refusal)));
+      }
       const edgeAnswer = await options.edge?.(request);
       if (edgeAnswer) {
         request.resume();
@@ -220,10 +234,15 @@ export async function startLocalFront(options: LocalFrontOptions): Promise<Local
       if (read === 'timeout') {
         return send(response, errorResponse(requestId, new ApiError('REQUEST_TIMEOUT')), true);
       }
-      const { event, group } = buildProxyEvent({ request, router, body: read.bytes, requestId });
+      const { event, group } = buildProxyEvent({ request, router, body: read.bytes, requestId, target });
       const handler = options.handlers[group];
       if (!handler) throw new Error(`No handler for group ${group}`);
-      const result = await handler(event, lambdaContext(group, requestId));
+      const result = await withinFunctionTimeout(handler(event, lambdaContext(group, requestId, Date.now() + functionTimeoutMs)), functionTimeoutMs);
+      if (result === 'timeout') {
+        // Lambda stops a function at its timeout; API Gateway then answers 502 with no retry guidance.
+        console.error(JSON.stringify({ level: 'error', message: 'local front: function timed out', request_id: requestId, timeout_ms: functionTimeoutMs }));
+        return send(response, { ...errorResponse(requestId, new ApiError('INTERNAL_ERROR')), statusCode: 502 }, true);
+      }
       send(response, result, read.truncated);
     } catch (error) {
       // What API Gateway answers when the integration fails: never the error itself.

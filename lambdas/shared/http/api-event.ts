@@ -68,14 +68,21 @@ export function header(event: ApiEvent, name: string): string | undefined {
 }
 
 /**
- * Length of the query string as the client most likely sent it. API Gateway
- * passes only decoded parameters, so the Lambda re-encodes them; the WAF
- * size rule measures the raw string at the edge.
+ * A lower bound of the query string's length as the client sent it. API
+ * Gateway passes only decoded parameters, and decoding never lengthens a
+ * string (`%3A` → `:`, `+` → space), so the decoded names and values joined
+ * by `=` and `&` are never longer than the raw query: a request within the
+ * limit is never refused here. The exact raw limit is WAF's size rule at the
+ * edge (and the local front's mirror of it).
  */
 export function queryStringLength(event: ApiEvent): number {
-  const parts: string[] = [];
+  let length = 0;
+  let first = true;
   for (const [name, values] of event.query) {
-    for (const value of values) parts.push(value === '' ? encodeURIComponent(name) : `${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+    for (const value of values) {
+      length += (first ? 0 : 1) + name.length + (value === '' ? 0 : 1 + value.length);
+      first = false;
+    }
   }
-  return parts.join('&').length;
+  return length;
 }

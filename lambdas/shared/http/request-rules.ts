@@ -18,8 +18,27 @@ export const REQUEST_LIMITS = {
   bodyBytes: 4096,
 } as const;
 
-/** Query parameter names that carry credentials in common clients. */
-const CREDENTIAL_PARAMETER = /^(api[-_]?key|x[-_]api[-_]key|key|token|access[-_]?token|auth|authorization|bearer|secret|password|client[-_]secret)$/i;
+/** Query parameter names that carry credentials in common clients (WAF's rule and the local front use the same list). */
+export const CREDENTIAL_PARAMETER_NAMES = 'api[-_]?key|x[-_]api[-_]key|key|token|access[-_]?token|auth|authorization|bearer|secret|password|client[-_]secret';
+export const CREDENTIAL_PARAMETER = new RegExp(`^(${CREDENTIAL_PARAMETER_NAMES})$`, 'i');
+
+/** Percent-decoding that never throws: an invalid escape stays as it was. */
+export function decodeLeniently(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text.replace(/%[0-9a-fA-F]{2}/g, (escape) => {
+      try {
+        return decodeURIComponent(escape);
+      } catch {
+        return escape;
+      }
+    });
+  }
+}
+
+/** Whether a string, or its percent-decoded form, holds something that looks like a live key. */
+export const holdsLiveKey = (text: string) => LIVE_KEY_SEARCH.test(text) || LIVE_KEY_SEARCH.test(decodeLeniently(text));
 
 export function enforceTransportRules(event: ApiEvent): void {
   const proto = header(event, 'x-forwarded-proto');
@@ -31,20 +50,52 @@ export function enforceTransportRules(event: ApiEvent): void {
     if (value.length > REQUEST_LIMITS.authorizationChars) throw apiError('AUTH_HEADER_TOO_LONG');
   }
 
-  if (LIVE_KEY_SEARCH.test(event.fullPath)) throw apiError('CREDENTIALS_IN_URL');
+  // The path as received may still be percent-encoded (`pak%5Flive_…`): both forms are searched.
+  if (holdsLiveKey(event.fullPath) || holdsLiveKey(event.path)) throw apiError('CREDENTIALS_IN_URL');
   for (const [name, values] of event.query) {
-    if (CREDENTIAL_PARAMETER.test(name) || LIVE_KEY_SEARCH.test(name) || values.some((v) => LIVE_KEY_SEARCH.test(v) || /^bearer\s/i.test(v))) {
+    if (CREDENTIAL_PARAMETER.test(name) || holdsLiveKey(name) || values.some((v) => holdsLiveKey(v) || /^bearer\s/i.test(v))) {
       throw apiError('CREDENTIALS_IN_URL');
     }
   }
 
-  const encoding = header(event, 'content-encoding');
-  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') throw apiError('CONTENT_ENCODING_UNSUPPORTED');
+  // Every Content-Encoding header line and every coding in it: only `identity` (no coding) is accepted.
+  const codings = (event.headers.get('content-encoding') ?? []).flatMap((line) => line.split(','));
+  if (codings.some((coding) => coding.trim().toLowerCase() !== 'identity')) throw apiError('CONTENT_ENCODING_UNSUPPORTED');
 
   const declared = header(event, 'content-length');
   if (declared !== undefined && Number(declared) > REQUEST_LIMITS.bodyBytes) throw apiError('BODY_TOO_LARGE');
   // The declared length may lie: the bytes actually received decide.
   if (event.body && event.body.length > REQUEST_LIMITS.bodyBytes) throw apiError('BODY_TOO_LARGE');
+
+  // "Never in query, body or URL": a key in a body is refused with the URL's code, before anything reads the body.
+  if (event.body && bodyHoldsLiveKey(event.body)) throw apiError('CREDENTIALS_IN_URL');
+}
+
+/**
+ * A live key in a body: in its raw text, or in any string (key or value) of
+ * the JSON it parses to, so that escapes such as `pak\u005flive_…` are caught.
+ * It runs after the size rules: the body is at most 4096 bytes.
+ */
+function bodyHoldsLiveKey(body: Buffer): boolean {
+  const text = body.toString('utf8');
+  if (LIVE_KEY_SEARCH.test(text)) return true;
+  if (!text.includes('\\')) return false;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  const strings: unknown[] = [parsed];
+  while (strings.length > 0) {
+    const value = strings.pop();
+    if (typeof value === 'string') {
+      if (LIVE_KEY_SEARCH.test(value)) return true;
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, inner] of Object.entries(value)) strings.push(key, inner);
+    }
+  }
+  return false;
 }
 
 export interface RouteInput {
@@ -53,7 +104,8 @@ export interface RouteInput {
 }
 
 export function enforceInputRules(event: ApiEvent, route: RouteDefinition): RouteInput {
-  const query: Record<string, string> = {};
+  // Prototype-free: a declared parameter may be named like an Object.prototype member.
+  const query: Record<string, string> = Object.create(null);
   for (const [name, values] of event.query) {
     if (!route.query.includes(name)) throw apiError('UNKNOWN_PARAMETER', `Unsupported query parameter: ${name.slice(0, 64)}`);
     if (values.length > 1) throw apiError('DUPLICATE_PARAMETER', `Query parameter given more than once: ${name}`);

@@ -11,8 +11,12 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const LIVE_KEY_PREFIX = 'pak_live_';
 export const LIVE_KEY_PATTERN = /^pak_live_[0-9a-f]{64}$/;
-/** Anything that looks like a live key, anywhere in a string (used to refuse credentials in URLs). */
-export const LIVE_KEY_SEARCH = /pak_live_[0-9a-fA-F]{16,}/;
+/**
+ * Anything that looks like a live key, anywhere in a string, in any letter
+ * case (used to refuse credentials in URLs and bodies; WAF matches the prefix
+ * after lowercasing, see lib/constructs/edge-protection.ts).
+ */
+export const LIVE_KEY_SEARCH = /pak_live_[0-9a-f]{16,}/i;
 
 export function generateApiKey(): string {
   return LIVE_KEY_PREFIX + randomBytes(32).toString('hex');

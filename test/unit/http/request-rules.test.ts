@@ -65,9 +65,10 @@ describe('enforceTransportRules', () => {
       expect(transport({ query: { q: 'a'.repeat(2046) } })).not.toThrow();
     });
 
-    it('measures the query string percent-encoded, as the client sent it', () => {
-      // 683 spaces are 2049 characters once encoded (2 + 683 * 3).
-      expectApiError(transport({ query: { q: ' '.repeat(683) } }), 'QUERY_TOO_LONG');
+    it('never refuses a query the client sent within the limit: 1000 raw colons of ISO dates are 1002 characters, not 3002', () => {
+      // Re-encoding `:` as `%3A` would count 2 + 1000 * 3; what was sent raw is 2 + 1000 (WAF measures the raw string).
+      expect(transport({ query: { q: ':'.repeat(1000) } })).not.toThrow();
+      expect(transport({ query: { updated_after: '2026-01-01T00:00:00Z'.repeat(100) } })).not.toThrow();
     });
 
     it('counts every value of a repeated parameter', () => {
@@ -117,14 +118,39 @@ describe('enforceTransportRules', () => {
       expectApiError(transport({ path: `/records/${generateApiKey()}`, resource: '/{proxy+}' }), 'CREDENTIALS_IN_URL');
     });
 
+    it.each([
+      { name: 'percent-encoded in the path', path: `/records/pak%5Flive_${'ab'.repeat(32)}` },
+      { name: 'with a percent-encoded prefix letter', path: `/records/%70ak_live_${'ab'.repeat(32)}` },
+      { name: 'in upper case', path: `/records/PAK_LIVE_${'AB'.repeat(32)}` },
+    ])('refuses a live key $name', ({ path }) => {
+      expectApiError(transport({ path, resource: '/{proxy+}' }), 'CREDENTIALS_IN_URL');
+    });
+
+    it.each([
+      { name: 'as a JSON value', body: JSON.stringify({ game: 'fps', notes: generateApiKey() }) },
+      { name: 'as a JSON key', body: JSON.stringify({ [generateApiKey()]: 'x' }) },
+      { name: 'escaped in a JSON string', body: `{"notes":"${generateApiKey().replace('_', '\\u005f')}"}` },
+      { name: 'in a body that is not JSON', body: `key=${generateApiKey()}` },
+    ])('refuses a live key in the body, $name, with CREDENTIALS_IN_URL (never in query, body or URL)', ({ body }) => {
+      expectApiError(transport({ method: 'POST', headers: { 'Content-Type': 'application/json' }, body }), 'CREDENTIALS_IN_URL');
+    });
+
+    it('accepts a body that only mentions the prefix', () => {
+      expect(transport({ method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"notes":"keys start with pak_live_"}' })).not.toThrow();
+    });
+
     it('accepts ordinary parameters that merely resemble credential names', () => {
       expect(transport({ query: { keyword: 'x', tokens: 'y', cursor: 'pak_live_short' } })).not.toThrow();
     });
   });
 
   describe('CONTENT_ENCODING_UNSUPPORTED', () => {
-    it.each(['gzip', 'br', 'deflate', 'gzip, identity'])('refuses Content-Encoding %j', (encoding) => {
+    it.each(['gzip', 'br', 'deflate', 'gzip, identity', 'identity, gzip', 'identity,gzip'])('refuses Content-Encoding %j', (encoding) => {
       expectApiError(transport({ method: 'POST', headers: { 'Content-Encoding': encoding }, body: '{}' }), 'CONTENT_ENCODING_UNSUPPORTED');
+    });
+
+    it('refuses a second Content-Encoding header after an identity one', () => {
+      expectApiError(transport({ method: 'POST', headers: { 'Content-Encoding': ['identity', 'gzip'] }, body: '{}' }), 'CONTENT_ENCODING_UNSUPPORTED');
     });
 
     it.each(['identity', ' Identity '])('accepts Content-Encoding %j', (encoding) => {

@@ -6,7 +6,7 @@
  * adds it.
  */
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { callerIdentity } from '../../../local/http-front';
+import { callerIdentity } from '../../../local/caller-identity';
 
 export const STAGE = 'v1';
 
