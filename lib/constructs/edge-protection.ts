@@ -18,15 +18,18 @@
  * pick priorities below 100 to evaluate a rule before the size rules, higher
  * to evaluate it after. Priorities, names and body keys must be unique.
  */
+import { ArnFormat, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { REQUEST_LIMITS } from '../../lambdas/shared/http/request-rules';
+import { CREDENTIAL_PARAMETER_NAMES, REQUEST_LIMITS } from '../../lambdas/shared/http/request-rules';
+import { LIVE_KEY_PREFIX } from '../../lambdas/shared/identity/api-keys';
 import { ERROR_CATALOG, type ErrorCode } from '../../lambdas/shared/errors';
 import { LIMITS, type Limit } from '../../lambdas/shared/limits/limits-table';
 import type { StageConfig } from '../config/stage-config';
 import { EDGE_REQUEST_ID, errorEnvelope } from './error-envelope';
-import { edgeRateRules } from './edge-rate-rules';
+import { edgeRateRules, wafVisibility } from './edge-rate-rules';
 
 export interface EdgeProtectionProps {
   readonly config: StageConfig;
@@ -69,6 +72,61 @@ export const SIZE_RULES: readonly SizeRule[] = [
 
 export const SIZE_RULE_PRIORITIES: readonly number[] = SIZE_RULES.map((_, i) => 100 + i);
 
+/** Evaluated before every other rule: a key in the URL is refused before API Gateway logs or traces the URL. */
+export const CREDENTIALS_IN_URL_PRIORITY = 10;
+export const CREDENTIALS_IN_URL_RULE_NAME = 'credentials-in-url';
+
+/** Percent-decoding, then lowercasing: `pak%5Flive_` and `PAK_LIVE_` are the prefix too. */
+const DECODED_LOWERCASE: wafv2.CfnWebACL.TextTransformationProperty[] = [
+  { priority: 0, type: 'URL_DECODE' },
+  { priority: 1, type: 'LOWERCASE' },
+];
+
+/**
+ * The rule that refuses credentials in the URL at the edge (400
+ * CREDENTIALS_IN_URL): the live-key prefix anywhere in the URI path or the
+ * query string, or a credential-named query parameter (the Lambda's own list,
+ * CREDENTIAL_PARAMETER_NAMES). API Gateway's X-Ray trace records the URL with
+ * its query string; a request WAF blocks never reaches it.
+ */
+export function credentialsInUrlRule(prefix: string): wafv2.CfnWebACL.RuleProperty {
+  const keyPrefixIn = (fieldToMatch: wafv2.CfnWebACL.FieldToMatchProperty): wafv2.CfnWebACL.StatementProperty => ({
+    byteMatchStatement: { fieldToMatch, positionalConstraint: 'CONTAINS', searchString: LIVE_KEY_PREFIX, textTransformations: DECODED_LOWERCASE },
+  });
+  return {
+    name: CREDENTIALS_IN_URL_RULE_NAME,
+    priority: CREDENTIALS_IN_URL_PRIORITY,
+    statement: {
+      orStatement: {
+        statements: [
+          keyPrefixIn({ uriPath: {} }),
+          keyPrefixIn({ queryString: {} }),
+          {
+            regexMatchStatement: {
+              fieldToMatch: { queryString: {} },
+              regexString: `(^|&)(${CREDENTIAL_PARAMETER_NAMES})(=|&|$)`,
+              textTransformations: DECODED_LOWERCASE,
+            },
+          },
+        ],
+      },
+    },
+    action: {
+      block: {
+        customResponse: {
+          responseCode: ERROR_CATALOG.CREDENTIALS_IN_URL.status,
+          customResponseBodyKey: 'CREDENTIALS_IN_URL',
+          responseHeaders: [...EDGE_RESPONSE_HEADERS],
+        },
+      },
+    },
+    visibilityConfig: wafVisibility(`${prefix}-${CREDENTIALS_IN_URL_RULE_NAME}`),
+  };
+}
+
+/** Fields WAF replaces with `REDACTED` in its logs: where credentials travel (or wrongly travel). */
+export const REDACTED_FIELDS: wafv2.CfnLoggingConfiguration.FieldToMatchProperty[] = [{ singleHeader: { Name: 'authorization' } }, { queryString: {} }];
+
 /** Headers on every WAF custom response. WAF sets Content-Type from the body's content type. */
 export const EDGE_RESPONSE_HEADERS: readonly wafv2.CfnWebACL.CustomHTTPHeaderProperty[] = [
   { name: 'Cache-Control', value: 'no-store' },
@@ -82,8 +140,11 @@ export class EdgeProtection extends Construct {
   public readonly rateRules: readonly wafv2.CfnWebACL.RuleProperty[];
   /** Name of the web ACL (the WebACL dimension of WAF metrics). */
   public readonly webAclName: string;
-  /** Metric names of the rate rules that aggregate all traffic of the Region (CONSTANT key): they block valid keys too. */
+  /** Metric names of the rate rules that aggregate all traffic of the Region (CONSTANT key). */
   public readonly regionWideRuleMetricNames: readonly string[];
+  /** Where WAF logs the requests it blocks, credentials redacted. */
+  public readonly logGroup: logs.LogGroup;
+  public readonly logging: wafv2.CfnLoggingConfiguration;
 
   constructor(scope: Construct, id: string, props: EdgeProtectionProps) {
     super(scope, id);
@@ -92,6 +153,7 @@ export class EdgeProtection extends Construct {
     const additionalRules = props.additionalRules ?? [];
     const additionalBodies = props.additionalResponseBodies ?? {};
 
+    const credentialsRule = credentialsInUrlRule(prefix);
     const sizeRules = SIZE_RULES.map((rule, i) => sizeRuleProperty(prefix, rule, SIZE_RULE_PRIORITIES[i]));
     const rate = edgeRateRules({ metricPrefix: prefix, limits: props.limits ?? LIMITS, commonHeaders: EDGE_RESPONSE_HEADERS });
     this.rateRules = rate.rules;
@@ -99,14 +161,14 @@ export class EdgeProtection extends Construct {
     this.regionWideRuleMetricNames = rate.rules
       .filter((rule) => (rule.statement as { rateBasedStatement?: { aggregateKeyType?: string } }).rateBasedStatement?.aggregateKeyType === 'CONSTANT')
       .map((rule) => (rule.visibilityConfig as wafv2.CfnWebACL.VisibilityConfigProperty).metricName);
-    const rules = [...sizeRules, ...rate.rules, ...additionalRules];
+    const rules = [credentialsRule, ...sizeRules, ...rate.rules, ...additionalRules];
     checkUnique('rule priority', rules.map((r) => String(r.priority)));
     checkUnique('rule name', rules.map((r) => r.name));
 
     const sizeBodies = Object.fromEntries(
-      SIZE_RULES.map((rule): [string, wafv2.CfnWebACL.CustomResponseBodyProperty] => [
-        rule.code,
-        { contentType: 'APPLICATION_JSON', content: errorEnvelope(rule.code, EDGE_REQUEST_ID) },
+      [...SIZE_RULES.map((rule) => rule.code), 'CREDENTIALS_IN_URL' as const].map((code): [string, wafv2.CfnWebACL.CustomResponseBodyProperty] => [
+        code,
+        { contentType: 'APPLICATION_JSON', content: errorEnvelope(code, EDGE_REQUEST_ID) },
       ]),
     );
     checkUnique('custom response body key', [...Object.keys(sizeBodies), ...Object.keys(rate.responseBodies), ...Object.keys(additionalBodies)]);
@@ -116,9 +178,30 @@ export class EdgeProtection extends Construct {
       description: `Edge protection for partner-api ${config.stage}`,
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
-      visibilityConfig: visibility(`${prefix}-edge`),
+      visibilityConfig: wafVisibility(`${prefix}-edge`),
       customResponseBodies: { ...sizeBodies, ...rate.responseBodies, ...additionalBodies },
       rules,
+    });
+
+    // Blocked requests are logged with the Authorization header and the query string redacted (sampling is off).
+    this.logGroup = new logs.LogGroup(this, 'BlockedRequestLogs', {
+      // WAF delivers only to log groups whose name starts with `aws-waf-logs-`.
+      logGroupName: `aws-waf-logs-${prefix}`,
+      retention: config.logRetentionDays as number as logs.RetentionDays,
+      removalPolicy: config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    this.logging = new wafv2.CfnLoggingConfiguration(this, 'Logging', {
+      resourceArn: this.webAcl.attrArn,
+      // WAF wants the log group ARN without the `:*` suffix CDK's logGroupArn carries.
+      logDestinationConfigs: [
+        Stack.of(this).formatArn({ service: 'logs', resource: 'log-group', arnFormat: ArnFormat.COLON_RESOURCE_NAME, resourceName: this.logGroup.logGroupName }),
+      ],
+      redactedFields: REDACTED_FIELDS,
+      // Untyped JSON in the L1: CloudFormation's key casing is written out.
+      loggingFilter: {
+        DefaultBehavior: 'DROP',
+        Filters: [{ Behavior: 'KEEP', Requirement: 'MEETS_ANY', Conditions: [{ ActionCondition: { Action: 'BLOCK' } }] }],
+      },
     });
 
     this.association = new wafv2.CfnWebACLAssociation(this, 'StageAssociation', {
@@ -152,13 +235,10 @@ function sizeRuleProperty(prefix: string, rule: SizeRule, priority: number): waf
         },
       },
     },
-    visibilityConfig: visibility(`${prefix}-${rule.name}`),
+    visibilityConfig: wafVisibility(`${prefix}-${rule.name}`),
   };
 }
 
-function visibility(metricName: string): wafv2.CfnWebACL.VisibilityConfigProperty {
-  return { cloudWatchMetricsEnabled: true, metricName, sampledRequestsEnabled: true };
-}
 
 function checkUnique(what: string, values: readonly string[]): void {
   const duplicates = values.filter((v, i) => values.indexOf(v) !== i);

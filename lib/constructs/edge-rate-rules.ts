@@ -6,15 +6,19 @@
  *
  * Row → rule:
  * - `ip`         → AggregateKeyType IP (the request's origin IP as WAF sees it).
- * - `credential` → AggregateKeyType CUSTOM_KEYS on the raw Authorization
- *                  header (text transformation NONE): every distinct value is
- *                  its own aggregation instance, so unknown but well-formed
- *                  credentials count exactly like valid ones.
+ * - `credential` → AggregateKeyType CUSTOM_KEYS on the Authorization header,
+ *                  normalized (COMPRESS_WHITE_SPACE, then LOWERCASE, as
+ *                  normalizeCredential does in process): every distinct
+ *                  credential is its own aggregation instance, so unknown but
+ *                  well-formed credentials count exactly like valid ones, and
+ *                  `Bearer`/`bearer` spellings of one key share one counter.
  * - `location`   → AggregateKeyType CONSTANT: one counter for every request the
  *                  scope-down statement matches (for a regional web ACL that is
  *                  the Region, the spec's "per edge location").
- * - `credentialedOnly` → scope-down "the Authorization header is longer than
- *                  0 bytes", so only requests carrying a credential count.
+ * - `counts`     → scope-down: `credentialed`, "the Authorization header is
+ *                  longer than 0 bytes"; `malformed-credential`, that and "the
+ *                  normalized header is not `bearer pak_live_` + 64 hex", so
+ *                  the rule can never block a well-formed key.
  *
  * Rows WAF cannot express (a window other than 60/120/300/600 s, a limit
  * below 10, a `location` row without a scope-down, …) fail synthesis with
@@ -31,6 +35,7 @@
  */
 import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { ERROR_CATALOG } from '../../lambdas/shared/errors';
+import { WELL_FORMED_CREDENTIAL } from '../../lambdas/shared/identity/api-keys';
 import { edgeLimits, LIMITS, type EdgeLimit, type Limit } from '../../lambdas/shared/limits/limits-table';
 import { EDGE_REQUEST_ID, errorEnvelope } from './error-envelope';
 
@@ -52,8 +57,13 @@ export const RATE_LIMITED_BODY_KEY = 'RATE_LIMITED';
 /** WAF requires lowercase header names in FieldToMatch.SingleHeader. */
 const AUTHORIZATION_HEADER = 'authorization';
 const NO_TRANSFORMATION: wafv2.CfnWebACL.TextTransformationProperty[] = [{ priority: 0, type: 'NONE' }];
+/** WAF's rendering of normalizeCredential (lambdas/shared/identity/api-keys.ts). */
+export const CREDENTIAL_NORMALIZATION: wafv2.CfnWebACL.TextTransformationProperty[] = [
+  { priority: 0, type: 'COMPRESS_WHITE_SPACE' },
+  { priority: 1, type: 'LOWERCASE' },
+];
 
-/** Scope-down of credentialedOnly rows: the request carries a non-empty Authorization header. */
+/** Scope-down of `credentialed` rows: the request carries a non-empty Authorization header. */
 export const HAS_AUTHORIZATION_STATEMENT: wafv2.CfnWebACL.StatementProperty = {
   sizeConstraintStatement: {
     // singleHeader is untyped JSON in the L1, so the CloudFormation key casing (`Name`) is written out.
@@ -63,6 +73,38 @@ export const HAS_AUTHORIZATION_STATEMENT: wafv2.CfnWebACL.StatementProperty = {
     textTransformations: NO_TRANSFORMATION,
   },
 };
+
+/** The normalized Authorization header is a well-formed live key (WELL_FORMED_CREDENTIAL). */
+export const WELL_FORMED_CREDENTIAL_STATEMENT: wafv2.CfnWebACL.StatementProperty = {
+  regexMatchStatement: {
+    fieldToMatch: { singleHeader: { Name: AUTHORIZATION_HEADER } },
+    regexString: WELL_FORMED_CREDENTIAL.source,
+    textTransformations: CREDENTIAL_NORMALIZATION,
+  },
+};
+
+/** Scope-down of `malformed-credential` rows: a credential is present and it is not a well-formed live key. */
+export const MALFORMED_CREDENTIAL_STATEMENT: wafv2.CfnWebACL.StatementProperty = {
+  andStatement: { statements: [HAS_AUTHORIZATION_STATEMENT, { notStatement: { statement: WELL_FORMED_CREDENTIAL_STATEMENT } }] },
+};
+
+const SCOPE_DOWN: Record<EdgeLimit['counts'], wafv2.CfnWebACL.StatementProperty | undefined> = {
+  all: undefined,
+  credentialed: HAS_AUTHORIZATION_STATEMENT,
+  'malformed-credential': MALFORMED_CREDENTIAL_STATEMENT,
+};
+
+/**
+ * Metrics on, sampled requests off. WAF keeps sampled requests, every header
+ * included (the Authorization value, a key in a URL), for hours in the
+ * console: no rule of this web ACL samples, since every request may carry a
+ * credential. Operators see blocked requests through the web ACL's logging,
+ * which redacts the Authorization header and the query string
+ * (edge-protection.ts).
+ */
+export function wafVisibility(metricName: string): wafv2.CfnWebACL.VisibilityConfigProperty {
+  return { cloudWatchMetricsEnabled: true, metricName, sampledRequestsEnabled: false };
+}
 
 export class EdgeRateRuleError extends Error {
   constructor(limit: EdgeLimit, problem: string) {
@@ -91,13 +133,16 @@ export function checkWafExpressible(limit: EdgeLimit): void {
   if (!Number.isInteger(limit.limit) || limit.limit < WAF_MIN_RATE_LIMIT || limit.limit > WAF_MAX_RATE_LIMIT) {
     throw new EdgeRateRuleError(limit, `limit ${limit.limit} must be an integer from ${WAF_MIN_RATE_LIMIT} to ${WAF_MAX_RATE_LIMIT}`);
   }
-  if (limit.aggregate === 'location' && !limit.credentialedOnly) {
-    throw new EdgeRateRuleError(limit, "aggregate 'location' (CONSTANT) needs a scope-down statement, and only credentialedOnly rows have one");
-  }
-  if (limit.aggregate === 'credential' && !limit.credentialedOnly) {
+  if (limit.aggregate === 'location' && limit.counts !== 'malformed-credential') {
     throw new EdgeRateRuleError(
       limit,
-      "aggregate 'credential' counts only requests carrying Authorization (WAF omits requests missing a custom key); set credentialedOnly",
+      "aggregate 'location' (CONSTANT) blocks every request it counts once over its limit: count only malformed credentials, so that a handful of clients can never lock valid keys out of the Region",
+    );
+  }
+  if (limit.aggregate === 'credential' && limit.counts === 'all') {
+    throw new EdgeRateRuleError(
+      limit,
+      "aggregate 'credential' counts only requests carrying Authorization (WAF omits requests missing a custom key); set counts to 'credentialed'",
     );
   }
 }
@@ -105,7 +150,8 @@ export function checkWafExpressible(limit: EdgeLimit): void {
 /** The RateBasedStatement of an edge row. */
 export function rateBasedStatement(limit: EdgeLimit): wafv2.CfnWebACL.RateBasedStatementProperty {
   checkWafExpressible(limit);
-  const scopeDown = limit.credentialedOnly ? { scopeDownStatement: HAS_AUTHORIZATION_STATEMENT } : {};
+  const scopeDownStatement = SCOPE_DOWN[limit.counts];
+  const scopeDown = scopeDownStatement ? { scopeDownStatement } : {};
   const base = { limit: limit.limit, evaluationWindowSec: limit.windowSeconds, ...scopeDown };
   switch (limit.aggregate) {
     case 'ip':
@@ -114,7 +160,7 @@ export function rateBasedStatement(limit: EdgeLimit): wafv2.CfnWebACL.RateBasedS
       return {
         ...base,
         aggregateKeyType: 'CUSTOM_KEYS',
-        customKeys: [{ header: { name: AUTHORIZATION_HEADER, textTransformations: NO_TRANSFORMATION } }],
+        customKeys: [{ header: { name: AUTHORIZATION_HEADER, textTransformations: CREDENTIAL_NORMALIZATION } }],
       };
     case 'location':
       return { ...base, aggregateKeyType: 'CONSTANT' };
@@ -163,7 +209,7 @@ export function edgeRateRules(options: EdgeRateRuleOptions): EdgeRateRules {
         },
       },
     },
-    visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: `${metricPrefix}-${limit.policy}`, sampledRequestsEnabled: true },
+    visibilityConfig: wafVisibility(`${metricPrefix}-${limit.policy}`),
   }));
   const responseBodies: Record<string, wafv2.CfnWebACL.CustomResponseBodyProperty> =
     rules.length === 0 ? {} : { [RATE_LIMITED_BODY_KEY]: { contentType: 'APPLICATION_JSON', content: errorEnvelope('RATE_LIMITED', EDGE_REQUEST_ID) } };

@@ -116,9 +116,9 @@ export class Observability extends Construct {
     }
 
     for (const rule of edge?.alarmingRuleMetricNames ?? []) {
-      // A rule that counts all authenticated traffic blocks valid keys too: a distributed flood can trip it.
+      // The Region-wide rule counts only malformed credentials (it never blocks a well-formed key): blocks mean a junk-credential flood.
       alarm(`waf-${rule.replace(`${prefix}-`, '')}-blocks`, {
-        alarmDescription: `WAF rule ${rule} blocked requests (5 min sum): every credentialed request in the Region is being refused`,
+        alarmDescription: `WAF rule ${rule} blocked requests (5 min sum): a flood of malformed credentials is being shed Region-wide`,
         metric: new cloudwatch.Metric({
           namespace: 'AWS/WAFV2',
           metricName: 'BlockedRequests',

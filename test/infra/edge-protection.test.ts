@@ -31,6 +31,7 @@ type Rule = {
 };
 type AclProperties = {
   Rules: Rule[];
+  VisibilityConfig: Rule['VisibilityConfig'];
   CustomResponseBodies: Record<string, { ContentType: string; Content: string }>;
 };
 
@@ -68,6 +69,33 @@ const HAS_AUTHORIZATION = {
   },
 };
 
+/** The credential is normalized as normalizeCredential does: white space compressed, then lowercased. */
+const CREDENTIAL_NORMALIZATION = [
+  { Priority: 0, Type: 'COMPRESS_WHITE_SPACE' },
+  { Priority: 1, Type: 'LOWERCASE' },
+];
+
+const MALFORMED_CREDENTIAL = {
+  AndStatement: {
+    Statements: [
+      HAS_AUTHORIZATION,
+      {
+        NotStatement: {
+          Statement: {
+            RegexMatchStatement: {
+              FieldToMatch: { SingleHeader: { Name: 'authorization' } },
+              RegexString: '^bearer pak_live_[0-9a-f]{64}$',
+              TextTransformations: CREDENTIAL_NORMALIZATION,
+            },
+          },
+        },
+      },
+    ],
+  },
+};
+
+const SCOPE_DOWN = { all: undefined, credentialed: HAS_AUTHORIZATION, 'malformed-credential': MALFORMED_CREDENTIAL } as const;
+
 const AGGREGATE_KEY_TYPE = { ip: 'IP', credential: 'CUSTOM_KEYS', location: 'CONSTANT' } as const;
 
 const headerValue = (rule: Rule, name: string) =>
@@ -82,12 +110,11 @@ function expectRuleFollowsRow(rule: Rule | undefined, row: EdgeLimit): void {
   expect(statement.Limit).toBe(row.limit);
   expect(statement.EvaluationWindowSec).toBe(row.windowSeconds);
   if (row.aggregate === 'credential') {
-    expect(statement.CustomKeys).toEqual([{ Header: { Name: 'authorization', TextTransformations: [{ Priority: 0, Type: 'NONE' }] } }]);
+    expect(statement.CustomKeys).toEqual([{ Header: { Name: 'authorization', TextTransformations: CREDENTIAL_NORMALIZATION } }]);
   } else {
     expect(statement.CustomKeys).toBeUndefined();
   }
-  if (row.credentialedOnly) expect(statement.ScopeDownStatement).toEqual(HAS_AUTHORIZATION);
-  else expect(statement.ScopeDownStatement).toBeUndefined();
+  expect(statement.ScopeDownStatement).toEqual(SCOPE_DOWN[row.counts]);
 
   const response = rule!.Action.Block!.CustomResponse;
   expect(response.ResponseCode).toBe(429);
@@ -95,7 +122,7 @@ function expectRuleFollowsRow(rule: Rule | undefined, row: EdgeLimit): void {
   expect(headerValue(rule!, 'Retry-After')).toBe(String(row.windowSeconds));
   expect(headerValue(rule!, 'X-RateLimit-Policy')).toBe(row.policy);
   expect(headerValue(rule!, 'Cache-Control')).toBe('no-store');
-  expect(rule!.VisibilityConfig).toMatchObject({ CloudWatchMetricsEnabled: true, SampledRequestsEnabled: true });
+  expect(rule!.VisibilityConfig).toMatchObject({ CloudWatchMetricsEnabled: true, SampledRequestsEnabled: false });
   expect(rule!.VisibilityConfig.MetricName).toMatch(new RegExp(`-${row.policy}$`));
 }
 
@@ -107,8 +134,48 @@ describe('edge protection (WAF)', () => {
     statelessTemplate.hasResourceProperties(WEB_ACL, {
       Scope: 'REGIONAL',
       DefaultAction: { Allow: {} },
-      VisibilityConfig: { CloudWatchMetricsEnabled: true, SampledRequestsEnabled: true, MetricName: 'partner-api-dev-edge' },
+      VisibilityConfig: { CloudWatchMetricsEnabled: true, SampledRequestsEnabled: false, MetricName: 'partner-api-dev-edge' },
     });
+  });
+
+  it('samples no request anywhere (sampled requests keep every header, the Authorization value included), metrics on', () => {
+    const acl = webAcl('dev');
+    expect(acl.VisibilityConfig).toMatchObject({ SampledRequestsEnabled: false, CloudWatchMetricsEnabled: true });
+    for (const rule of acl.Rules) expect(rule.VisibilityConfig, rule.Name).toMatchObject({ SampledRequestsEnabled: false, CloudWatchMetricsEnabled: true });
+  });
+
+  it('logs only blocked requests, with the Authorization header and the query string redacted, to an aws-waf-logs- group', () => {
+    const { statelessTemplate } = stage('dev');
+    const [logging] = Object.values(resources(statelessTemplate, 'AWS::WAFv2::LoggingConfiguration'));
+    expect(logging.Properties.RedactedFields).toEqual([{ SingleHeader: { Name: 'authorization' } }, { QueryString: {} }]);
+    expect(logging.Properties.LoggingFilter).toEqual({
+      DefaultBehavior: 'DROP',
+      Filters: [{ Behavior: 'KEEP', Requirement: 'MEETS_ANY', Conditions: [{ ActionCondition: { Action: 'BLOCK' } }] }],
+    });
+    const destination = JSON.stringify(logging.Properties.LogDestinationConfigs);
+    expect(destination).toMatch(/:log-group:",\{"Ref":"EdgeBlockedRequestLogs\w+"\}\]\]\}\]$/);
+    expect(destination).not.toContain(':*');
+    statelessTemplate.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: 'aws-waf-logs-partner-api-dev' });
+  });
+
+  it('refuses a key in the URL first of all rules: the prefix in the path or query (percent-decoded, lowercased), or a credential-named parameter', () => {
+    const acl = webAcl('dev');
+    const rule = acl.Rules.find((r) => r.Name === 'credentials-in-url')!;
+    expect(Math.min(...acl.Rules.map((r) => r.Priority))).toBe(rule.Priority);
+    const transformations = [
+      { Priority: 0, Type: 'URL_DECODE' },
+      { Priority: 1, Type: 'LOWERCASE' },
+    ];
+    const [path, query, names] = (rule.Statement as unknown as { OrStatement: { Statements: Record<string, Record<string, unknown>>[] } }).OrStatement.Statements;
+    expect(path.ByteMatchStatement).toEqual({ FieldToMatch: { UriPath: {} }, PositionalConstraint: 'CONTAINS', SearchString: 'pak_live_', TextTransformations: transformations });
+    expect(query.ByteMatchStatement).toEqual({ FieldToMatch: { QueryString: {} }, PositionalConstraint: 'CONTAINS', SearchString: 'pak_live_', TextTransformations: transformations });
+    expect(names.RegexMatchStatement).toMatchObject({ FieldToMatch: { QueryString: {} }, TextTransformations: transformations });
+    const regex = new RegExp(String(names.RegexMatchStatement.RegexString));
+    for (const query of ['api_key=x', 'a=1&token=y', 'access_token=z&b=2', 'key']) expect(regex.test(query), query).toBe(true);
+    for (const query of ['keyword=x', 'cursor=abc', 'tokens=1']) expect(regex.test(query), query).toBe(false);
+    expect(rule.Action.Block!.CustomResponse.ResponseCode).toBe(400);
+    expect(rule.Action.Block!.CustomResponse.CustomResponseBodyKey).toBe('CREDENTIALS_IN_URL');
+    expect(JSON.parse(acl.CustomResponseBodies.CREDENTIALS_IN_URL.Content)).toMatchObject({ ok: false, error: { code: 'CREDENTIALS_IN_URL' } });
   });
 
   it.each([
@@ -159,7 +226,7 @@ describe('edge protection (WAF)', () => {
         edgeRules: [
           {
             name: 'ip-rate',
-            priority: 10,
+            priority: 150,
             statement: { rateBasedStatement: { limit: 180, aggregateKeyType: 'IP', evaluationWindowSec: 60 } },
             action: { block: { customResponse: { responseCode: 429, customResponseBodyKey: 'EXTRA' } } },
             visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: 'ip-rate', sampledRequestsEnabled: true },
@@ -171,6 +238,7 @@ describe('edge protection (WAF)', () => {
 
     const acl = aclOf(statelessTemplate);
     expect(acl.Rules.map((r) => r.Name)).toEqual([
+      'credentials-in-url',
       'path-too-long',
       'query-too-long',
       'auth-header-too-long',
@@ -280,17 +348,24 @@ describe('edge protection follows the limits table it is given', () => {
     expect(none.CustomResponseBodies[RATE_LIMITED_BODY_KEY]).toBeUndefined();
   });
 
-  it('applies the scope-down to every credentialedOnly row and only to those', () => {
-    const acl = edgeTemplate(withEdgeRow('edge-ip-minute', { credentialedOnly: true }));
+  it('applies the scope-down of each row\'s counting', () => {
+    const acl = edgeTemplate(withEdgeRow('edge-ip-minute', { counts: 'credentialed' }));
     expect(acl.Rules.find((r) => r.Name === 'edge-ip-minute')!.Statement.RateBasedStatement!.ScopeDownStatement).toEqual(HAS_AUTHORIZATION);
+  });
+
+  it('never lets the Region-wide authentication rule count (and so block) a well-formed key', () => {
+    const rule = edgeTemplate(LIMITS).Rules.find((r) => r.Name === 'edge-authentication-minute')!;
+    expect(rule.Statement.RateBasedStatement!.AggregateKeyType).toBe('CONSTANT');
+    expect(rule.Statement.RateBasedStatement!.ScopeDownStatement).toEqual(MALFORMED_CREDENTIAL);
   });
 
   it.each([
     ['a 10-second window', 'edge-ip-minute', { windowSeconds: 10 as const }, /windowSeconds 10 is not a WAF evaluation window/],
     ['a limit below WAF’s minimum of 10', 'edge-credential-minute', { limit: 9 }, /limit 9 must be an integer from 10/],
     ['a fractional limit', 'edge-ip-minute', { limit: 180.5 }, /limit 180.5 must be an integer/],
-    ['a location row without scope-down', 'edge-authentication-minute', { credentialedOnly: false }, /needs a scope-down statement/],
-    ['a credential row counting uncredentialed requests', 'edge-credential-minute', { credentialedOnly: false }, /set credentialedOnly/],
+    ['a location row counting every request', 'edge-authentication-minute', { counts: 'all' }, /count only malformed credentials/],
+    ['a location row counting valid keys', 'edge-authentication-minute', { counts: 'credentialed' }, /count only malformed credentials/],
+    ['a credential row counting uncredentialed requests', 'edge-credential-minute', { counts: 'all' }, /set counts to 'credentialed'/],
     ['a policy that is not a valid rule name', 'edge-ip-minute', { policy: 'edge ip' }, /must match/],
   ])('fails synthesis clearly on %s', (_what, policy, change, message) => {
     const limits = withEdgeRow(policy, change as Partial<EdgeLimit>);

@@ -103,11 +103,12 @@ describe('stateless stack: logs', () => {
     ['pr-123', 7, 'Delete'],
     ['staging', 30, 'Retain'],
     ['prod', 30, 'Retain'],
-  ])('keeps %s function and access logs for %i days (%s on stack deletion)', (name, days, policy) => {
+  ])('keeps %s function, access and WAF logs for %i days (%s on stack deletion)', (name, days, policy) => {
     const { statelessTemplate } = stage(name);
 
     const logGroups = Object.values(resources(statelessTemplate, 'AWS::Logs::LogGroup'));
-    expect(logGroups).toHaveLength(ENDPOINT_GROUPS.length + 1);
+    // One per function, the API's access log, and WAF's blocked-request log.
+    expect(logGroups).toHaveLength(ENDPOINT_GROUPS.length + 2);
     for (const logGroup of logGroups) {
       expect(logGroup.Properties.RetentionInDays).toBe(days);
       expect(logGroup.DeletionPolicy).toBe(policy);

@@ -6,10 +6,13 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { LIMITS, type Limit } from '../../lambdas/shared/limits/limits-table';
-import { startLocalStack, type LocalStack } from '../../local/local-stack';
+import { createBackOffice } from '../../lambdas/back-office/back-office';
+import { localDocumentClient, startLocalStack, type LocalStack } from '../../local/local-stack';
+import { createOrgWithManagerKey } from '../support/test-stack';
 import { inject } from 'vitest';
 
 let stack: LocalStack | undefined;
+const TABLE_PREFIX = `edge-${Date.now()}`;
 afterEach(async () => {
   await stack?.stop();
   stack = undefined;
@@ -17,7 +20,8 @@ afterEach(async () => {
 
 async function withEdge(overrides: Record<string, number>) {
   const limits: Limit[] = LIMITS.map((l) => (l.kind === 'edge' ? { ...l, limit: overrides[l.policy] ?? 10_000 } : l));
-  stack = await startLocalStack({ dynamoEndpoint: inject('dynamoEndpoint'), tablePrefix: `edge-${Date.now()}`, edgeProtection: true, limits });
+  // One set of tables for the file: the handlers' platform is built once per process, on the first stack's tables.
+  stack = await startLocalStack({ dynamoEndpoint: inject('dynamoEndpoint'), tablePrefix: TABLE_PREFIX, edgeProtection: true, limits });
   return stack;
 }
 
@@ -62,12 +66,30 @@ describe('edge protection in the local front', () => {
     expect((await hammer(`${baseUrl}/me`, 1, { Authorization: `Bearer pak_live_${'2'.repeat(64)}` }))[0].status).toBe(401);
   });
 
-  it('limits authenticated traffic overall, but not requests without credentials', async () => {
+  it('limits floods of malformed credentials overall, but never a well-formed key nor requests without credentials', async () => {
     const { baseUrl } = await withEdge({ 'edge-authentication-minute': 2 });
     await awayFromWindowEdge(60);
     const results = await hammer(`${baseUrl}/me`, 3, { Authorization: 'Bearer x' });
     expect(results.map((r) => r.status)).toEqual([401, 401, 429]);
     expect(results[2].policy).toBe('edge-authentication-minute');
     expect((await hammer(`${baseUrl}/health`, 2)).map((r) => r.status)).toEqual([200, 200]);
+
+    // The Region-wide rule is exhausted, yet a valid key is served.
+    const office = createBackOffice(localDocumentClient(inject('dynamoEndpoint')), stack!.tables.access);
+    const { key } = await createOrgWithManagerKey(office, ['records:read']);
+    expect((await hammer(`${baseUrl}/me`, 2, { Authorization: `Bearer ${key.key}` })).map((r) => r.status)).toEqual([200, 200]);
+    // So is an unknown but well-formed key: refused as invalid (401), not blocked at the edge.
+    expect((await hammer(`${baseUrl}/me`, 1, { Authorization: `Bearer pak_live_${'3'.repeat(64)}` }))[0].status).toBe(401);
+  });
+
+  it('counts spellings of one credential (Bearer, bearer, BEARER) on one counter', async () => {
+    const { baseUrl } = await withEdge({ 'edge-credential-minute': 3 });
+    await awayFromWindowEdge(60);
+    const hex = '4'.repeat(64);
+    const statuses = [];
+    for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
+      statuses.push((await hammer(`${baseUrl}/me`, 1, { Authorization: `${scheme} pak_live_${hex}` }))[0].status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 429]);
   });
 });

@@ -18,6 +18,23 @@ export const LIVE_KEY_PATTERN = /^pak_live_[0-9a-f]{64}$/;
  */
 export const LIVE_KEY_SEARCH = /pak_live_[0-9a-f]{16,}/i;
 
+/**
+ * The form of an Authorization header that edge counters key on: white space
+ * runs collapsed to one space, then lowercased. `Bearer`, `bearer` and
+ * `BEARER` are one scheme (RFC 9110), so spellings of one credential share
+ * one counter; live keys are lowercase hex, so lowercasing merges nothing
+ * else. WAF applies the same text transformations (COMPRESS_WHITE_SPACE, then
+ * LOWERCASE) to the header (lib/constructs/edge-rate-rules.ts).
+ */
+export function normalizeCredential(authorization: string): string {
+  return authorization.replace(/\s+/g, ' ').toLowerCase();
+}
+
+/** A normalized Authorization header that is a well-formed live key (whether or not such a key exists). */
+export const WELL_FORMED_CREDENTIAL = /^bearer pak_live_[0-9a-f]{64}$/;
+
+export const isWellFormedCredential = (authorization: string) => WELL_FORMED_CREDENTIAL.test(normalizeCredential(authorization));
+
 export function generateApiKey(): string {
   return LIVE_KEY_PREFIX + randomBytes(32).toString('hex');
 }

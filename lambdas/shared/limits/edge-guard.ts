@@ -1,8 +1,8 @@
 /**
  * In-process edge protection: fixed-window counters by source IP, by
- * credential (a digest of the Authorization header, so unknown but
- * well-formed credentials count too) and overall for authenticated traffic,
- * from the `edge` rows of the limits table.
+ * credential (a digest of the normalized Authorization header, so unknown
+ * but well-formed credentials count too) and overall for malformed
+ * credentials, from the `edge` rows of the limits table.
  *
  * In AWS, WAF enforces the minute rules and this guard, inside each Lambda
  * container, the 10-second bursts WAF cannot express (approximate, as the
@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ApiError } from '../errors';
+import { isWellFormedCredential, normalizeCredential } from '../identity/api-keys';
 import { edgeLimits, windowOf, type EdgeLimit, type Limit } from './limits-table';
 
 export interface EdgeRequest {
@@ -54,12 +55,15 @@ export class EdgeGuard {
   }
 
   private subject(rule: EdgeLimit, request: EdgeRequest): string | undefined {
-    if (rule.credentialedOnly && !request.authorization) return undefined;
+    const { authorization } = request;
+    if (rule.counts !== 'all' && !authorization) return undefined;
+    if (rule.counts === 'malformed-credential' && authorization && isWellFormedCredential(authorization)) return undefined;
     switch (rule.aggregate) {
       case 'ip':
         return request.sourceIp ?? 'unknown';
       case 'credential':
-        return createHash('sha256').update(request.authorization ?? '').digest('base64url').slice(0, 22);
+        // Normalized as WAF's custom key is: `Bearer`/`bearer` spellings of one key share a counter.
+        return createHash('sha256').update(normalizeCredential(authorization ?? '')).digest('base64url').slice(0, 22);
       case 'location':
         return 'all';
     }

@@ -38,14 +38,23 @@ export interface ConcurrencyLimit {
 
 export type EdgeAggregate = 'ip' | 'credential' | 'location';
 
+export type EdgeCounting = 'all' | 'credentialed' | 'malformed-credential';
+
 export interface EdgeLimit {
   readonly kind: 'edge';
   readonly policy: string;
   readonly aggregate: EdgeAggregate;
   readonly windowSeconds: 10 | 60;
   readonly limit: number;
-  /** Only requests that carry an Authorization header count. */
-  readonly credentialedOnly: boolean;
+  /**
+   * Which requests the rule counts (and so can block):
+   * - `all`: every request;
+   * - `credentialed`: requests carrying an Authorization header;
+   * - `malformed-credential`: requests carrying an Authorization header that
+   *   is not a well-formed live key (`Bearer pak_live_` + 64 hex, after
+   *   normalization): such a rule can never block a valid key.
+   */
+  readonly counts: EdgeCounting;
   /**
    * `waf`: an AWS WAF rate-based rule (WAF's shortest window is 60 s).
    * `application`: 10-second bursts, below WAF's resolution, enforced in
@@ -73,11 +82,11 @@ export const LIMITS: readonly Limit[] = [
   { kind: 'concurrency', policy: 'ticket-concurrency', holder: 'key', limit: 2, covers: INVITATION_AND_TICKET, description: 'invitation and ticket requests in flight per key' },
   { kind: 'concurrency', policy: 'ticket-concurrency', holder: 'organization', limit: 4, covers: INVITATION_AND_TICKET, description: 'invitation and ticket requests in flight per organization' },
   { kind: 'concurrency', policy: 'ticket-concurrency', holder: 'account', limit: 6, covers: INVITATION_AND_TICKET, description: 'invitation and ticket requests in flight per account' },
-  { kind: 'edge', policy: 'edge-ip-burst', aggregate: 'ip', windowSeconds: 10, limit: 30, credentialedOnly: false, enforcedBy: 'application', description: 'by source IP (health included), per 10 seconds' },
-  { kind: 'edge', policy: 'edge-ip-minute', aggregate: 'ip', windowSeconds: 60, limit: 180, credentialedOnly: false, enforcedBy: 'waf', description: 'by source IP (health included), per minute' },
-  { kind: 'edge', policy: 'edge-credential-burst', aggregate: 'credential', windowSeconds: 10, limit: 20, credentialedOnly: true, enforcedBy: 'application', description: 'by credential (well-formed unknown credentials included), per 10 seconds' },
-  { kind: 'edge', policy: 'edge-credential-minute', aggregate: 'credential', windowSeconds: 60, limit: 60, credentialedOnly: true, enforcedBy: 'waf', description: 'by credential (well-formed unknown credentials included), per minute' },
-  { kind: 'edge', policy: 'edge-authentication-minute', aggregate: 'location', windowSeconds: 60, limit: 3000, credentialedOnly: true, enforcedBy: 'waf', description: 'all authenticated requests per edge location (per Region for a regional web ACL), per minute' },
+  { kind: 'edge', policy: 'edge-ip-burst', aggregate: 'ip', windowSeconds: 10, limit: 30, counts: 'all', enforcedBy: 'application', description: 'by source IP (health included), per 10 seconds' },
+  { kind: 'edge', policy: 'edge-ip-minute', aggregate: 'ip', windowSeconds: 60, limit: 180, counts: 'all', enforcedBy: 'waf', description: 'by source IP (health included), per minute' },
+  { kind: 'edge', policy: 'edge-credential-burst', aggregate: 'credential', windowSeconds: 10, limit: 20, counts: 'credentialed', enforcedBy: 'application', description: 'by credential (well-formed unknown credentials included), per 10 seconds' },
+  { kind: 'edge', policy: 'edge-credential-minute', aggregate: 'credential', windowSeconds: 60, limit: 60, counts: 'credentialed', enforcedBy: 'waf', description: 'by credential (well-formed unknown credentials included), per minute' },
+  { kind: 'edge', policy: 'edge-authentication-minute', aggregate: 'location', windowSeconds: 60, limit: 3000, counts: 'malformed-credential', enforcedBy: 'waf', description: 'authentication floods: requests with a malformed credential per edge location (per Region for a regional web ACL), per minute; never blocks a well-formed key (docs/limits.md)' },
 ];
 
 /**

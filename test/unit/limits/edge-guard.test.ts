@@ -157,3 +157,38 @@ describe('EdgeGuard', () => {
     expect(headers).toEqual({ 'X-RateLimit-Policy': 'edge-ip-burst', 'Retry-After': '6' });
   });
 });
+
+describe('EdgeGuard: rules that cannot be turned against users', () => {
+  const KEY = `pak_live_${'ab'.repeat(32)}`;
+
+  it('counts Bearer, bearer, BEARER and extra spaces of one key on one credential counter', () => {
+    // Prepare: 20 per 10 seconds per credential.
+    const guard = new EdgeGuard(LIMITS, 'application', clock().now);
+    const spellings = [`Bearer ${KEY}`, `bearer ${KEY}`, `BEARER ${KEY}`, `Bearer  ${KEY}`, `BeArEr\t${KEY}`];
+
+    // Act: 21 requests, cycling through the spellings, each from its own address.
+    const policies = send(guard, 21, (i) => fromIp(`198.51.100.${i}`, spellings[i % spellings.length]));
+
+    // Assess
+    expect(policies.slice(0, 20).every((p) => p === undefined)).toBe(true);
+    expect(policies[20]).toBe('edge-credential-burst');
+  });
+
+  it('lets a few clients flooding junk credentials exhaust the Region-wide rule without ever blocking a well-formed key', () => {
+    // Prepare: every edge row, as the local front runs them; limits per client high enough not to interfere.
+    const limits = LIMITS.map((l) => (l.kind === 'edge' && l.policy !== 'edge-authentication-minute' ? { ...l, limit: 100_000 } : l));
+    const guard = new EdgeGuard(limits, 'all', clock().now);
+
+    // Act: 17 addresses send 180 malformed credentials each (3060 > 3000), then a valid key and an unknown well-formed key arrive.
+    const flood = send(guard, 17 * 180, (i) => fromIp(`203.0.113.${i % 17}`, `Bearer junk-${i}`));
+    const valid = guard.check(fromIp('198.51.100.7', `Bearer ${KEY}`));
+    const unknownWellFormed = guard.check(fromIp('198.51.100.8', `bearer pak_live_${'0'.repeat(64)}`));
+    const junk = guard.check(fromIp('198.51.100.9', 'Bearer not-a-key'));
+
+    // Assess
+    expect(flood.filter((p) => p === 'edge-authentication-minute')).toHaveLength(17 * 180 - 3000);
+    expect(valid).toBeUndefined();
+    expect(unknownWellFormed).toBeUndefined();
+    expect(junk?.limit.policy).toBe('edge-authentication-minute');
+  });
+});
