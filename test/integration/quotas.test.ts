@@ -293,6 +293,26 @@ describe('headers and windows', () => {
     expect(first.headers.get('retry-after')).toBeNull();
   });
 
+  it('names the refusing window that ends last when several are full: key-day, not key-minute, with Retry-After until the next UTC day', async () => {
+    usePlatform({ 'key-minute': 2, 'key-day': 2, 'organization-minute': 2 });
+    const o = await org(1, 1, true);
+    now = new Date('2031-03-14T12:00:05.000Z');
+    try {
+      const results = await fire(2, () => ({ key: o.keys[0], path: `/partners/${o.partner_id}/plain-probe` }));
+      expect(results.map((r) => r.status)).toEqual([200, 200]);
+      // key-minute, key-day and organization-minute are all full now.
+      const [refused] = await fire(1, () => ({ key: o.keys[0], path: `/partners/${o.partner_id}/plain-probe` }));
+      const dayEnd = Date.parse('2031-03-15T00:00:00.000Z') / 1000;
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('x-ratelimit-policy')).toBe('key-day');
+      expect(refused.headers.get('x-ratelimit-limit')).toBe('2');
+      expect(refused.headers.get('x-ratelimit-reset')).toBe(String(dayEnd));
+      expect(refused.headers.get('retry-after')).toBe(String(dayEnd - Date.parse('2031-03-14T12:00:05.000Z') / 1000));
+    } finally {
+      now = undefined;
+    }
+  });
+
   it('resets daily windows at 00:00 UTC, with Retry-After until then', async () => {
     usePlatform({ 'organization-day': 2 });
     const o = await org(1, 1, true);
