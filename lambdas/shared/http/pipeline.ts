@@ -110,7 +110,7 @@ function envelope(getPlatform: () => Platform): Middleware {
         key_id: state.principal?.keyId,
         account_id: state.principal?.accountId,
         partner_id: state.principal?.partnerId ?? undefined,
-        path_partner_id: state.event.pathParameters.partner_id,
+        path_partner_id: state.event.pathParameters.partner_id?.slice(0, 128),
         source_ip: state.event.sourceIp,
         duration_ms: Date.now() - state.startedAt,
         dynamo: dynamo && { calls: dynamo.calls, round_trips: dynamo.roundTrips, rcu: dynamo.readUnits, wcu: dynamo.writeUnits },
