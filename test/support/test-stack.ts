@@ -8,11 +8,12 @@ import { createBackOffice, type BackOffice } from '../../lambdas/back-office/bac
 import type { ApiHandler } from '../../lambdas/shared/http/pipeline';
 import type { Router } from '../../lambdas/shared/http/routes';
 import { localDocumentClient, startLocalStack, type LocalStack } from '../../local/local-stack';
+import { checkResponse } from './contract-check';
 
 export interface TestStack extends LocalStack {
   readonly office: BackOffice;
   readonly client: ReturnType<typeof localDocumentClient>;
-  /** fetch() relative to the base URL. */
+  /** fetch() relative to the base URL; the response is checked against the OpenAPI document. */
   call(path: string, init?: RequestInit): Promise<Response>;
 }
 
@@ -33,7 +34,12 @@ export async function startTestStack(
     ...stack,
     client,
     office: createBackOffice(client, stack.tables.access),
-    call: (path, init) => fetch(`${stack.baseUrl}${path}`, init),
+    // Every response is checked against the OpenAPI document (test/support/contract-check.ts).
+    call: async (path, init) => {
+      const response = await fetch(`${stack.baseUrl}${path}`, init);
+      await checkResponse(init?.method ?? 'GET', path, response);
+      return response;
+    },
     stop: async () => {
       client.destroy();
       await stack.stop();

@@ -27,13 +27,16 @@ import { currentRequestScope, runInRequestScope } from '../observability/request
 import { sharedPlatform, type Platform } from '../platform';
 import { normalizeEvent, type ApiEvent } from './api-event';
 import { errorResponse, successResponse } from './envelope';
+import { parseInput, type RouteContract } from './contract';
 import { enforceInputRules, enforceTransportRules } from './request-rules';
+import { ROUTE_CONTRACTS } from './route-contracts';
 import { defaultRouter, FALLBACK_RESOURCE, type RouteDefinition, type Router } from './routes';
 
 export interface OperationInput {
   readonly route: RouteDefinition;
-  readonly pathParameters: Readonly<Record<string, string>>;
-  readonly query: Readonly<Record<string, string>>;
+  /** Path parameters and query, parsed by the route's contract when it declares them. */
+  readonly pathParameters: Readonly<Record<string, unknown>>;
+  readonly query: Readonly<Record<string, unknown>>;
   readonly body: unknown;
   readonly headers: ApiEvent['headers'];
   /** Present on routes that need a key. */
@@ -62,7 +65,8 @@ interface PipelineState {
   /** The recognized key's principal, from authentication on (also when admission then refuses). */
   principal?: Principal;
   admission?: Admission;
-  query?: Record<string, string>;
+  pathParameters?: Readonly<Record<string, unknown>>;
+  query?: Readonly<Record<string, unknown>>;
   body?: unknown;
   /** Set once the request was admitted (or needs no key). */
   admitted: boolean;
@@ -218,14 +222,21 @@ const authorization = (): Middleware => ({
   },
 });
 
+/** Query and body against the route's declaration, then against its contract's schemas (route-contracts.ts). */
 const input = (): Middleware => ({
   before: (request) => {
     const state = request.context.pipeline;
-    const { query, body } = enforceInputRules(state.event, state.route as RouteDefinition);
-    state.query = { ...query };
-    state.body = body;
+    const route = state.route as RouteDefinition;
+    const { query, body } = enforceInputRules(state.event, route);
+    const contract = contractOf(route);
+    state.pathParameters = contract?.pathParameters ? parseInput(contract.pathParameters, state.event.pathParameters, 'NOT_FOUND') : state.event.pathParameters;
+    state.query = contract?.query ? parseInput(contract.query, query, 'INVALID_FIELD') : { ...query };
+    state.body = contract?.body && body !== undefined ? parseInput(contract.body, body, 'INVALID_FIELD') : body;
   },
 });
+
+/** The contract of a route of the service's table; test-only routes have none. */
+const contractOf = (route: RouteDefinition): RouteContract | undefined => (ROUTE_CONTRACTS as Record<string, RouteContract>)[route.id];
 
 export interface ApiHandlerOptions {
   /** Operations this function serves, by route id. Routes of other groups answer 404. */
@@ -256,7 +267,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
       if (!operation) throw apiError('NOT_FOUND');
       const result = await operation({
         route,
-        pathParameters: state.event.pathParameters,
+        pathParameters: state.pathParameters ?? state.event.pathParameters,
         query: state.query ?? {},
         body: state.body,
         headers: state.event.headers,
