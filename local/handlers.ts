@@ -2,6 +2,7 @@
 import type { ApiHandler } from '../lambdas/shared/http/pipeline';
 import type { EndpointGroup } from '../lambdas/shared/http/routes';
 import { handler as identity } from '../lambdas/identity/handler';
+import { handler as records } from '../lambdas/records/handler';
 import { handler as system } from '../lambdas/system/handler';
 
-export const HANDLERS: Readonly<Record<EndpointGroup, ApiHandler>> = { system, identity };
+export const HANDLERS: Readonly<Record<EndpointGroup, ApiHandler>> = { system, identity, records };

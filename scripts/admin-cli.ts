@@ -6,6 +6,7 @@
  * local stack `npm start` runs; with it, on that deployed stage's tables with
  * the caller's AWS credentials.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { BackOfficeError, type BackOffice } from '../lambdas/back-office/back-office';
 
@@ -25,7 +26,10 @@ export const USAGE = `Usage: npm run -s admin -- <group> <verb> [--flags] [--sta
   member remove --org O --account A
   key create --account A [--org O] --scopes s1,s2 [--days N | --permanent]
   key revoke --key-id K
-  key list --account A                         (never shows key values)`;
+  key list --account A                         (never shows key values)
+  record put --org O (--json J | --file F)     create or update by uuid; prints the record with its id
+  record delete --org O --record R
+  events list --org O [--after EVENT_ID]       the organization's business events, in order`;
 
 const OPTIONS = {
   stage: { type: 'string' },
@@ -37,6 +41,10 @@ const OPTIONS = {
   days: { type: 'string' },
   permanent: { type: 'boolean' },
   'key-id': { type: 'string' },
+  record: { type: 'string' },
+  json: { type: 'string' },
+  file: { type: 'string' },
+  after: { type: 'string' },
   help: { type: 'boolean' },
 } as const;
 
@@ -51,10 +59,26 @@ export function parseAdminArgs(argv: readonly string[]) {
 
 type Values = ReturnType<typeof parseAdminArgs>['values'];
 
-function required(values: Values, name: 'account' | 'org' | 'role' | 'scopes' | 'key-id'): string {
+function required(values: Values, name: 'account' | 'org' | 'role' | 'scopes' | 'key-id' | 'record'): string {
   const value = values[name];
   if (!value) throw new UsageError(`--${name} is required`);
   return value;
+}
+
+function recordsOf(office: BackOffice) {
+  if (!office.records) throw new UsageError('This back office has no domain table');
+  return office.records;
+}
+
+/** The record JSON of `--json J` or `--file F` (exactly one). */
+function recordJson(values: Values): unknown {
+  if ((values.json === undefined) === (values.file === undefined)) throw new UsageError('Give the record as --json J or --file F');
+  const text = values.json ?? readFileSync(values.file as string, 'utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new BackOfficeError('INVALID_ARGUMENT', 'The record is not valid JSON');
+  }
 }
 
 export async function runAdminCommand(argv: readonly string[], office: BackOffice): Promise<unknown> {
@@ -101,6 +125,12 @@ export async function runAdminCommand(argv: readonly string[], office: BackOffic
       return office.keys.revoke(required(values, 'key-id'));
     case 'key list':
       return office.keys.list(required(values, 'account'));
+    case 'record put':
+      return recordsOf(office).put(required(values, 'org'), recordJson(values));
+    case 'record delete':
+      return recordsOf(office).delete(required(values, 'org'), required(values, 'record'));
+    case 'events list':
+      return recordsOf(office).events(required(values, 'org'), values.after);
     default:
       throw new UsageError(group ? `Unknown command: ${[group, verb].filter(Boolean).join(' ')}` : 'No command given');
   }

@@ -14,11 +14,11 @@ class NotRunning extends Error {
 
 function backOffice(stage: string | undefined): BackOffice {
   if (stage) {
-    return createBackOffice(createDocumentClient(new DynamoDBClient({})), physicalTableName(stage, 'access'));
+    return createBackOffice(createDocumentClient(new DynamoDBClient({})), physicalTableName(stage, 'access'), undefined, physicalTableName(stage, 'domain'));
   }
   if (!existsSync(LOCAL_STATE_FILE)) throw new NotRunning('No local stack found: run `npm start` first, or pass --stage <name>');
-  const state = JSON.parse(readFileSync(LOCAL_STATE_FILE, 'utf8')) as { dynamoEndpoint: string; tables: { access: string } };
-  return createBackOffice(createDocumentClient(localDynamoClient(state.dynamoEndpoint)), state.tables.access);
+  const state = JSON.parse(readFileSync(LOCAL_STATE_FILE, 'utf8')) as { dynamoEndpoint: string; tables: { access: string; domain: string } };
+  return createBackOffice(createDocumentClient(localDynamoClient(state.dynamoEndpoint)), state.tables.access, undefined, state.tables.domain);
 }
 
 async function main(argv: string[]): Promise<number> {

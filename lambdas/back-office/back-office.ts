@@ -13,22 +13,26 @@ import { ApiKeys } from './api-keys';
 import { IdentityStore, type Clock } from './identity-store';
 import { Memberships } from './memberships';
 import { Organizations } from './organizations';
+import { RecordsOffice } from './records';
 
 export interface BackOffice {
   readonly accounts: Accounts;
   readonly organizations: Organizations;
   readonly memberships: Memberships;
   readonly keys: ApiKeys;
+  /** Present when the `domain` table is given. */
+  readonly records?: RecordsOffice;
 }
 
-/** The back office over the `access` table. */
-export function createBackOffice(client: DynamoDBDocumentClient, table: string, clock?: Clock): BackOffice {
+/** The back office over the `access` table (identity) and, when given, the `domain` table (records, events). */
+export function createBackOffice(client: DynamoDBDocumentClient, table: string, clock?: Clock, domainTable?: string): BackOffice {
   const store = new IdentityStore(client, table, clock);
   return {
     accounts: new Accounts(store),
     organizations: new Organizations(store),
     memberships: new Memberships(store),
     keys: new ApiKeys(store),
+    ...(domainTable ? { records: new RecordsOffice(client, domainTable, clock) } : {}),
   };
 }
 

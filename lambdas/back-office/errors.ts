@@ -12,6 +12,7 @@ export type BackOfficeCode =
   | 'PARTNER_MANAGER_REQUIRED'
   | 'MEMBER_NOT_FOUND'
   | 'KEY_NOT_FOUND'
+  | 'RECORD_NOT_FOUND'
   | 'INVALID_SCOPES'
   | 'INVALID_EXPIRY'
   | 'KEY_LIMIT'

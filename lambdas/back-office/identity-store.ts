@@ -9,16 +9,13 @@
 import { randomBytes } from 'node:crypto';
 import { BatchGetCommand, GetCommand, UpdateCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { accountKey, membershipKey, orgKey, type AccountItem, type MembershipItem, type OrgItem } from '../shared/identity/access-items';
-import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
+import { isConditionFailure, retryOnConflict } from '../shared/storage/conditions';
 import { BackOfficeError } from './errors';
 
 export type Clock = () => Date;
 
 /** Concurrent changes of one item serialize on its conditions; losers re-read and try again. */
 export const MAX_ATTEMPTS = 40;
-
-const backoff = (attempt: number) =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** Math.min(attempt, 5))));
 
 export const randomId = (prefix: string) => `${prefix}_${randomBytes(10).toString('hex')}`;
 
@@ -29,20 +26,9 @@ export class IdentityStore {
     readonly clock: Clock = () => new Date(),
   ) {}
 
-  /**
-   * Run `attempt` until it returns: a lost race (a failed condition or a
-   * transaction conflict) backs off and runs it again, with fresh reads.
-   */
-  async retryOnConflict<T>(attempt: () => Promise<T>): Promise<T> {
-    for (let n = 0; n < MAX_ATTEMPTS; n += 1) {
-      if (n > 0) await backoff(n);
-      try {
-        return await attempt();
-      } catch (error) {
-        if (!isConditionFailure(error) && !isWriteConflict(error)) throw error;
-      }
-    }
-    throw new BackOfficeError('CONFLICT', 'Too many concurrent changes; try again');
+  /** Run a read-modify-write until it returns, re-reading after a lost race (storage/conditions.ts). */
+  retryOnConflict<T>(attempt: () => Promise<T>): Promise<T> {
+    return retryOnConflict(attempt, MAX_ATTEMPTS, () => new BackOfficeError('CONFLICT', 'Too many concurrent changes; try again'));
   }
 
   async getAccount(accountId: string): Promise<AccountItem | undefined> {

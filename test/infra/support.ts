@@ -111,7 +111,7 @@ export const SPEC_ROUTES: readonly RouteDefinition[] = [
   { id: 'health', method: 'GET', path: '/health', group: 'system', auth: 'none', query: [], body: 'none' },
   { id: 'me', method: 'GET', path: '/me', group: 'identity', auth: 'key', query: [], body: 'none' },
   { id: 'entitlements', method: 'GET', path: '/entitlements', group: 'identity', auth: 'key', query: [], body: 'none' },
-  { id: 'record', method: 'GET', path: '/records/{uuid}', group: 'identity', auth: 'key', query: [], body: 'none' },
+  { id: 'record', method: 'GET', path: '/records/{uuid}', group: 'records', auth: 'key', query: [], body: 'none' },
   { id: 'orgRecords', method: 'GET', path: '/partners/{partner_id}/records', group: 'identity', auth: 'key', query: [], body: 'none' },
   { id: 'orgRecord', method: 'GET', path: '/partners/{partner_id}/records/{record_id}', group: 'identity', auth: 'key', query: [], body: 'none' },
   { id: 'orgEntitlements', method: 'GET', path: '/partners/{partner_id}/entitlements', group: 'identity', auth: 'key', query: [], body: 'none' },

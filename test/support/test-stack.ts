@@ -33,7 +33,7 @@ export async function startTestStack(
   return {
     ...stack,
     client,
-    office: createBackOffice(client, stack.tables.access),
+    office: createBackOffice(client, stack.tables.access, undefined, stack.tables.domain),
     // Every response is checked against the OpenAPI document (test/support/contract-check.ts).
     call: async (path, init) => {
       const response = await fetch(`${stack.baseUrl}${path}`, init);

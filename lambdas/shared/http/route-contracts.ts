@@ -6,7 +6,9 @@
  * query parameters differ from its route's, or when the document is stale.
  */
 import * as z from 'zod/mini';
+import { RECORD_UUID_PATTERN, RESULTS } from '../../records/record-model';
 import { ORGANIZATION_SCOPES } from '../identity/scopes';
+import { withErrorCode } from './contract';
 import type { RouteContract } from './contract';
 import type { RouteId } from './routes';
 
@@ -43,6 +45,24 @@ export const IdentitySchema = named(
   }),
 );
 
+/** The spec's Record object. */
+export const RecordSchema = named(
+  'Record',
+  z.object({
+    id: described('Resource id of the record, used by the organization detail endpoint', z.string()),
+    uuid: described('Record identifier, compared case-insensitively; not a game-account UUID', z.string().check(z.regex(RECORD_UUID_PATTERN))),
+    player_name: described('Name in this record; not unique, may change', z.string()),
+    game_category: z.string(),
+    game: described('Display name of the checked game', z.string()),
+    checked_at: described('Time of the check', isoTime()),
+    result: described('clean: check passed; warning: suspicious traces, never a synonym of cheating; cheating: the record concludes cheating', z.enum(RESULTS)),
+    result_label: z.string(),
+    checker_name: z.string(),
+    public_notes: z.string(),
+    updated_at: isoTime(),
+  }),
+);
+
 export const ROUTE_CONTRACTS: Readonly<Record<RouteId, RouteContract>> = {
   health: {
     summary: 'Health',
@@ -55,5 +75,14 @@ export const ROUTE_CONTRACTS: Readonly<Record<RouteId, RouteContract>> = {
     description: 'What the presented key is. Needs no business scope.',
     status: 200,
     data: IdentitySchema,
+  },
+  'record-lookup': {
+    summary: 'Exact public record lookup',
+    description:
+      'The public record with this uuid, compared case-insensitively. No listing or name search exists. A missing record never means the player passed.',
+    pathParameters: z.object({ uuid: withErrorCode(z.string().check(z.regex(RECORD_UUID_PATTERN)), 'INVALID_RECORD_UUID') }),
+    status: 200,
+    data: RecordSchema,
+    errors: ['RECORD_NOT_FOUND'],
   },
 };

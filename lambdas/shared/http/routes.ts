@@ -11,9 +11,9 @@ import type { RouteCategory } from '../limits/limits-table';
 import type { TableId } from '../storage/table-definitions';
 
 /** A Lambda function serving a group of endpoints. */
-export type EndpointGroup = 'system' | 'identity';
+export type EndpointGroup = 'system' | 'identity' | 'records';
 
-export const ENDPOINT_GROUPS: readonly EndpointGroup[] = ['system', 'identity'];
+export const ENDPOINT_GROUPS: readonly EndpointGroup[] = ['system', 'identity', 'records'];
 
 /** The group whose function answers every path or method that no route declares (404 `NOT_FOUND`). */
 export const FALLBACK_GROUP: EndpointGroup = 'system';
@@ -41,6 +41,7 @@ export interface RouteDefinition {
 export const ROUTES = [
   { id: 'health', method: 'GET', path: '/health', group: 'system', auth: 'none', query: [], body: 'none' },
   { id: 'me', method: 'GET', path: '/me', group: 'identity', auth: 'key', query: [], body: 'none' },
+  { id: 'record-lookup', method: 'GET', path: '/records/{uuid}', group: 'records', auth: 'key', scope: 'public:read', query: [], body: 'none' },
 ] as const satisfies readonly RouteDefinition[];
 
 export type RouteId = (typeof ROUTES)[number]['id'];
@@ -151,6 +152,8 @@ export const GROUP_DATA_ACCESS: Readonly<Record<EndpointGroup, readonly TableAcc
   system: [],
   // GET /me answers from what admission already read.
   identity: [],
+  // GET /records/{uuid}: one read of the uuid item (lambdas/records/record-store.ts).
+  records: [{ table: 'domain', actions: ['dynamodb:GetItem'] }],
 };
 
 /** Everything a group's function may do with the tables: its own declaration plus admission's if a route needs a key. */

@@ -28,3 +28,21 @@ export function isConditionFailure(error: unknown): boolean {
 export function isWriteConflict(error: unknown): boolean {
   return nameOf(error) === 'TransactionCanceledException' && reasonsOf(error).some((r) => r.Code === 'TransactionConflict');
 }
+
+/**
+ * Run a read-modify-write until it returns: a lost race (a failed condition
+ * or a transaction conflict) backs off with jitter and runs `attempt` again,
+ * with fresh reads, at most `maxAttempts` times; then `exhausted()` is thrown.
+ * Any other error is thrown at once.
+ */
+export async function retryOnConflict<T>(attempt: () => Promise<T>, maxAttempts: number, exhausted: () => Error): Promise<T> {
+  for (let n = 0; n < maxAttempts; n += 1) {
+    if (n > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** Math.min(n, 5))));
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!isConditionFailure(error) && !isWriteConflict(error)) throw error;
+    }
+  }
+  throw exhausted();
+}

@@ -20,6 +20,9 @@ const OFFICE_METHODS = [
   'keys.create',
   'keys.revoke',
   'keys.list',
+  'records.put',
+  'records.delete',
+  'records.events',
 ] as const;
 
 type OfficeMethod = (typeof OFFICE_METHODS)[number];
@@ -64,6 +67,10 @@ describe('runAdminCommand: commands and flags', () => {
     { argv: ['member', 'remove', '--org', 'org_1', '--account', 'acc_1'], method: 'memberships.remove', args: ['org_1', 'acc_1'] },
     { argv: ['key', 'revoke', '--key-id', 'key_1'], method: 'keys.revoke', args: ['key_1'] },
     { argv: ['key', 'list', '--account', 'acc_1'], method: 'keys.list', args: ['acc_1'] },
+    { argv: ['record', 'put', '--org', 'org_1', '--json', '{"uuid":"USS-12345678-abcdefabcdef"}'], method: 'records.put', args: ['org_1', { uuid: 'USS-12345678-abcdefabcdef' }] },
+    { argv: ['record', 'delete', '--org', 'org_1', '--record', 'rec_1'], method: 'records.delete', args: ['org_1', 'rec_1'] },
+    { argv: ['events', 'list', '--org', 'org_1'], method: 'records.events', args: ['org_1', undefined] },
+    { argv: ['events', 'list', '--org', 'org_1', '--after', 'evt_1'], method: 'records.events', args: ['org_1', 'evt_1'] },
     { argv: ['account', 'create', '--stage', 'dev'], method: 'accounts.create', args: [undefined] },
   ])('maps `$argv` to $method', async ({ argv, method, args }) => {
     // Prepare

@@ -1,0 +1,56 @@
+/**
+ * Screening records in the back office: create or update by uuid, delete,
+ * and read an organization's outbox. Each change and its business event are
+ * written together (lambdas/records/record-store.ts); the input is the
+ * record JSON the operator gives (internal and staff notes accepted and
+ * stored, never returned by the API).
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
+import { listEvents } from '../outbox/outbox';
+import { RecordInputSchema, toPublicRecord } from '../records/record-model';
+import { RecordNotFound, RecordOwnedElsewhere, RecordStore } from '../records/record-store';
+import { BackOfficeError } from './errors';
+
+export class RecordsOffice {
+  private readonly store: RecordStore;
+
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly table: string,
+    clock?: () => Date,
+  ) {
+    this.store = new RecordStore(client, table, clock);
+  }
+
+  /** Create or update the organization's record with the input's uuid. */
+  async put(partnerId: string, input: unknown) {
+    const parsed = RecordInputSchema.safeParse(input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new BackOfficeError('INVALID_ARGUMENT', `Invalid record: ${issue.path.join('.') || '(root)'}: ${z.prettifyError(parsed.error).split('\n')[0]}`);
+    }
+    try {
+      const { record, event } = await this.store.put(partnerId, parsed.data);
+      return { ...toPublicRecord(record), partner_id: partnerId, public: record.public, event_id: event.id };
+    } catch (error) {
+      if (error instanceof RecordOwnedElsewhere) throw new BackOfficeError('CONFLICT', error.message);
+      throw error;
+    }
+  }
+
+  async delete(partnerId: string, recordId: string) {
+    try {
+      const { event } = await this.store.delete(partnerId, recordId);
+      return { record_id: recordId, deleted: true, event_id: event.id };
+    } catch (error) {
+      if (error instanceof RecordNotFound) throw new BackOfficeError('RECORD_NOT_FOUND', error.message);
+      throw error;
+    }
+  }
+
+  /** The organization's business events, in order, after `afterId`. */
+  async events(partnerId: string, afterId?: string) {
+    return { partner_id: partnerId, events: await listEvents(this.client, this.table, partnerId, afterId) };
+  }
+}

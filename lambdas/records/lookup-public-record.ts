@@ -1,0 +1,23 @@
+import { ApiError } from '../shared/errors';
+import type { Operation } from '../shared/http/pipeline';
+import type { Platform } from '../shared/platform';
+import { requireTable } from '../shared/storage/dynamo-client';
+import { RecordStore } from './record-store';
+
+/** One store per container (per platform), built on first use. */
+const stores = new WeakMap<Platform, RecordStore>();
+export function recordStoreOf(platform: Platform): RecordStore {
+  let store = stores.get(platform);
+  if (!store) {
+    store = new RecordStore(platform.documentClient, requireTable(platform.tables, 'domain'), platform.clock);
+    stores.set(platform, store);
+  }
+  return store;
+}
+
+/** GET /records/{uuid}: the public record, exact and case-insensitive; 404 RECORD_NOT_FOUND otherwise (never a pass). */
+export const lookupPublicRecord: Operation = async ({ pathParameters, platform }) => {
+  const record = await recordStoreOf(platform).findPublicByUuid(String(pathParameters.uuid));
+  if (!record) throw new ApiError('RECORD_NOT_FOUND');
+  return { data: record };
+};

@@ -1,0 +1,172 @@
+/**
+ * DynamoDB adapter of screening records (`domain` table).
+ *
+ * | item | pk | sk | holds |
+ * |---|---|---|---|
+ * | record | `RECORD#<id>` | `RECORD` | the RecordItem; `gsi1pk` `ORGREC#<partner>`, `gsi1sk` `<updated_at>#<id>` (the organization's records by update time) |
+ * | uuid | `UUID#<lowercased uuid>` | `UUID` | the record's id, owner and visibility, and its public projection: a public lookup is one GetItem |
+ * | event | `EVENTS#<partner>` | `evt_…` | the outbox (lambdas/outbox/outbox.ts) |
+ *
+ * Every change writes the record, its uuid item and its event in one
+ * transaction, conditioned on what was read (the record's version, the uuid
+ * item's absence or owner): concurrent changes retry or fail, and a change
+ * is never visible without its event, nor an event without its change.
+ */
+import { randomBytes } from 'node:crypto';
+import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { eventItem, type EventEnvelope } from '../outbox/outbox';
+import { retryOnConflict } from '../shared/storage/conditions';
+import { DEFAULT_RESULT_LABELS, gameGroupOf, toPublicRecord, uuidKey, type PublicRecord, type RecordInput, type RecordItem } from './record-model';
+
+export const recordKey = (recordId: string) => ({ pk: `RECORD#${recordId}`, sk: 'RECORD' });
+export const uuidItemKey = (uuid: string) => ({ pk: `UUID#${uuidKey(uuid)}`, sk: 'UUID' });
+export const orgRecordsPartition = (partnerId: string) => `ORGREC#${partnerId}`;
+
+interface UuidItem {
+  readonly record_id: string;
+  readonly partner_id: string;
+  readonly public: boolean;
+  readonly record: PublicRecord;
+}
+
+export class RecordNotFound extends Error {
+  constructor(readonly recordId: string) {
+    super(`No record ${recordId} in this organization`);
+    this.name = 'RecordNotFound';
+  }
+}
+
+/** The uuid already names a record of another organization (moving it is a separate operation). */
+export class RecordOwnedElsewhere extends Error {
+  constructor(readonly uuid: string) {
+    super(`Record ${uuid} belongs to another organization`);
+    this.name = 'RecordOwnedElsewhere';
+  }
+}
+
+const MAX_ATTEMPTS = 10;
+
+export class RecordStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly table: string,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  /** The public record with this uuid (case-insensitive), if there is one. One eventually consistent read. */
+  async findPublicByUuid(uuid: string): Promise<PublicRecord | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: uuidItemKey(uuid) }));
+    const found = Item as UuidItem | undefined;
+    return found?.public ? found.record : undefined;
+  }
+
+  /** A record of the organization (strongly consistent), or undefined. */
+  async get(partnerId: string, recordId: string): Promise<RecordItem | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: recordKey(recordId), ConsistentRead: true }));
+    const record = Item as RecordItem | undefined;
+    return record?.partner_id === partnerId ? record : undefined;
+  }
+
+  /** Create the record with this uuid in the organization, or update it: with its event, in one transaction. */
+  async put(partnerId: string, input: RecordInput): Promise<{ record: RecordItem; event: EventEnvelope }> {
+    return this.retryOnConflict(async () => {
+      const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: uuidItemKey(input.uuid), ConsistentRead: true }));
+      const existing = Item as UuidItem | undefined;
+      if (existing && existing.partner_id !== partnerId) throw new RecordOwnedElsewhere(input.uuid);
+      const previous = existing ? await this.get(partnerId, existing.record_id) : undefined;
+      if (existing && !previous) throw new RecordOwnedElsewhere(input.uuid);
+
+      const now = this.clock();
+      const record = buildRecord(partnerId, input, previous, now);
+      const { envelope, item: event } = eventItem(partnerId, { type: previous ? 'record.updated' : 'record.created', data: { record_id: record.id } }, now);
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.table,
+                Item: { ...recordKey(record.id), kind: 'record', ...record, gsi1pk: orgRecordsPartition(partnerId), gsi1sk: `${record.updated_at}#${record.id}` },
+                ...(previous
+                  ? { ConditionExpression: 'version = :version AND partner_id = :partner', ExpressionAttributeValues: { ':version': previous.version, ':partner': partnerId } }
+                  : { ConditionExpression: 'attribute_not_exists(pk)' }),
+              },
+            },
+            {
+              Put: {
+                TableName: this.table,
+                Item: { ...uuidItemKey(record.uuid), kind: 'record_uuid', record_id: record.id, partner_id: partnerId, public: record.public, record: toPublicRecord(record) },
+                ...(existing
+                  ? { ConditionExpression: 'record_id = :id', ExpressionAttributeValues: { ':id': record.id } }
+                  : { ConditionExpression: 'attribute_not_exists(pk)' }),
+              },
+            },
+            { Put: { TableName: this.table, Item: event, ConditionExpression: 'attribute_not_exists(pk)' } },
+          ],
+        }),
+      );
+      return { record, event: envelope };
+    });
+  }
+
+  /** Delete a record of the organization, with its `record.deleted` event, in one transaction. */
+  async delete(partnerId: string, recordId: string): Promise<{ event: EventEnvelope }> {
+    return this.retryOnConflict(async () => {
+      const record = await this.get(partnerId, recordId);
+      if (!record) throw new RecordNotFound(recordId);
+      const { envelope, item: event } = eventItem(partnerId, { type: 'record.deleted', data: { record_id: recordId } }, this.clock());
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Delete: {
+                TableName: this.table,
+                Key: recordKey(recordId),
+                ConditionExpression: 'version = :version AND partner_id = :partner',
+                ExpressionAttributeValues: { ':version': record.version, ':partner': partnerId },
+              },
+            },
+            {
+              Delete: {
+                TableName: this.table,
+                Key: uuidItemKey(record.uuid),
+                ConditionExpression: 'record_id = :id',
+                ExpressionAttributeValues: { ':id': recordId },
+              },
+            },
+            { Put: { TableName: this.table, Item: event, ConditionExpression: 'attribute_not_exists(pk)' } },
+          ],
+        }),
+      );
+      return { event: envelope };
+    });
+  }
+
+  private retryOnConflict<T>(attempt: () => Promise<T>): Promise<T> {
+    return retryOnConflict(attempt, MAX_ATTEMPTS, () => new Error('Too many concurrent changes to this record; try again'));
+  }
+}
+
+function buildRecord(partnerId: string, input: RecordInput, previous: RecordItem | undefined, now: Date): RecordItem {
+  return {
+    id: previous?.id ?? `rec_${randomBytes(10).toString('hex')}`,
+    // The uuid as first stored: a later put may differ in letter case only.
+    uuid: previous?.uuid ?? input.uuid,
+    uuid_key: uuidKey(input.uuid),
+    player_name: input.player_name,
+    player_key: input.player_name.toLowerCase(),
+    game_category: input.game_category,
+    game: input.game,
+    game_group: gameGroupOf(input.game_category),
+    checked_at: new Date(input.checked_at).toISOString(),
+    result: input.result,
+    result_label: input.result_label ?? DEFAULT_RESULT_LABELS[input.result],
+    checker_name: input.checker_name,
+    public_notes: input.public_notes,
+    ...(input.internal_notes !== undefined ? { internal_notes: input.internal_notes } : {}),
+    ...(input.staff_notes !== undefined ? { staff_notes: input.staff_notes } : {}),
+    public: input.public,
+    partner_id: partnerId,
+    updated_at: now.toISOString(),
+    version: (previous?.version ?? 0) + 1,
+  };
+}
