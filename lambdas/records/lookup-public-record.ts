@@ -2,6 +2,7 @@ import { ApiError } from '../shared/errors';
 import type { Operation } from '../shared/http/pipeline';
 import type { Platform } from '../shared/platform';
 import { requireTable } from '../shared/storage/dynamo-client';
+import { toPublicRecord } from './record-model';
 import { RecordStore } from './record-store';
 
 /** One store per container (per platform), built on first use. */
@@ -19,5 +20,5 @@ export function recordStoreOf(platform: Platform): RecordStore {
 export const lookupPublicRecord: Operation = async ({ pathParameters, platform }) => {
   const record = await recordStoreOf(platform).findPublicByUuid(String(pathParameters.uuid));
   if (!record) throw new ApiError('RECORD_NOT_FOUND');
-  return { data: record };
+  return { data: toPublicRecord(record) };
 };
