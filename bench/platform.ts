@@ -14,6 +14,7 @@
  * handler (the fronts have no edge check and the platforms no edge guard).
  */
 import { describeKey } from '../lambdas/identity/describe-key';
+import { lookupPublicRecord } from '../lambdas/records/lookup-public-record';
 import type { ApiHandler } from '../lambdas/shared/http/pipeline';
 import { createApiHandler, type Operation } from '../lambdas/shared/http/pipeline';
 import { ROUTES } from '../lambdas/shared/http/routes';
@@ -45,14 +46,19 @@ export const benchPlatform = (limits: readonly Limit[], overrides: Partial<Platf
   createPlatform({ limits, edgeGuard: undefined, ...overrides });
 
 /**
- * The deployed handlers by endpoint group, with the authenticated group
- * (identity: GET /me) rebuilt as lambdas/identity/handler.ts builds it, on
- * the given platform. A route of that group without an operation here fails
- * the run rather than answering 404 in the bench only.
+ * The deployed handlers by endpoint group, with the authenticated groups
+ * (identity: GET /me; records: GET /records/{uuid}) rebuilt as their
+ * handler.ts builds them, on the given platform. A route of those groups
+ * without an operation here fails the run rather than answering 404 in the
+ * bench only.
  */
 export function benchHandlers(platform: () => Platform): Record<string, ApiHandler> {
-  const operations: Record<string, Operation> = { me: describeKey };
-  const missing = ROUTES.filter((r) => r.group === 'identity' && !operations[r.id]).map((r) => r.id);
-  if (missing.length > 0) throw new Error(`bench/platform.ts: add the identity operations ${missing.join(', ')}`);
-  return { ...HANDLERS, identity: createApiHandler({ operations, platform }) };
+  const groups: Record<string, Record<string, Operation>> = {
+    identity: { me: describeKey },
+    records: { 'record-lookup': lookupPublicRecord },
+  };
+  const missing = ROUTES.filter((r) => groups[r.group] && !groups[r.group][r.id]).map((r) => r.id);
+  if (missing.length > 0) throw new Error(`bench/platform.ts: add the operations ${missing.join(', ')}`);
+  const rebuilt = Object.fromEntries(Object.entries(groups).map(([group, operations]) => [group, createApiHandler({ operations, platform })]));
+  return { ...HANDLERS, ...rebuilt };
 }

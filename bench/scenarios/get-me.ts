@@ -28,22 +28,43 @@ const BASELINE = { scenario: GET_ITEM_SCENARIO, variant: 'raw' } as const;
 
 type KeyKind = 'organization' | 'personal';
 
-const KEYS: Record<KeyKind, { scenario: string; label: string; items: number; description: string }> = {
+interface AuthenticatedGet {
+  readonly scenario: string;
+  readonly label: string;
+  readonly kind: KeyKind;
+  /** Items admission writes (key, account[, organization]). */
+  readonly items: number;
+  /** DynamoDB calls the operation itself makes after admission. */
+  readonly operationCalls: number;
+  readonly description: string;
+  /** The path below the base URL; `setup` may prepare what it reads. */
+  path(context: BenchContext): Promise<string>;
+}
+
+const ME = async () => '/me';
+
+const GET_ME: Record<KeyKind, AuthenticatedGet> = {
   organization: {
     scenario: 'get-me',
     label: 'GET /me, org key',
+    kind: 'organization',
     items: 3,
+    operationCalls: 0,
     description: 'GET /me with the demo organization key (admission writes key, account, organization) through the local front',
+    path: ME,
   },
   personal: {
     scenario: 'get-me-personal-key',
     label: 'GET /me, personal key',
+    kind: 'personal',
     items: 2,
+    operationCalls: 0,
     description: 'GET /me with the demo personal key (admission writes key, account) through the local front',
+    path: ME,
   },
 };
 
-async function measure(context: BenchContext, key: string, args: { concurrency: number; warmup: number; requests: number; cold: boolean }) {
+async function measure(context: BenchContext, key: string, path: string, args: { concurrency: number; warmup: number; requests: number; cold: boolean }) {
   const client = new KeepAliveClient(context.stack.baseUrl, args.concurrency);
   const headers = { Authorization: `Bearer ${key}` };
   const keyCache = context.platform.keyCache;
@@ -54,9 +75,9 @@ async function measure(context: BenchContext, key: string, args: { concurrency: 
       requests: args.requests,
       prepare: args.cold ? () => keyCache.clear() : undefined,
       operation: async () => {
-        const answer = await client.get('/me', headers);
+        const answer = await client.get(path, headers);
         if (answer.status !== 200 || !answer.requestId) {
-          throw new Error(`GET /me answered ${answer.status}: ${answer.body}\n${context.accessLog.drainFailures().join('\n')}`);
+          throw new Error(`GET ${path} answered ${answer.status}: ${answer.body}\n${context.accessLog.drainFailures().join('\n')}`);
         }
         return answer.requestId;
       },
@@ -66,14 +87,15 @@ async function measure(context: BenchContext, key: string, args: { concurrency: 
   }
 }
 
-function getMeScenario(kind: KeyKind): RegisteredScenario {
-  const { scenario, label, items, description } = KEYS[kind];
+export function authenticatedGetScenario(spec: AuthenticatedGet): RegisteredScenario {
+  const { scenario, label, kind, items, operationCalls, description } = spec;
   return defineScenario({
     name: scenario,
     description,
     run: async (context) => {
       const { plan, progress } = context;
       const key = kind === 'organization' ? context.demo.organization_key : context.demo.personal_key;
+      const path = await spec.path(context);
       const runs = [
         ...plan.concurrencies.map((concurrency) => ({
           variant: 'warm',
@@ -89,9 +111,9 @@ function getMeScenario(kind: KeyKind): RegisteredScenario {
       for (const run of runs) {
         progress(`${label} ${run.variant} at ${run.concurrency} concurrent`);
         context.accessLog.clear();
-        const phase = await measure(context, key, run);
-        // First try: one write per principal item, after a read of the key item when cold.
-        const dynamo = dynamoPerRequest(context.accessLog, phase.values, items + (run.cold ? 1 : 0));
+        const phase = await measure(context, key, path, run);
+        // First try: one write per principal item, after a read of the key item when cold, then the operation's own calls.
+        const dynamo = dynamoPerRequest(context.accessLog, phase.values, items + (run.cold ? 1 : 0) + operationCalls);
         context.accessLog.clear();
         if (dynamo?.logged !== phase.values.length) {
           progress(`warning: ${dynamo?.logged ?? 0} of ${phase.values.length} requests left an access-log line with DynamoDB figures`);
@@ -106,7 +128,7 @@ function getMeScenario(kind: KeyKind): RegisteredScenario {
           dynamo,
           baseline: BASELINE,
           // Warm admission is these parallel writes and nothing else in DynamoDB.
-          ...(run.cold ? {} : { floor: { scenario: UPDATE_ITEM_SCENARIO, variant: parallelUpdates(items) } }),
+          ...(run.cold || operationCalls > 0 ? {} : { floor: { scenario: UPDATE_ITEM_SCENARIO, variant: parallelUpdates(items) } }),
           key: { kind, items },
         });
       }
@@ -115,5 +137,5 @@ function getMeScenario(kind: KeyKind): RegisteredScenario {
   });
 }
 
-export const getMe = getMeScenario('organization');
-export const getMePersonalKey = getMeScenario('personal');
+export const getMe = authenticatedGetScenario(GET_ME.organization);
+export const getMePersonalKey = authenticatedGetScenario(GET_ME.personal);

@@ -9,5 +9,6 @@ import { dynamoGetItem } from './dynamo-get-item';
 import { dynamoUpdateItem } from './dynamo-update-item';
 import { getMe, getMePersonalKey } from './get-me';
 import { hotOrganization } from './hot-organization';
+import { recordLookup } from './record-lookup';
 
-export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMe, getMePersonalKey, hotOrganization, bundles];
+export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMe, getMePersonalKey, recordLookup, hotOrganization, bundles];
