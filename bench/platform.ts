@@ -15,6 +15,7 @@
  */
 import { describeKey } from '../lambdas/identity/describe-key';
 import { lookupPublicRecord } from '../lambdas/records/lookup-public-record';
+import { readOrganizationRecord } from '../lambdas/records/read-organization-record';
 import type { ApiHandler } from '../lambdas/shared/http/pipeline';
 import { createApiHandler, type Operation } from '../lambdas/shared/http/pipeline';
 import { ROUTES } from '../lambdas/shared/http/routes';
@@ -55,7 +56,7 @@ export const benchPlatform = (limits: readonly Limit[], overrides: Partial<Platf
 export function benchHandlers(platform: () => Platform): Record<string, ApiHandler> {
   const groups: Record<string, Record<string, Operation>> = {
     identity: { me: describeKey },
-    records: { 'record-lookup': lookupPublicRecord },
+    records: { 'record-lookup': lookupPublicRecord, 'org-record': readOrganizationRecord },
   };
   const missing = ROUTES.filter((r) => groups[r.group] && !groups[r.group][r.id]).map((r) => r.id);
   if (missing.length > 0) throw new Error(`bench/platform.ts: add the operations ${missing.join(', ')}`);

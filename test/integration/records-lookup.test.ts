@@ -13,11 +13,15 @@ let stack: TestStack;
 let partnerId: string;
 let publicKey: string;
 let recordsKeyOnly: string;
+let orgKeyValue: string;
+let managerAccountId: string;
 
 beforeAll(async () => {
   stack = await startTestStack();
   const org = await createOrgWithManagerKey(stack.office, ['public:read', 'records:read']);
   partnerId = org.partner_id;
+  orgKeyValue = org.key.key;
+  managerAccountId = org.account_id;
   publicKey = (await stack.office.keys.create({ accountId: org.account_id, scopes: ['public:read'] })).key;
   recordsKeyOnly = (await stack.office.keys.create({ accountId: org.account_id, partnerId, scopes: ['records:read'] })).key;
 });
@@ -98,6 +102,44 @@ describe('GET /records/{uuid}', () => {
     await records().put(partnerId, input);
     expect(await lookup(input.uuid, recordsKeyOnly)).toMatchObject({ status: 403, code: 'INSUFFICIENT_SCOPE' });
     expect(await lookup(input.uuid, `pak_live_${'9'.repeat(64)}`)).toMatchObject({ status: 401, code: 'INVALID_API_KEY' });
+  });
+});
+
+describe('GET /partners/{partner_id}/records/{record_id}', () => {
+  async function detail(recordId: string, key = orgKeyValue, partner = partnerId) {
+    const response = await stack.call(`/partners/${partner}/records/${encodeURIComponent(recordId)}`, { headers: bearer(key) });
+    const text = await response.text();
+    const body = JSON.parse(text) as { data?: Record<string, unknown>; error?: { code: string } };
+    return { status: response.status, code: body.error?.code, data: body.data, text };
+  }
+
+  it('answers a record of the organization, private ones included, with the spec\'s fields only', async () => {
+    const put = await records().put(partnerId, recordJson({ public: false, result: 'warning' }));
+    const found = await detail(put.id);
+    expect(found.status).toBe(200);
+    expect(found.data).toMatchObject({ id: put.id, result: 'warning', result_label: 'Warning' });
+    expect(Object.keys(found.data ?? {}).sort()).toEqual(
+      ['checked_at', 'checker_name', 'game', 'game_category', 'id', 'player_name', 'public_notes', 'result', 'result_label', 'updated_at', 'uuid'].sort(),
+    );
+    expect(found.text).not.toMatch(/INTERNAL|STAFF/);
+  });
+
+  it('answers 404 RECORD_NOT_FOUND for a record of another organization, a deleted one and an unknown id', async () => {
+    const { partner_id: other } = await stack.office.organizations.create();
+    const elsewhere = await records().put(other, recordJson());
+    expect(await detail(elsewhere.id)).toMatchObject({ status: 404, code: 'RECORD_NOT_FOUND' });
+    const gone = await records().put(partnerId, recordJson());
+    await records().delete(partnerId, gone.id);
+    expect(await detail(gone.id)).toMatchObject({ status: 404, code: 'RECORD_NOT_FOUND' });
+    expect(await detail('rec_unknown')).toMatchObject({ status: 404, code: 'RECORD_NOT_FOUND' });
+  });
+
+  it('refuses another organization in the path or a personal key (403 PARTNER_SCOPE_MISMATCH), and a key without records:read (403 INSUFFICIENT_SCOPE)', async () => {
+    const put = await records().put(partnerId, recordJson());
+    expect(await detail(put.id, orgKeyValue, 'org_other')).toMatchObject({ status: 403, code: 'PARTNER_SCOPE_MISMATCH' });
+    expect(await detail(put.id, publicKey)).toMatchObject({ status: 403, code: 'PARTNER_SCOPE_MISMATCH' });
+    const noRecords = await stack.office.keys.create({ accountId: managerAccountId, partnerId, scopes: ['public:read'] });
+    expect(await detail(put.id, noRecords.key)).toMatchObject({ status: 403, code: 'INSUFFICIENT_SCOPE' });
   });
 });
 

@@ -85,4 +85,12 @@ export const ROUTE_CONTRACTS: Readonly<Record<RouteId, RouteContract>> = {
     data: RecordSchema,
     errors: ['RECORD_NOT_FOUND'],
   },
+  'org-record': {
+    summary: 'One record of the organization',
+    description:
+      'A record that does not exist, belongs to another organization, or was deleted answers 404 RECORD_NOT_FOUND at once. Never a pass.',
+    status: 200,
+    data: RecordSchema,
+    errors: ['RECORD_NOT_FOUND'],
+  },
 };

@@ -42,6 +42,17 @@ export const ROUTES = [
   { id: 'health', method: 'GET', path: '/health', group: 'system', auth: 'none', query: [], body: 'none' },
   { id: 'me', method: 'GET', path: '/me', group: 'identity', auth: 'key', query: [], body: 'none' },
   { id: 'record-lookup', method: 'GET', path: '/records/{uuid}', group: 'records', auth: 'key', scope: 'public:read', query: [], body: 'none' },
+  {
+    id: 'org-record',
+    method: 'GET',
+    path: '/partners/{partner_id}/records/{record_id}',
+    group: 'records',
+    auth: 'key',
+    scope: 'records:read',
+    partnerBound: true,
+    query: [],
+    body: 'none',
+  },
 ] as const satisfies readonly RouteDefinition[];
 
 export type RouteId = (typeof ROUTES)[number]['id'];
@@ -152,7 +163,7 @@ export const GROUP_DATA_ACCESS: Readonly<Record<EndpointGroup, readonly TableAcc
   system: [],
   // GET /me answers from what admission already read.
   identity: [],
-  // GET /records/{uuid}: one read of the uuid item (lambdas/records/record-store.ts).
+  // GET /records/{uuid}: one read of the uuid item; GET /partners/{partner_id}/records/{record_id}: one read of the record item.
   records: [{ table: 'domain', actions: ['dynamodb:GetItem'] }],
 };
 
