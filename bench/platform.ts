@@ -13,6 +13,7 @@
  * credential, and the 10-second burst limits would reject it before the
  * handler (the fronts have no edge check and the platforms no edge guard).
  */
+import { readOrganizationEntitlements, readPersonalEntitlements } from '../lambdas/entitlements/read-entitlements';
 import { describeKey } from '../lambdas/identity/describe-key';
 import { lookupPublicRecord } from '../lambdas/records/lookup-public-record';
 import { readOrganizationRecord } from '../lambdas/records/read-organization-record';
@@ -57,6 +58,7 @@ export function benchHandlers(platform: () => Platform): Record<string, ApiHandl
   const groups: Record<string, Record<string, Operation>> = {
     identity: { me: describeKey },
     records: { 'record-lookup': lookupPublicRecord, 'org-record': readOrganizationRecord },
+    entitlements: { entitlements: readPersonalEntitlements, 'org-entitlements': readOrganizationEntitlements },
   };
   const missing = ROUTES.filter((r) => groups[r.group] && !groups[r.group][r.id]).map((r) => r.id);
   if (missing.length > 0) throw new Error(`bench/platform.ts: add the operations ${missing.join(', ')}`);

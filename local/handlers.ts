@@ -1,8 +1,9 @@
 /** The deployed handlers, by endpoint group: the local front calls these very modules. */
 import type { ApiHandler } from '../lambdas/shared/http/pipeline';
 import type { EndpointGroup } from '../lambdas/shared/http/routes';
+import { handler as entitlements } from '../lambdas/entitlements/handler';
 import { handler as identity } from '../lambdas/identity/handler';
 import { handler as records } from '../lambdas/records/handler';
 import { handler as system } from '../lambdas/system/handler';
 
-export const HANDLERS: Readonly<Record<EndpointGroup, ApiHandler>> = { system, identity, records };
+export const HANDLERS: Readonly<Record<EndpointGroup, ApiHandler>> = { system, identity, records, entitlements };

@@ -29,7 +29,11 @@ export const USAGE = `Usage: npm run -s admin -- <group> <verb> [--flags] [--sta
   key list --account A                         (never shows key values)
   record put --org O (--json J | --file F)     create or update by uuid; prints the record with its id
   record delete --org O --record R
-  events list --org O [--after EVENT_ID]       the organization's business events, in order`;
+  events list --org O [--after EVENT_ID]       the organization's business events, in order
+  entitlement grant --owner partner:O|account:A --game minecraft|fps (--units N | --unlimited)
+                    [--starts-at T] (--expires-at T | --permanent)
+  entitlement use --owner partner:O|account:A --game G --units N
+  entitlement refund --use U`;
 
 const OPTIONS = {
   stage: { type: 'string' },
@@ -45,6 +49,13 @@ const OPTIONS = {
   json: { type: 'string' },
   file: { type: 'string' },
   after: { type: 'string' },
+  owner: { type: 'string' },
+  game: { type: 'string' },
+  units: { type: 'string' },
+  unlimited: { type: 'boolean' },
+  'starts-at': { type: 'string' },
+  'expires-at': { type: 'string' },
+  use: { type: 'string' },
   help: { type: 'boolean' },
 } as const;
 
@@ -59,10 +70,21 @@ export function parseAdminArgs(argv: readonly string[]) {
 
 type Values = ReturnType<typeof parseAdminArgs>['values'];
 
-function required(values: Values, name: 'account' | 'org' | 'role' | 'scopes' | 'key-id' | 'record'): string {
+function required(values: Values, name: 'account' | 'org' | 'role' | 'scopes' | 'key-id' | 'record' | 'owner' | 'game' | 'use'): string {
   const value = values[name];
   if (!value) throw new UsageError(`--${name} is required`);
   return value;
+}
+
+function entitlementsOf(office: BackOffice) {
+  if (!office.entitlements) throw new UsageError('This back office has no domain table');
+  return office.entitlements;
+}
+
+function wholeNumber(text: string | undefined, name: string): number | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text)) throw new BackOfficeError('INVALID_ARGUMENT', `${name} must be a whole number`);
+  return Number(text);
 }
 
 function recordsOf(office: BackOffice) {
@@ -129,6 +151,20 @@ export async function runAdminCommand(argv: readonly string[], office: BackOffic
       return recordsOf(office).put(required(values, 'org'), recordJson(values));
     case 'record delete':
       return recordsOf(office).delete(required(values, 'org'), required(values, 'record'));
+    case 'entitlement grant':
+      return entitlementsOf(office).grant({
+        owner: required(values, 'owner'),
+        game: required(values, 'game'),
+        units: wholeNumber(values.units, '--units'),
+        unlimited: values.unlimited,
+        startsAt: values['starts-at'],
+        expiresAt: values['expires-at'],
+        permanent: values.permanent,
+      });
+    case 'entitlement use':
+      return entitlementsOf(office).use(required(values, 'owner'), required(values, 'game'), wholeNumber(values.units, '--units'));
+    case 'entitlement refund':
+      return entitlementsOf(office).refund(required(values, 'use'));
     case 'events list':
       return recordsOf(office).events(required(values, 'org'), values.after);
     default:

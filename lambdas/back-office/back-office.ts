@@ -13,6 +13,7 @@ import { ApiKeys } from './api-keys';
 import { IdentityStore, type Clock } from './identity-store';
 import { Memberships } from './memberships';
 import { Organizations } from './organizations';
+import { EntitlementsOffice } from './entitlements';
 import { RecordsOffice } from './records';
 
 export interface BackOffice {
@@ -22,6 +23,7 @@ export interface BackOffice {
   readonly keys: ApiKeys;
   /** Present when the `domain` table is given. */
   readonly records?: RecordsOffice;
+  readonly entitlements?: EntitlementsOffice;
 }
 
 /** The back office over the `access` table (identity) and, when given, the `domain` table (records, events). */
@@ -32,7 +34,7 @@ export function createBackOffice(client: DynamoDBDocumentClient, table: string, 
     organizations: new Organizations(store),
     memberships: new Memberships(store),
     keys: new ApiKeys(store),
-    ...(domainTable ? { records: new RecordsOffice(client, domainTable, clock) } : {}),
+    ...(domainTable ? { records: new RecordsOffice(client, domainTable, clock), entitlements: new EntitlementsOffice(client, domainTable, clock) } : {}),
   };
 }
 

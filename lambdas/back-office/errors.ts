@@ -13,6 +13,8 @@ export type BackOfficeCode =
   | 'MEMBER_NOT_FOUND'
   | 'KEY_NOT_FOUND'
   | 'RECORD_NOT_FOUND'
+  | 'INSUFFICIENT_UNITS'
+  | 'USE_NOT_FOUND'
   | 'INVALID_SCOPES'
   | 'INVALID_EXPIRY'
   | 'KEY_LIMIT'

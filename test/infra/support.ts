@@ -110,11 +110,11 @@ export function methodTargets(template: Template): Map<string, string> {
 export const SPEC_ROUTES: readonly RouteDefinition[] = [
   { id: 'health', method: 'GET', path: '/health', group: 'system', auth: 'none', query: [], body: 'none' },
   { id: 'me', method: 'GET', path: '/me', group: 'identity', auth: 'key', query: [], body: 'none' },
-  { id: 'entitlements', method: 'GET', path: '/entitlements', group: 'identity', auth: 'key', query: [], body: 'none' },
+  { id: 'entitlements', method: 'GET', path: '/entitlements', group: 'entitlements', auth: 'key', query: [], body: 'none' },
   { id: 'record', method: 'GET', path: '/records/{uuid}', group: 'records', auth: 'key', query: [], body: 'none' },
   { id: 'orgRecords', method: 'GET', path: '/partners/{partner_id}/records', group: 'identity', auth: 'key', query: [], body: 'none' },
   { id: 'orgRecord', method: 'GET', path: '/partners/{partner_id}/records/{record_id}', group: 'records', auth: 'key', query: [], body: 'none' },
-  { id: 'orgEntitlements', method: 'GET', path: '/partners/{partner_id}/entitlements', group: 'identity', auth: 'key', query: [], body: 'none' },
+  { id: 'orgEntitlements', method: 'GET', path: '/partners/{partner_id}/entitlements', group: 'entitlements', auth: 'key', query: [], body: 'none' },
   { id: 'listInvitations', method: 'GET', path: '/partners/{partner_id}/invitations', group: 'identity', auth: 'key', query: [], body: 'none' },
   { id: 'createInvitation', method: 'POST', path: '/partners/{partner_id}/invitations', group: 'system', auth: 'key', query: [], body: 'json' },
   { id: 'invitation', method: 'GET', path: '/partners/{partner_id}/invitations/{invitation_id}', group: 'identity', auth: 'key', query: [], body: 'none' },

@@ -11,9 +11,9 @@ import type { RouteCategory } from '../limits/limits-table';
 import type { TableId } from '../storage/table-definitions';
 
 /** A Lambda function serving a group of endpoints. */
-export type EndpointGroup = 'system' | 'identity' | 'records';
+export type EndpointGroup = 'system' | 'identity' | 'records' | 'entitlements';
 
-export const ENDPOINT_GROUPS: readonly EndpointGroup[] = ['system', 'identity', 'records'];
+export const ENDPOINT_GROUPS: readonly EndpointGroup[] = ['system', 'identity', 'records', 'entitlements'];
 
 /** The group whose function answers every path or method that no route declares (404 `NOT_FOUND`). */
 export const FALLBACK_GROUP: EndpointGroup = 'system';
@@ -41,6 +41,7 @@ export interface RouteDefinition {
 export const ROUTES = [
   { id: 'health', method: 'GET', path: '/health', group: 'system', auth: 'none', query: [], body: 'none' },
   { id: 'me', method: 'GET', path: '/me', group: 'identity', auth: 'key', query: [], body: 'none' },
+  { id: 'entitlements', method: 'GET', path: '/entitlements', group: 'entitlements', auth: 'key', scope: 'entitlements:read', query: [], body: 'none' },
   { id: 'record-lookup', method: 'GET', path: '/records/{uuid}', group: 'records', auth: 'key', scope: 'public:read', query: [], body: 'none' },
   {
     id: 'org-record',
@@ -49,6 +50,17 @@ export const ROUTES = [
     group: 'records',
     auth: 'key',
     scope: 'records:read',
+    partnerBound: true,
+    query: [],
+    body: 'none',
+  },
+  {
+    id: 'org-entitlements',
+    method: 'GET',
+    path: '/partners/{partner_id}/entitlements',
+    group: 'entitlements',
+    auth: 'key',
+    scope: 'entitlements:read',
     partnerBound: true,
     query: [],
     body: 'none',
@@ -165,6 +177,8 @@ export const GROUP_DATA_ACCESS: Readonly<Record<EndpointGroup, readonly TableAcc
   identity: [],
   // GET /records/{uuid}: one read of the uuid item; GET /partners/{partner_id}/records/{record_id}: one read of the record item.
   records: [{ table: 'domain', actions: ['dynamodb:GetItem'] }],
+  // Both summaries: one Query of the owner's grants (lambdas/entitlements/entitlement-store.ts).
+  entitlements: [{ table: 'domain', actions: ['dynamodb:Query'] }],
 };
 
 /** Everything a group's function may do with the tables: its own declaration plus admission's if a route needs a key. */

@@ -23,6 +23,9 @@ const OFFICE_METHODS = [
   'records.put',
   'records.delete',
   'records.events',
+  'entitlements.grant',
+  'entitlements.use',
+  'entitlements.refund',
 ] as const;
 
 type OfficeMethod = (typeof OFFICE_METHODS)[number];
@@ -71,6 +74,13 @@ describe('runAdminCommand: commands and flags', () => {
     { argv: ['record', 'delete', '--org', 'org_1', '--record', 'rec_1'], method: 'records.delete', args: ['org_1', 'rec_1'] },
     { argv: ['events', 'list', '--org', 'org_1'], method: 'records.events', args: ['org_1', undefined] },
     { argv: ['events', 'list', '--org', 'org_1', '--after', 'evt_1'], method: 'records.events', args: ['org_1', 'evt_1'] },
+    {
+      argv: ['entitlement', 'grant', '--owner', 'partner:org_1', '--game', 'fps', '--units', '5', '--expires-at', '2027-01-01T00:00:00Z'],
+      method: 'entitlements.grant',
+      args: [{ owner: 'partner:org_1', game: 'fps', units: 5, unlimited: undefined, startsAt: undefined, expiresAt: '2027-01-01T00:00:00Z', permanent: undefined }],
+    },
+    { argv: ['entitlement', 'use', '--owner', 'account:acc_1', '--game', 'minecraft', '--units', '2'], method: 'entitlements.use', args: ['account:acc_1', 'minecraft', 2] },
+    { argv: ['entitlement', 'refund', '--use', 'use_1'], method: 'entitlements.refund', args: ['use_1'] },
     { argv: ['account', 'create', '--stage', 'dev'], method: 'accounts.create', args: [undefined] },
   ])('maps `$argv` to $method', async ({ argv, method, args }) => {
     // Prepare

@@ -1,0 +1,33 @@
+import { ApiError } from '../shared/errors';
+import type { Operation } from '../shared/http/pipeline';
+import type { Principal } from '../shared/identity/principal';
+import type { Platform } from '../shared/platform';
+import { requireTable } from '../shared/storage/dynamo-client';
+import { summarizeEntitlements } from './entitlement-summary';
+import { EntitlementStore, type Owner } from './entitlement-store';
+
+const stores = new WeakMap<Platform, EntitlementStore>();
+function storeOf(platform: Platform): EntitlementStore {
+  let store = stores.get(platform);
+  if (!store) {
+    store = new EntitlementStore(platform.documentClient, requireTable(platform.tables, 'domain'), platform.clock);
+    stores.set(platform, store);
+  }
+  return store;
+}
+
+async function summaryOf(owner: Owner, platform: Platform, now: Date) {
+  return summarizeEntitlements(owner, await storeOf(platform).grants(owner), now);
+}
+
+/** GET /entitlements: the creating account's summary; personal keys only. */
+export const readPersonalEntitlements: Operation = async ({ principal, platform, now }) => {
+  const { accountId, partnerId } = principal as Principal;
+  if (partnerId !== null) throw new ApiError('PERSONAL_KEY_REQUIRED');
+  return { data: await summaryOf({ type: 'account', id: accountId }, platform, now) };
+};
+
+/** GET /partners/{partner_id}/entitlements: the bound organization's summary (binding checked by the pipeline). */
+export const readOrganizationEntitlements: Operation = async ({ principal, platform, now }) => ({
+  data: await summaryOf({ type: 'partner', id: (principal as Principal).partnerId as string }, platform, now),
+});
