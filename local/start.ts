@@ -10,6 +10,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startLocalStack, localDocumentClient } from './local-stack';
+import { seedDemoBusinessData, type DemoBusinessData } from './demo-business-data';
 import { seedDemo, type DemoData } from './seed';
 import { LOCAL_STATE_DIR, LOCAL_STATE_FILE } from './state-file';
 
@@ -33,12 +34,14 @@ async function main() {
   );
 
   let demo: DemoData | undefined;
+  let business: DemoBusinessData | undefined;
   const demoFile = values.data ? `${values.data}/demo-keys.json` : undefined;
   if (demoFile && existsSync(demoFile)) {
     demo = JSON.parse(readFileSync(demoFile, 'utf8')) as DemoData;
   } else if (!values['no-seed']) {
     const client = localDocumentClient(stack.dynamoEndpoint);
     demo = await seedDemo(client, stack.tables.access);
+    business = await seedDemoBusinessData(client, stack.tables, demo);
     client.destroy();
     if (demoFile) writeFileSync(demoFile, JSON.stringify(demo, null, 2));
   }
@@ -59,6 +62,9 @@ async function main() {
       'Try:',
       `  curl -s ${stack.baseUrl}/health`,
       `  curl -s -H "Authorization: Bearer ${demo.organization_key}" ${stack.baseUrl}/me`,
+      `  curl -s -H "Authorization: Bearer ${demo.organization_key}" ${stack.baseUrl}/partners/${demo.partner_id}/entitlements`,
+      `  curl -s -H "Authorization: Bearer ${demo.personal_key}" ${stack.baseUrl}/entitlements`,
+      ...(business ? [`  curl -s -H "Authorization: Bearer ${demo.personal_key}" ${stack.baseUrl}/records/${business.sample_uuid}`] : []),
     );
   }
   lines.push('', 'Admin CLI: npm run -s admin -- account create   (Ctrl-C stops everything)', '');
