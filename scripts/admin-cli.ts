@@ -29,6 +29,7 @@ export const USAGE = `Usage: npm run -s admin -- <group> <verb> [--flags] [--sta
   key list --account A                         (never shows key values)
   record put --org O (--json J | --file F)     create or update by uuid; prints the record with its id
   record delete --org O --record R
+  record move --record R --to O2               record.deleted for the old organization, record.created for O2
   events list --org O [--after EVENT_ID]       the organization's business events, in order
   entitlement grant --owner partner:O|account:A --game minecraft|fps (--units N | --unlimited)
                     [--starts-at T] (--expires-at T | --permanent)
@@ -56,6 +57,7 @@ const OPTIONS = {
   'starts-at': { type: 'string' },
   'expires-at': { type: 'string' },
   use: { type: 'string' },
+  to: { type: 'string' },
   help: { type: 'boolean' },
 } as const;
 
@@ -70,7 +72,7 @@ export function parseAdminArgs(argv: readonly string[]) {
 
 type Values = ReturnType<typeof parseAdminArgs>['values'];
 
-function required(values: Values, name: 'account' | 'org' | 'role' | 'scopes' | 'key-id' | 'record' | 'owner' | 'game' | 'use'): string {
+function required(values: Values, name: 'account' | 'org' | 'role' | 'scopes' | 'key-id' | 'record' | 'owner' | 'game' | 'use' | 'to'): string {
   const value = values[name];
   if (!value) throw new UsageError(`--${name} is required`);
   return value;
@@ -149,6 +151,8 @@ export async function runAdminCommand(argv: readonly string[], office: BackOffic
       return office.keys.list(required(values, 'account'));
     case 'record put':
       return recordsOf(office).put(required(values, 'org'), recordJson(values));
+    case 'record move':
+      return recordsOf(office).move(required(values, 'record'), required(values, 'to'));
     case 'record delete':
       return recordsOf(office).delete(required(values, 'org'), required(values, 'record'));
     case 'entitlement grant':

@@ -29,12 +29,13 @@ export interface BackOffice {
 /** The back office over the `access` table (identity) and, when given, the `domain` table (records, events). */
 export function createBackOffice(client: DynamoDBDocumentClient, table: string, clock?: Clock, domainTable?: string): BackOffice {
   const store = new IdentityStore(client, table, clock);
+  const organizationIsActive = async (partnerId: string) => (await store.getOrg(partnerId))?.status === 'active';
   return {
     accounts: new Accounts(store),
     organizations: new Organizations(store),
     memberships: new Memberships(store),
     keys: new ApiKeys(store),
-    ...(domainTable ? { records: new RecordsOffice(client, domainTable, clock), entitlements: new EntitlementsOffice(client, domainTable, clock) } : {}),
+    ...(domainTable ? { records: new RecordsOffice(client, domainTable, clock, organizationIsActive), entitlements: new EntitlementsOffice(client, domainTable, clock) } : {}),
   };
 }
 

@@ -19,6 +19,8 @@ export class RecordsOffice {
     private readonly client: DynamoDBDocumentClient,
     private readonly table: string,
     clock?: () => Date,
+    /** Whether an organization exists and is active (the identity back office answers it). */
+    private readonly organizationIsActive: (partnerId: string) => Promise<boolean> = async () => true,
   ) {
     this.store = new RecordStore(client, table, clock);
   }
@@ -43,6 +45,18 @@ export class RecordsOffice {
     try {
       const { event } = await this.store.delete(partnerId, recordId);
       return { record_id: recordId, deleted: true, event_id: event.id };
+    } catch (error) {
+      if (error instanceof RecordNotFound) throw new BackOfficeError('RECORD_NOT_FOUND', error.message);
+      throw error;
+    }
+  }
+
+  /** Move a record to another organization (the old one only learns that it left). */
+  async move(recordId: string, toPartnerId: string) {
+    if (!(await this.organizationIsActive(toPartnerId))) throw new BackOfficeError('ORG_NOT_FOUND', `No active organization ${toPartnerId}`);
+    try {
+      const { record, events } = await this.store.move(recordId, toPartnerId);
+      return { ...toPublicRecord(record), partner_id: record.partner_id, event_ids: events.map((e) => e.id) };
     } catch (error) {
       if (error instanceof RecordNotFound) throw new BackOfficeError('RECORD_NOT_FOUND', error.message);
       throw error;

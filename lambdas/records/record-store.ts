@@ -108,6 +108,51 @@ export class RecordStore {
     });
   }
 
+  /**
+   * Move a record to another organization: `record.deleted` for the old one
+   * (which never learns the target) and `record.created` for the new one,
+   * with the change, in one transaction.
+   */
+  async move(recordId: string, toPartnerId: string): Promise<{ record: RecordItem; events: EventEnvelope[] }> {
+    return this.retryOnConflict(async () => {
+      const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: recordKey(recordId), ConsistentRead: true }));
+      const current = Item as RecordItem | undefined;
+      if (!current) throw new RecordNotFound(recordId);
+      if (current.partner_id === toPartnerId) return { record: current, events: [] };
+      const now = this.clock();
+      const record: RecordItem = { ...current, partner_id: toPartnerId, updated_at: now.toISOString(), version: current.version + 1 };
+      const left = eventItem(current.partner_id, { type: 'record.deleted', data: { record_id: recordId } }, now);
+      const arrived = eventItem(toPartnerId, { type: 'record.created', data: { record_id: recordId } }, now);
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.table,
+                Item: { ...recordKey(recordId), kind: 'record', ...record, gsi1pk: orgRecordsPartition(toPartnerId), gsi1sk: `${record.updated_at}#${recordId}` },
+                ConditionExpression: 'version = :version AND partner_id = :from',
+                ExpressionAttributeValues: { ':version': current.version, ':from': current.partner_id },
+              },
+            },
+            {
+              Update: {
+                TableName: this.table,
+                Key: uuidItemKey(record.uuid),
+                UpdateExpression: 'SET partner_id = :to, #record = :public',
+                ConditionExpression: 'record_id = :id',
+                ExpressionAttributeNames: { '#record': 'record' },
+                ExpressionAttributeValues: { ':to': toPartnerId, ':public': toPublicRecord(record), ':id': recordId },
+              },
+            },
+            { Put: { TableName: this.table, Item: left.item, ConditionExpression: 'attribute_not_exists(pk)' } },
+            { Put: { TableName: this.table, Item: arrived.item, ConditionExpression: 'attribute_not_exists(pk)' } },
+          ],
+        }),
+      );
+      return { record, events: [left.envelope, arrived.envelope] };
+    });
+  }
+
   /** Delete a record of the organization, with its `record.deleted` event, in one transaction. */
   async delete(partnerId: string, recordId: string): Promise<{ event: EventEnvelope }> {
     return this.retryOnConflict(async () => {

@@ -162,6 +162,19 @@ describe('the outbox', () => {
     expect((await records().events(partner_id, events[0].id)).events.map((e) => e.type)).toEqual(['record.updated', 'record.deleted']);
   });
 
+  it('moves a record: record.deleted for the old organization (no target revealed), record.created for the new one', async () => {
+    const { partner_id: from } = await stack.office.organizations.create();
+    const { partner_id: to } = await stack.office.organizations.create();
+    const put = await records().put(from, recordJson());
+    const moved = await records().move(put.id, to);
+    expect(moved.partner_id).toBe(to);
+    const [, left] = (await records().events(from)).events;
+    expect(left).toMatchObject({ type: 'record.deleted', partner_id: from, data: { record_id: put.id } });
+    expect(JSON.stringify(left)).not.toContain(to);
+    expect((await records().events(to)).events).toEqual([expect.objectContaining({ type: 'record.created', partner_id: to, data: { record_id: put.id } })]);
+    await expect(records().move(put.id, 'org_missing')).rejects.toMatchObject({ code: 'ORG_NOT_FOUND' });
+  });
+
   it('refuses a uuid of another organization without writing anything', async () => {
     const input = recordJson();
     await records().put(partnerId, input);

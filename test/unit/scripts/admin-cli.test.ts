@@ -22,6 +22,7 @@ const OFFICE_METHODS = [
   'keys.list',
   'records.put',
   'records.delete',
+  'records.move',
   'records.events',
   'entitlements.grant',
   'entitlements.use',
@@ -72,6 +73,7 @@ describe('runAdminCommand: commands and flags', () => {
     { argv: ['key', 'list', '--account', 'acc_1'], method: 'keys.list', args: ['acc_1'] },
     { argv: ['record', 'put', '--org', 'org_1', '--json', '{"uuid":"USS-12345678-abcdefabcdef"}'], method: 'records.put', args: ['org_1', { uuid: 'USS-12345678-abcdefabcdef' }] },
     { argv: ['record', 'delete', '--org', 'org_1', '--record', 'rec_1'], method: 'records.delete', args: ['org_1', 'rec_1'] },
+    { argv: ['record', 'move', '--record', 'rec_1', '--to', 'org_2'], method: 'records.move', args: ['rec_1', 'org_2'] },
     { argv: ['events', 'list', '--org', 'org_1'], method: 'records.events', args: ['org_1', undefined] },
     { argv: ['events', 'list', '--org', 'org_1', '--after', 'evt_1'], method: 'records.events', args: ['org_1', 'evt_1'] },
     {
