@@ -7,8 +7,9 @@ import type { RegisteredScenario } from '../scenario';
 import { bundles } from './bundles';
 import { dynamoGetItem } from './dynamo-get-item';
 import { dynamoUpdateItem } from './dynamo-update-item';
+import { entitlementSummary } from './entitlement-summary';
 import { getMe, getMePersonalKey } from './get-me';
 import { hotOrganization } from './hot-organization';
 import { recordLookup } from './record-lookup';
 
-export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMe, getMePersonalKey, recordLookup, hotOrganization, bundles];
+export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMe, getMePersonalKey, recordLookup, entitlementSummary, hotOrganization, bundles];
