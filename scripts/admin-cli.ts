@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { BackOfficeError, type BackOffice } from '../lambdas/back-office/back-office';
+import { BackOfficeError, type BackOffice, type BackOfficeCode } from '../lambdas/back-office/back-office';
 
 export class UsageError extends Error {
   readonly code = 'USAGE';
@@ -83,9 +83,10 @@ function entitlementsOf(office: BackOffice) {
   return office.entitlements;
 }
 
-function wholeNumber(text: string | undefined, name: string): number | undefined {
+/** A flag's whole number (undefined when absent); anything else is refused with `code`. */
+function wholeNumber(text: string | undefined, name: string, code: BackOfficeCode = 'INVALID_ARGUMENT', range = ''): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text)) throw new BackOfficeError('INVALID_ARGUMENT', `${name} must be a whole number`);
+  if (!/^\d+$/.test(text)) throw new BackOfficeError(code, `${name} must be a whole number${range}`);
   return Number(text);
 }
 
@@ -131,20 +132,14 @@ export async function runAdminCommand(argv: readonly string[], office: BackOffic
     }
     case 'member remove':
       return office.memberships.remove(required(values, 'org'), required(values, 'account'));
-    case 'key create': {
-      let days: number | undefined;
-      if (values.days !== undefined) {
-        if (!/^\d+$/.test(values.days)) throw new BackOfficeError('INVALID_EXPIRY', '--days must be a whole number from 1 to 365');
-        days = Number(values.days);
-      }
+    case 'key create':
       return office.keys.create({
         accountId: required(values, 'account'),
         partnerId: values.org,
         scopes: required(values, 'scopes').split(',').map((s) => s.trim()).filter(Boolean),
-        days,
+        days: wholeNumber(values.days, '--days', 'INVALID_EXPIRY', ' from 1 to 365'),
         permanent: values.permanent,
       });
-    }
     case 'key revoke':
       return office.keys.revoke(required(values, 'key-id'));
     case 'key list':

@@ -5,7 +5,6 @@
  * be found and rewritten, so none can be missed, and restoring restores
  * nothing (docs/identity.md).
  */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { accountKey, type AccountItem } from '../shared/identity/access-items';
 import { BackOfficeError } from './errors';
 import { randomId, type IdentityStore } from './identity-store';
@@ -24,14 +23,7 @@ export class Accounts {
       created_at: now,
       updated_at: now,
     };
-    await this.store.client.send(
-      new PutCommand({
-        TableName: this.store.table,
-        // `leases`: the concurrency slots admission takes (see limits/admission-store.ts).
-        Item: { ...accountKey(account.account_id), type: 'account', ...account, leases: {} },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await this.store.putNew(accountKey(account.account_id), 'account', account);
     return { account_id: account.account_id };
   }
 

@@ -25,7 +25,7 @@ import {
 import { digestApiKey, generateApiKey, keyIdFromDigest } from '../shared/identity/api-keys';
 import { assessKey } from '../shared/identity/key-standing';
 import { isScope, scopesAllowedFor, type Scope } from '../shared/identity/scopes';
-import { isConditionFailure } from '../shared/storage/conditions';
+import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
 import { BackOfficeError } from './errors';
 import type { IdentityStore } from './identity-store';
 
@@ -164,34 +164,40 @@ export class ApiKeys {
     });
   }
 
+  /**
+   * Revocation reads the key only to find its entry and writes `revoked_at` only where none is set:
+   * it writes back nothing it read. A transaction conflict with a concurrent change is retried.
+   */
   async revoke(keyId: string) {
     const { client, table } = this.store;
-    const { Item } = await client.send(new GetCommand({ TableName: table, Key: apiKeyKey(keyId), ConsistentRead: true }));
-    if (!Item) throw new BackOfficeError('KEY_NOT_FOUND', `No key ${keyId}`);
-    const key = Item as ApiKeyItem;
-    const revokedAt = key.revoked_at ?? this.store.clock().toISOString();
-    // Never create an item: TTL removes a long-expired key's item and its entry independently.
-    // `if_not_exists`: a concurrent revocation's time is kept, never overwritten.
-    const update = (itemKey: Record<string, string>) => ({
-      TableName: table,
-      Key: itemKey,
-      UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':now': revokedAt },
-    });
-    try {
-      await client.send(new TransactWriteCommand({ TransactItems: [{ Update: update(apiKeyKey(keyId)) }, { Update: update(accountKeyEntryKey(key.account_id, keyId)) }] }));
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      // The entry is gone (or the key vanished meanwhile): revoke what is left.
+    return this.store.retryOnConflict(async () => {
+      const { Item } = await client.send(new GetCommand({ TableName: table, Key: apiKeyKey(keyId), ConsistentRead: true }));
+      if (!Item) throw new BackOfficeError('KEY_NOT_FOUND', `No key ${keyId}`);
+      const key = Item as ApiKeyItem;
+      const revokedAt = key.revoked_at ?? this.store.clock().toISOString();
+      // Never create an item: TTL removes a long-expired key's item and its entry independently.
+      // `if_not_exists`: a concurrent revocation's time is kept, never overwritten.
+      const update = (itemKey: Record<string, string>) => ({
+        TableName: table,
+        Key: itemKey,
+        UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':now': revokedAt },
+      });
       try {
-        await client.send(new UpdateCommand(update(apiKeyKey(keyId))));
-      } catch (inner) {
-        if (isConditionFailure(inner)) throw new BackOfficeError('KEY_NOT_FOUND', `No key ${keyId}`);
-        throw inner;
+        await client.send(new TransactWriteCommand({ TransactItems: [{ Update: update(apiKeyKey(keyId)) }, { Update: update(accountKeyEntryKey(key.account_id, keyId)) }] }));
+      } catch (error) {
+        if (!isConditionFailure(error) || isWriteConflict(error)) throw error;
+        // The entry is gone (or the key vanished meanwhile): revoke what is left.
+        try {
+          await client.send(new UpdateCommand(update(apiKeyKey(keyId))));
+        } catch (inner) {
+          if (isConditionFailure(inner)) throw new BackOfficeError('KEY_NOT_FOUND', `No key ${keyId}`);
+          throw inner;
+        }
       }
-    }
-    return { key_id: keyId, revoked_at: revokedAt };
+      return { key_id: keyId, revoked_at: revokedAt };
+    });
   }
 
   /** An account's keys with their current status, never their values (only digests exist). */

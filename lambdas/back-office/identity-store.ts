@@ -7,7 +7,7 @@
  * number of times, so a stale read can never undo a revocation.
  */
 import { randomBytes } from 'node:crypto';
-import { BatchGetCommand, GetCommand, UpdateCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { accountKey, membershipKey, orgKey, type AccountItem, type MembershipItem, type OrgItem } from '../shared/identity/access-items';
 import { isConditionFailure, retryOnConflict } from '../shared/storage/conditions';
 import { BackOfficeError } from './errors';
@@ -56,6 +56,16 @@ export class IdentityStore {
       }
     }
     return found;
+  }
+
+  /**
+   * Write a new account or organization item; never overwrites one. `leases`: the concurrency
+   * slots admission takes on the item (see limits/admission-store.ts).
+   */
+  async putNew(key: { pk: string; sk: string }, type: string, item: object): Promise<void> {
+    await this.client.send(
+      new PutCommand({ TableName: this.table, Item: { ...key, type, ...item, leases: {} }, ConditionExpression: 'attribute_not_exists(pk)' }),
+    );
   }
 
   /**

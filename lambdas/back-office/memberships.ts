@@ -13,7 +13,7 @@
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { membershipKey, orgKey, type MembershipItem, type Role } from '../shared/identity/access-items';
-import { isConditionFailure } from '../shared/storage/conditions';
+import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
 import { BackOfficeError } from './errors';
 import { randomId, type IdentityStore } from './identity-store';
 
@@ -74,42 +74,48 @@ export class Memberships {
     });
   }
 
-  /** Removal revokes the keys the account made for this organization; rejoining restores none. */
+  /**
+   * Removal revokes the keys the account made for this organization; rejoining restores none.
+   * It reads nothing it writes back, so it always applies; a transaction conflict with a concurrent
+   * change of the same items (DynamoDB cancels one of two overlapping transactions) is retried.
+   */
   async remove(partnerId: string, accountId: string) {
-    const now = this.store.clock().toISOString();
-    try {
-      // Removal reads nothing it writes back: it always wins over a concurrent promotion, which re-reads.
-      await this.store.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Delete: { TableName: this.store.table, Key: membershipKey(partnerId, accountId), ConditionExpression: 'attribute_exists(pk)' } },
-            {
-              Update: {
-                TableName: this.store.table,
-                Key: orgKey(partnerId),
-                UpdateExpression: 'REMOVE managers.#account SET updated_at = :now',
-                ConditionExpression: 'attribute_exists(pk)',
-                ExpressionAttributeNames: { '#account': accountId },
-                ExpressionAttributeValues: { ':now': now },
+    return this.store.retryOnConflict(async () => {
+      const now = this.store.clock().toISOString();
+      try {
+        await this.store.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Delete: { TableName: this.store.table, Key: membershipKey(partnerId, accountId), ConditionExpression: 'attribute_exists(pk)' } },
+              {
+                Update: {
+                  TableName: this.store.table,
+                  Key: orgKey(partnerId),
+                  UpdateExpression: 'REMOVE managers.#account SET updated_at = :now',
+                  ConditionExpression: 'attribute_exists(pk)',
+                  ExpressionAttributeNames: { '#account': accountId },
+                  ExpressionAttributeValues: { ':now': now },
+                },
               },
-            },
-          ],
-        }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) throw new BackOfficeError('MEMBER_NOT_FOUND', `${accountId} is not a member of ${partnerId}`);
-      throw error;
-    }
-    return { partner_id: partnerId, account_id: accountId, removed: true };
+            ],
+          }),
+        );
+      } catch (error) {
+        // A missing membership (or organization) is an answer, not a race: not retried.
+        if (isConditionFailure(error) && !isWriteConflict(error)) throw new BackOfficeError('MEMBER_NOT_FOUND', `${accountId} is not a member of ${partnerId}`);
+        throw error;
+      }
+      return { partner_id: partnerId, account_id: accountId, removed: true };
+    });
   }
 }
 
-/** The condition that the membership item is still what was read (absent, or the same role, grant and version). */
+/** The condition that the membership item is still what was read: absent, or the same role, grant and version. */
 function unchangedMembership(read: MembershipItem | undefined) {
   if (!read) return { ConditionExpression: 'attribute_not_exists(pk)' };
   return {
-    ConditionExpression: '#role = :role AND updated_at = :updated',
-    ExpressionAttributeNames: { '#role': 'role' },
-    ExpressionAttributeValues: { ':role': read.role, ':updated': read.updated_at },
+    ConditionExpression: `#role = :role AND updated_at = :updated AND ${read.grant === undefined ? 'attribute_not_exists(#grant)' : '#grant = :read_grant'}`,
+    ExpressionAttributeNames: { '#role': 'role', '#grant': 'grant' },
+    ExpressionAttributeValues: { ':role': read.role, ':updated': read.updated_at, ...(read.grant === undefined ? {} : { ':read_grant': read.grant }) },
   };
 }

@@ -4,7 +4,6 @@
  * the archive stay revoked). Each is one conditional write to the
  * organization item.
  */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { orgKey, type OrgItem } from '../shared/identity/access-items';
 import { BackOfficeError } from './errors';
 import { randomId, type IdentityStore } from './identity-store';
@@ -23,13 +22,7 @@ export class Organizations {
       created_at: now,
       updated_at: now,
     };
-    await this.store.client.send(
-      new PutCommand({
-        TableName: this.store.table,
-        Item: { ...orgKey(org.partner_id), type: 'org', ...org, leases: {} },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await this.store.putNew(orgKey(org.partner_id), 'org', org);
     return { partner_id: org.partner_id };
   }
 

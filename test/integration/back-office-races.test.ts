@@ -1,16 +1,18 @@
 /**
- * Revocation always wins over a concurrent promotion, against DynamoDB Local:
- * a `member set --role manager` paused between its reads and its write, while
- * the creator is demoted or removed, must not put the old grant back — the
- * creator's organization key stays refused, through the local front.
+ * Revocation always wins a race with a role change, against DynamoDB Local,
+ * in both orders: a `member set --role manager` paused between its reads and
+ * its write while the creator is demoted or removed must not put the old
+ * grant back; and a demotion or removal paused while the creator is demoted
+ * and promoted again (a new grant, a new key) still leaves no grant. The
+ * creator's organization keys stay refused, through the local front.
  *
- * The pause is a middleware on the promoting back office's own client that
+ * The pause is a middleware on the paused back office's own client that
  * holds its first transaction until the test opens the gate: the writes are
  * real DynamoDB Local writes, only their timing is chosen.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBackOffice } from '../../lambdas/back-office/back-office';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { createBackOffice, type BackOffice } from '../../lambdas/back-office/back-office';
 import { orgKey } from '../../lambdas/shared/identity/access-items';
 import { localDocumentClient } from '../../local/local-stack';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
@@ -21,9 +23,22 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 
-/** A back office whose first transaction waits at the gate; `reached` resolves when it gets there. */
-function pausedBackOffice() {
+type Operation = (office: BackOffice, partnerId: string, accountId: string) => Promise<unknown>;
+
+const promote: Operation = (office, partnerId, accountId) => office.memberships.set(partnerId, accountId, 'manager');
+const REVOCATIONS: { name: string; revoke: Operation }[] = [
+  { name: 'a demotion', revoke: (office, partnerId, accountId) => office.memberships.set(partnerId, accountId, 'member') },
+  { name: 'a removal', revoke: (office, partnerId, accountId) => office.memberships.remove(partnerId, accountId) },
+];
+
+/**
+ * Start `operation` on a back office whose first transaction waits at a gate.
+ * Resolves once the operation has done its reads and reached the gate; `finish()` opens the gate and
+ * returns the operation's outcome.
+ */
+async function startPaused(operation: Operation, partnerId: string, accountId: string) {
   const client = localDocumentClient(stack.dynamoEndpoint);
+  onTestFinished(() => client.destroy());
   let open!: () => void;
   let arrived!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
@@ -40,60 +55,65 @@ function pausedBackOffice() {
     },
     { step: 'initialize', name: 'pauseFirstTransaction' },
   );
-  return { office: createBackOffice(client, stack.tables.access), reached, open, close: () => client.destroy() };
+  const outcome = operation(createBackOffice(client, stack.tables.access), partnerId, accountId);
+  // An operation that fails before its write ends the test at once instead of leaving it waiting.
+  await Promise.race([reached, outcome]);
+  return {
+    finish: () => {
+      open();
+      return outcome;
+    },
+  };
 }
 
 async function meStatus(key: string) {
   return (await stack.call('/me', { headers: bearer(key) })).status;
 }
 
-async function managers(partnerId: string): Promise<Record<string, string>> {
+async function grantOf(partnerId: string, accountId: string): Promise<string | undefined> {
   const { Item } = await stack.client.send(new GetCommand({ TableName: stack.tables.access, Key: orgKey(partnerId), ConsistentRead: true }));
-  return (Item?.managers ?? {}) as Record<string, string>;
+  return (Item?.managers as Record<string, string> | undefined)?.[accountId];
 }
 
 describe('a promotion that read the grant before a concurrent revocation', () => {
-  it.each([
-    { name: 'a demotion', revoke: (partnerId: string, accountId: string) => stack.office.memberships.set(partnerId, accountId, 'member') },
-    { name: 'a removal', revoke: (partnerId: string, accountId: string) => stack.office.memberships.remove(partnerId, accountId) },
-  ])('does not restore the old grant after $name: the creator\u2019s key stays revoked', async ({ revoke }) => {
+  it.each(REVOCATIONS)('does not restore the old grant after $name: the creator\u2019s key stays revoked', async ({ revoke }) => {
+    // Prepare: a manager with an organization key that works.
     const { account_id, partner_id, key } = await createOrgWithManagerKey(stack.office, ['records:read']);
-    const oldGrant = (await managers(partner_id))[account_id];
+    const oldGrant = await grantOf(partner_id, account_id);
     expect(await meStatus(key.key)).toBe(200);
 
-    // The promotion (of an account that is manager right now) reads the grant, then pauses before writing.
-    const paused = pausedBackOffice();
-    const promotion = paused.office.memberships.set(partner_id, account_id, 'manager');
-    await paused.reached;
-
-    // The revocation completes meanwhile.
-    await revoke(partner_id, account_id);
+    // Act: the promotion (of an account that is manager right now) reads the grant and pauses before
+    // writing; the revocation completes meanwhile; then the promotion goes on.
+    const promotion = await startPaused(promote, partner_id, account_id);
+    await revoke(stack.office, partner_id, account_id);
     expect(await meStatus(key.key)).toBe(403);
+    await expect(promotion.finish()).resolves.toMatchObject({ role: 'manager' });
 
-    // The promotion goes on: its write must not hold the grant it read.
-    paused.open();
-    await expect(promotion).resolves.toMatchObject({ role: 'manager' });
-    paused.close();
-
-    const grant = (await managers(partner_id))[account_id];
+    // Assess: the account is manager again, with a new grant: the old key is revoked for good.
+    expect(await meStatus(key.key)).toBe(401);
+    const grant = await grantOf(partner_id, account_id);
     expect(grant).toBeDefined();
     expect(grant).not.toBe(oldGrant);
-    // The account is manager again, with a new grant: the old key is revoked for good.
-    expect(await meStatus(key.key)).toBe(401);
   });
+});
 
-  it('a demotion that read the grant before a promotion still removes the grant it finds', async () => {
-    // The other order: demotion paused, a (no-op) promotion of the existing manager completes, the demotion goes on.
+describe('a revocation that started before a concurrent re-promotion', () => {
+  it.each(REVOCATIONS)('$name still removes the grant it finds: every key of the creator is refused', async ({ revoke }) => {
+    // Prepare: a manager with an organization key.
     const { account_id, partner_id, key } = await createOrgWithManagerKey(stack.office, ['records:read']);
-    const paused = pausedBackOffice();
-    const demotion = paused.office.memberships.set(partner_id, account_id, 'member');
-    await paused.reached;
-    await stack.office.memberships.set(partner_id, account_id, 'manager');
-    paused.open();
-    await demotion;
-    paused.close();
 
-    expect((await managers(partner_id))[account_id]).toBeUndefined();
+    // Act: the revocation does its reads and pauses before writing; meanwhile the creator is demoted,
+    // promoted again (a new grant) and creates a new key; then the revocation goes on.
+    const revocation = await startPaused(revoke, partner_id, account_id);
+    await stack.office.memberships.set(partner_id, account_id, 'member');
+    await stack.office.memberships.set(partner_id, account_id, 'manager');
+    const newer = await stack.office.keys.create({ accountId: account_id, partnerId: partner_id, scopes: ['records:read'] });
+    expect(await meStatus(newer.key)).toBe(200);
+    await revocation.finish();
+
+    // Assess: no grant is left, so neither key works.
+    expect(await grantOf(partner_id, account_id)).toBeUndefined();
     expect(await meStatus(key.key)).toBe(403);
+    expect(await meStatus(newer.key)).toBe(403);
   });
 });

@@ -1,41 +1,20 @@
 /**
- * The identity back office against a mocked document client: key creation
- * is one conditional transaction that stores only the digest, its input
- * rules and limit, its retry on a lost race, and the lifecycle operations
- * that revoke keys by raising a generation or replacing a grant.
+ * API keys against a mocked document client: key creation is one
+ * conditional transaction that stores only the digest, with its input rules,
+ * its 20-key limit and its retry on a lost race; revocation never creates an
+ * item and is retried after a transaction conflict; listing shows each key's
+ * standing, never a value.
  */
-import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  DynamoDBDocumentClient,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { accountKey, accountKeyEntryKey, apiKeyKey, membershipKey, orgKey } from '../../../lambdas/shared/identity/access-items';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import type { CreateKeyInput } from '../../../lambdas/back-office/back-office';
+import { accountKey, accountKeyEntryKey, apiKeyKey, orgKey } from '../../../lambdas/shared/identity/access-items';
 import { digestApiKey, keyIdFromDigest, LIVE_KEY_PATTERN } from '../../../lambdas/shared/identity/api-keys';
-import { createBackOffice, BackOfficeError, type CreateKeyInput } from '../../../lambdas/back-office/back-office';
 import { ACCOUNT_ID, GRANT, NOW, PARTNER_ID, accountItem, issueKey, orgItem, serveItems, type StoredItem } from '../support/identity-fixtures';
+import { failure, TABLE, transactionCanceled, useMockedBackOffice } from './mocked-back-office';
 
-const TABLE = 'access-table';
 const DAY_MS = 86_400_000;
-const ddbMock = mockClient(DynamoDBDocumentClient);
-const office = createBackOffice(
-  DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } })),
-  TABLE,
-  () => NOW,
-);
-
-const conditionFailed = () => new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
-const transactionCanceled = () =>
-  new TransactionCanceledException({
-    message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [None, None, ConditionalCheckFailed]',
-    $metadata: {},
-    CancellationReasons: [{ Code: 'None' }, { Code: 'None' }, { Code: 'ConditionalCheckFailed' }],
-  });
+const { ddbMock, office, transactions } = useMockedBackOffice();
 
 /** The registry entry createKey writes under the account, for a key that is active at NOW unless overridden. */
 function keyEntry(overrides: Parameters<typeof issueKey>[0] = {}): StoredItem {
@@ -49,27 +28,7 @@ function prepareAccount(options: { entries?: StoredItem[]; items?: StoredItem[] 
   ddbMock.on(TransactWriteCommand).resolves({});
 }
 
-const transactions = (): TransactWriteCommandInput[] => ddbMock.commandCalls(TransactWriteCommand).map((call) => call.args[0].input);
 const everythingSent = () => JSON.stringify(ddbMock.calls().map((call) => call.args[0].input));
-
-async function failure(promise: Promise<unknown>): Promise<BackOfficeError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(BackOfficeError);
-  return error as BackOfficeError;
-}
-
-beforeEach(() => {
-  // No waiting between creation attempts.
-  vi.spyOn(Math, 'random').mockReturnValue(0);
-});
-
-afterEach(() => {
-  ddbMock.reset();
-  vi.restoreAllMocks();
-});
 
 describe('createKey: the transaction', () => {
   it('writes a personal key in one transaction conditioned on the account status, generation and key-set version', async () => {
@@ -367,194 +326,6 @@ describe('createKey: lost races', () => {
   });
 });
 
-describe('lifecycle operations', () => {
-  it('restoreOrg raises the key generation of an archived organization', async () => {
-    // Prepare
-    ddbMock.on(UpdateCommand).resolves({ Attributes: { ...orgItem({ status: 'active', key_gen: 3 }) } });
-
-    // Act
-    const result = await office.organizations.restore(PARTNER_ID);
-
-    // Assess
-    expect(result).toEqual({ partner_id: PARTNER_ID, status: 'active' });
-    const update = ddbMock.commandCalls(UpdateCommand)[0].args[0].input;
-    expect(update).toMatchObject({ TableName: TABLE, Key: orgKey(PARTNER_ID), ExpressionAttributeValues: { ':one': 1, ':active': 'active', ':archived': 'archived' } });
-    expect(update.UpdateExpression).toMatch(/key_gen = key_gen \+ :one/);
-    expect(update.UpdateExpression).toMatch(/#status = :active/);
-    expect(update.ConditionExpression).toMatch(/#status = :archived/);
-  });
-
-  it('restoreOrg of an active organization changes nothing and succeeds', async () => {
-    // Prepare
-    serveItems(ddbMock, [orgItem({ status: 'active', key_gen: 2 })]);
-    ddbMock.on(UpdateCommand).rejects(conditionFailed());
-
-    // Act
-    const result = await office.organizations.restore(PARTNER_ID);
-
-    // Assess
-    expect(result).toEqual({ partner_id: PARTNER_ID, status: 'active' });
-    expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(1);
-  });
-
-  it('restoreOrg of a missing organization fails with ORG_NOT_FOUND', async () => {
-    // Prepare
-    serveItems(ddbMock, []);
-    ddbMock.on(UpdateCommand).rejects(conditionFailed());
-
-    // Act
-    const error = await failure(office.organizations.restore(PARTNER_ID));
-
-    // Assess
-    expect(error.code).toBe('ORG_NOT_FOUND');
-  });
-
-  it('resetPassword raises the credential generation', async () => {
-    // Prepare
-    ddbMock.on(UpdateCommand).resolves({ Attributes: { ...accountItem({ cred_gen: 4 }) } });
-
-    // Act
-    const result = await office.accounts.resetPassword(ACCOUNT_ID);
-
-    // Assess
-    expect(result).toEqual({ account_id: ACCOUNT_ID, status: 'active' });
-    const update = ddbMock.commandCalls(UpdateCommand)[0].args[0].input;
-    expect(update).toMatchObject({ TableName: TABLE, Key: accountKey(ACCOUNT_ID), ConditionExpression: 'attribute_exists(pk)' });
-    expect(update.UpdateExpression).toMatch(/cred_gen = cred_gen \+ :one/);
-    expect(update.ExpressionAttributeValues).toMatchObject({ ':one': 1 });
-  });
-
-  it('resetPassword of a missing account fails with ACCOUNT_NOT_FOUND', async () => {
-    // Prepare
-    serveItems(ddbMock, []);
-    ddbMock.on(UpdateCommand).rejects(conditionFailed());
-
-    // Act
-    const error = await failure(office.accounts.resetPassword(ACCOUNT_ID));
-
-    // Assess
-    expect(error.code).toBe('ACCOUNT_NOT_FOUND');
-  });
-
-  it('deactivateAccount sets the status without raising the generation', async () => {
-    // Prepare
-    ddbMock.on(UpdateCommand).resolves({ Attributes: { ...accountItem({ status: 'deactivated' }) } });
-
-    // Act
-    const result = await office.accounts.deactivate(ACCOUNT_ID);
-
-    // Assess
-    expect(result).toEqual({ account_id: ACCOUNT_ID, status: 'deactivated' });
-    const update = ddbMock.commandCalls(UpdateCommand)[0].args[0].input;
-    expect(update.ExpressionAttributeValues).toMatchObject({ ':deactivated': 'deactivated' });
-    expect(update.UpdateExpression).not.toMatch(/cred_gen/);
-  });
-
-  it('reactivateAccount raises the generation so keys from before the deactivation stay revoked', async () => {
-    // Prepare
-    ddbMock.on(UpdateCommand).resolves({ Attributes: { ...accountItem({ cred_gen: 2 }) } });
-
-    // Act
-    await office.accounts.reactivate(ACCOUNT_ID);
-
-    // Assess
-    const update = ddbMock.commandCalls(UpdateCommand)[0].args[0].input;
-    expect(update.UpdateExpression).toMatch(/cred_gen = cred_gen \+ :one/);
-    expect(update.ExpressionAttributeValues).toMatchObject({ ':active': 'active', ':one': 1 });
-  });
-
-  it('reactivateAccount raises the generation only of a deactivated account, and leaves an active one untouched', async () => {
-    // Prepare
-    serveItems(ddbMock, [accountItem({ status: 'active', cred_gen: 1 })]);
-    ddbMock.on(UpdateCommand).rejects(conditionFailed());
-
-    // Act
-    const result = await office.accounts.reactivate(ACCOUNT_ID);
-
-    // Assess
-    expect(result).toEqual({ account_id: ACCOUNT_ID, status: 'active' });
-    const update = ddbMock.commandCalls(UpdateCommand)[0].args[0].input;
-    expect(update.ConditionExpression).toMatch(/#status = :deactivated/);
-    expect(update.ExpressionAttributeValues).toMatchObject({ ':deactivated': 'deactivated' });
-  });
-});
-
-describe('memberships', () => {
-  const orgUpdate = () => transactions()[0].TransactItems?.[1].Update;
-
-  it('setMember manager mints a grant and records it on the membership and the organization', async () => {
-    // Prepare
-    serveItems(ddbMock, [accountItem(), orgItem({ managers: {} })]);
-    ddbMock.on(TransactWriteCommand).resolves({});
-
-    // Act
-    const result = await office.memberships.set(PARTNER_ID, ACCOUNT_ID, 'manager');
-
-    // Assess
-    expect(result).toEqual({ partner_id: PARTNER_ID, account_id: ACCOUNT_ID, role: 'manager' });
-    const membershipPut = transactions()[0].TransactItems?.[0].Put;
-    const grant = membershipPut?.Item?.grant as string;
-    expect(grant).toMatch(/^grant_[0-9a-f]{20}$/);
-    expect(membershipPut?.Item).toMatchObject({ ...membershipKey(PARTNER_ID, ACCOUNT_ID), role: 'manager' });
-    expect(orgUpdate()).toMatchObject({ Key: orgKey(PARTNER_ID), ExpressionAttributeValues: { ':grant': grant } });
-  });
-
-  it('setMember manager keeps the grant of an account that already is manager (its keys stay valid)', async () => {
-    // Prepare
-    serveItems(ddbMock, [accountItem(), orgItem({ managers: { [ACCOUNT_ID]: GRANT } })]);
-    ddbMock.on(TransactWriteCommand).resolves({});
-
-    // Act
-    await office.memberships.set(PARTNER_ID, ACCOUNT_ID, 'manager');
-
-    // Assess
-    expect(orgUpdate()?.ExpressionAttributeValues).toMatchObject({ ':grant': GRANT });
-  });
-
-  it('setMember member removes the grant, which revokes the keys the account made for the organization', async () => {
-    // Prepare
-    serveItems(ddbMock, [accountItem(), orgItem()]);
-    ddbMock.on(TransactWriteCommand).resolves({});
-
-    // Act
-    await office.memberships.set(PARTNER_ID, ACCOUNT_ID, 'member');
-
-    // Assess
-    expect(orgUpdate()?.UpdateExpression).toMatch(/REMOVE managers\.#account/);
-    expect(orgUpdate()?.ExpressionAttributeNames).toEqual({ '#account': ACCOUNT_ID });
-    expect(transactions()[0].TransactItems?.[0].Put?.Item?.grant).toBeUndefined();
-  });
-
-  it('setMember refuses an unknown account or organization', async () => {
-    // Prepare
-    serveItems(ddbMock, [accountItem()]);
-
-    // Act
-    const noOrg = await failure(office.memberships.set(PARTNER_ID, ACCOUNT_ID, 'manager'));
-    const noAccount = await failure(office.memberships.set(PARTNER_ID, 'acc_missing', 'manager'));
-
-    // Assess
-    expect([noOrg.code, noAccount.code]).toEqual(['ORG_NOT_FOUND', 'ACCOUNT_NOT_FOUND']);
-    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
-  });
-
-  it('removeMember deletes the membership and the grant together, and reports a missing membership', async () => {
-    // Prepare
-    ddbMock.on(TransactWriteCommand).resolvesOnce({}).rejectsOnce(transactionCanceled());
-
-    // Act
-    const removed = await office.memberships.remove(PARTNER_ID, ACCOUNT_ID);
-    const missing = await failure(office.memberships.remove(PARTNER_ID, ACCOUNT_ID));
-
-    // Assess
-    expect(removed).toEqual({ partner_id: PARTNER_ID, account_id: ACCOUNT_ID, removed: true });
-    const [remove, update] = transactions()[0].TransactItems ?? [];
-    expect(remove.Delete?.Key).toEqual(membershipKey(PARTNER_ID, ACCOUNT_ID));
-    expect(update.Update?.UpdateExpression).toMatch(/REMOVE managers\.#account/);
-    expect(missing.code).toBe('MEMBER_NOT_FOUND');
-  });
-});
-
 describe('revokeKey', () => {
   it('never creates an item: every update of the revocation requires its item to exist', async () => {
     // Prepare
@@ -596,6 +367,37 @@ describe('revokeKey', () => {
 
     // Assess
     expect(error.code).toBe('KEY_NOT_FOUND');
+  });
+
+  it('retries a transaction that lost to a concurrent write, and revokes key and entry together', async () => {
+    // Prepare
+    const issued = issueKey();
+    serveItems(ddbMock, [issued.item]);
+    ddbMock.on(TransactWriteCommand).rejectsOnce(transactionCanceled('TransactionConflict')).resolves({});
+
+    // Act
+    const result = await office.keys.revoke(issued.keyId);
+
+    // Assess
+    expect(result).toEqual({ key_id: issued.keyId, revoked_at: NOW.toISOString() });
+    expect(transactions()).toHaveLength(2);
+    expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+
+  it('keeps the time of an earlier revocation', async () => {
+    // Prepare
+    const issued = issueKey({ revoked_at: '2025-02-15T00:00:00.000Z' });
+    serveItems(ddbMock, [issued.item]);
+    ddbMock.on(TransactWriteCommand).resolves({});
+
+    // Act
+    const result = await office.keys.revoke(issued.keyId);
+
+    // Assess
+    expect(result.revoked_at).toBe('2025-02-15T00:00:00.000Z');
+    for (const item of transactions()[0].TransactItems ?? []) {
+      expect(item.Update?.UpdateExpression).toBe('SET revoked_at = if_not_exists(revoked_at, :now)');
+    }
   });
 });
 
