@@ -1,21 +1,27 @@
 /**
  * Edge protection: a regional WAFv2 web ACL associated with the API's `v1`
- * stage. Default action allow; the rules here refuse requests that break the
- * spec's request limits before API Gateway or a Lambda spends anything on
- * them. The limits are the handlers' REQUEST_LIMITS, so the edge and the
- * Lambda agree (the Lambda keeps the same checks for traffic WAF lets
- * through, e.g. the local stack).
+ * stage. Default action allow; the rules here refuse requests that carry a
+ * key in the URL or break the spec's request limits before API Gateway or a
+ * Lambda spends anything on them (or traces their URL). The limits are the
+ * handlers' REQUEST_LIMITS, so the edge and the Lambda agree (the Lambda
+ * keeps the same checks for traffic WAF lets through, e.g. the local stack).
  *
- * Rate-based rules are generated from the `edge` rows of the limits table
- * that WAF enforces (see edge-rate-rules.ts); the `limits` prop defaults to
- * LIMITS. Size rules come first (SIZE_RULE_PRIORITIES, 100–102), rate rules
- * after them (RATE_RULE_PRIORITY_BASE, 200+, in table order).
+ * Order: the credentials-in-URL rule first (CREDENTIALS_IN_URL_PRIORITY,
+ * 10), size rules next (SIZE_RULE_PRIORITIES, 100–102), then the rate-based
+ * rules generated from the `edge` rows of the limits table that WAF enforces
+ * (edge-rate-rules.ts; RATE_RULE_PRIORITY_BASE, 200+, in table order; the
+ * `limits` prop defaults to LIMITS).
+ *
+ * Every request may carry a credential, so no rule samples requests (metrics
+ * stay on); blocked requests are logged with the Authorization header and
+ * the query string redacted.
  *
  * Custom responses carry the spec's error envelope. WAF bodies are static
  * text, so `request_id` is the literal "edge" (also sent as X-Request-Id).
  *
  * Further rules come in through `additionalRules`/`additionalResponseBodies`;
- * pick priorities below 100 to evaluate a rule before the size rules, higher
+ * they must come after the credentials-in-URL rule and sample nothing. Pick
+ * priorities from 11 to 99 to evaluate a rule before the size rules, higher
  * to evaluate it after. Priorities, names and body keys must be unique.
  */
 import { ArnFormat, RemovalPolicy, Stack } from 'aws-cdk-lib';
@@ -37,7 +43,10 @@ export interface EdgeProtectionProps {
   readonly stage: apigateway.Stage;
   /** The limits table whose `waf` edge rows become rate-based rules; defaults to LIMITS. */
   readonly limits?: readonly Limit[];
-  /** Extra rules, each with a priority not used by SIZE_RULE_PRIORITIES and a unique name. */
+  /**
+   * Extra rules, each with a unique name and priority above CREDENTIALS_IN_URL_PRIORITY, and
+   * sampled requests off (checkAdditionalRule).
+   */
   readonly additionalRules?: readonly wafv2.CfnWebACL.RuleProperty[];
   /** Custom response bodies the extra rules reference, by key. */
   readonly additionalResponseBodies?: Readonly<Record<string, wafv2.CfnWebACL.CustomResponseBodyProperty>>;
@@ -151,6 +160,7 @@ export class EdgeProtection extends Construct {
     const { config, stage } = props;
     const prefix = `partner-api-${config.stage}`;
     const additionalRules = props.additionalRules ?? [];
+    additionalRules.forEach(checkAdditionalRule);
     const additionalBodies = props.additionalResponseBodies ?? {};
 
     const credentialsRule = credentialsInUrlRule(prefix);
@@ -239,6 +249,24 @@ function sizeRuleProperty(prefix: string, rule: SizeRule, priority: number): waf
   };
 }
 
+/**
+ * An extra rule may not undo what the web ACL guarantees: that a key in the URL is refused before
+ * any other rule can let the request through (to API Gateway's trace), and that no rule keeps
+ * sampled requests (every header, the Authorization value included).
+ */
+function checkAdditionalRule(rule: wafv2.CfnWebACL.RuleProperty): void {
+  if (rule.priority <= CREDENTIALS_IN_URL_PRIORITY) {
+    throw new Error(
+      `EdgeProtection: additional rule ${rule.name} has priority ${rule.priority}; ${CREDENTIALS_IN_URL_RULE_NAME} (${CREDENTIALS_IN_URL_PRIORITY}) must run first`,
+    );
+  }
+  const visibility = rule.visibilityConfig as Partial<wafv2.CfnWebACL.VisibilityConfigProperty>;
+  if (visibility.sampledRequestsEnabled !== false) {
+    throw new Error(
+      `EdgeProtection: additional rule ${rule.name} must set sampledRequestsEnabled: false (sampled requests keep the Authorization header); use wafVisibility()`,
+    );
+  }
+}
 
 function checkUnique(what: string, values: readonly string[]): void {
   const duplicates = values.filter((v, i) => values.indexOf(v) !== i);

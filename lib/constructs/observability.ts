@@ -1,10 +1,12 @@
 /**
  * Alarms of a stage, from the stage config: API 5XX count and p99 latency on
  * the `v1` stage, errors and throttles of every function, throttled
- * requests of every table, and blocks by the WAF rules that stop valid
- * traffic wholesale (the Region-wide authentication rule). With `notifyEmail`, an SNS topic with an e-mail
- * subscription receives ALARM and OK transitions. Nothing is created when
- * alarms are disabled (dev and ephemeral stages).
+ * requests of every table, and blocks by the Region-wide WAF rule (it
+ * counts only malformed credentials, so a block means a junk-credential
+ * flood is being shed, never that valid keys are refused). With
+ * `notifyEmail`, an SNS topic with an e-mail subscription receives ALARM and
+ * OK transitions. Nothing is created when alarms are disabled (dev and
+ * ephemeral stages).
  *
  * Missing data is "not breaching": a quiet API is not an incident.
  */

@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { App, Stack } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { REQUEST_LIMITS } from '../../lambdas/shared/http/request-rules';
 import { LIMITS, type EdgeLimit, type Limit } from '../../lambdas/shared/limits/limits-table';
@@ -229,7 +230,7 @@ describe('edge protection (WAF)', () => {
             priority: 150,
             statement: { rateBasedStatement: { limit: 180, aggregateKeyType: 'IP', evaluationWindowSec: 60 } },
             action: { block: { customResponse: { responseCode: 429, customResponseBodyKey: 'EXTRA' } } },
-            visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: 'ip-rate', sampledRequestsEnabled: true },
+            visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: 'ip-rate', sampledRequestsEnabled: false },
           },
         ],
         edgeResponseBodies: { EXTRA: { contentType: 'APPLICATION_JSON', content: '{}' } },
@@ -246,6 +247,24 @@ describe('edge protection (WAF)', () => {
       'ip-rate',
     ]);
     expect(Object.keys(acl.CustomResponseBodies)).toEqual(expect.arrayContaining(['EXTRA', RATE_LIMITED_BODY_KEY]));
+  });
+
+  describe('refuses an additional rule that would undo the credential guarantees', () => {
+    const extraRule = (priority: number, sampledRequestsEnabled: boolean): wafv2.CfnWebACL.RuleProperty => ({
+      name: 'extra',
+      priority,
+      statement: { byteMatchStatement: { fieldToMatch: { uriPath: {} }, positionalConstraint: 'STARTS_WITH', searchString: '/v1/', textTransformations: [{ priority: 0, type: 'NONE' }] } },
+      action: { allow: {} },
+      visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: 'extra', sampledRequestsEnabled },
+    });
+
+    it('a rule that samples requests (they keep the Authorization header)', () => {
+      expect(() => synthStage({ stage: 'pr-10', stateless: { edgeRules: [extraRule(150, true)] } })).toThrow(/extra must set sampledRequestsEnabled: false/);
+    });
+
+    it.each([5, 10])('a rule at priority %i, which could let a key in the URL through before credentials-in-url refuses it', (priority) => {
+      expect(() => synthStage({ stage: 'pr-11', stateless: { edgeRules: [extraRule(priority, false)] } })).toThrow(/credentials-in-url \(10\) must run first/);
+    });
   });
 
   it('rejects an additional response body whose key collides with the generated rate-limit body', () => {
@@ -265,7 +284,7 @@ describe('edge protection (WAF)', () => {
               priority: 100,
               statement: { sizeConstraintStatement: { fieldToMatch: { body: {} }, comparisonOperator: 'GT', size: 1, textTransformations: [{ priority: 0, type: 'NONE' }] } },
               action: { block: {} },
-              visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: 'clash', sampledRequestsEnabled: true },
+              visibilityConfig: { cloudWatchMetricsEnabled: true, metricName: 'clash', sampledRequestsEnabled: false },
             },
           ],
         },

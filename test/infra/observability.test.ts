@@ -7,7 +7,7 @@ import { edgeLimits } from '../../lambdas/shared/limits/limits-table';
 import { resources, stage, synthStage } from './support';
 
 const ALARM = 'AWS::CloudWatch::Alarm';
-/** Edge rows WAF enforces over all authenticated traffic of the Region (CONSTANT aggregate). */
+/** Edge rows WAF enforces over the Region's malformed credentials (CONSTANT aggregate). */
 const REGION_WIDE_RULES = edgeLimits().filter((l) => l.enforcedBy === 'waf' && l.aggregate === 'location');
 /** API 5XX and p99, errors and throttles per function, throttled requests per table, Region-wide WAF blocks. */
 const EXPECTED_ALARMS = 2 + 2 * ENDPOINT_GROUPS.length + TABLE_IDS.length + REGION_WIDE_RULES.length;

@@ -60,6 +60,8 @@ describe('stateless stack: least privilege, per function', () => {
       .filter((statement) => JSON.stringify(statement.Action).includes('dynamodb:'));
   }
 
+  /** A table's ARN as the stateless stack imports it from the stateful stack. */
+  const tableArn = (id: string) => ({ 'Fn::ImportValue': expect.stringMatching(new RegExp(`${tableReference(id)}\\w*Arn\\w*$`)) as unknown });
   const actionsOf = (statement: { Action: string | string[] }) => [statement.Action].flat().sort();
   const tableNamesIn = (statement: { Resource: unknown }) => {
     const text = JSON.stringify(statement.Resource);
@@ -75,8 +77,8 @@ describe('stateless stack: least privilege, per function', () => {
     const statements = dynamoStatements('identity');
     expect(statements).toHaveLength(1);
     expect(actionsOf(statements[0])).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
-    expect(tableNamesIn(statements[0])).toEqual(['access']);
-    expect(JSON.stringify(statements[0].Resource)).not.toContain('/index/');
+    // One resource: the access table's ARN itself (no index ARN, no `/*`).
+    expect(statements[0].Resource).toEqual(tableArn('access'));
     expect(Object.keys(variablesOf('identity')).filter((name) => name.startsWith('TABLE_'))).toEqual([tableEnvName('access')]);
   });
 
@@ -87,10 +89,15 @@ describe('stateless stack: least privilege, per function', () => {
     expect(granted).toEqual(declared.map((access) => ({ tables: [access.table], actions: [...access.actions].sort() })));
     for (const statement of statements) {
       expect(actionsOf(statement).some((action) => action === 'dynamodb:*' || action === 'dynamodb:Scan')).toBe(false);
-      const indexes = declared.find((access) => tableNamesIn(statement).includes(access.table))?.indexes ?? [];
+      const [table] = tableNamesIn(statement);
+      const indexes = declared.find((access) => access.table === table)?.indexes ?? [];
       const text = JSON.stringify(statement.Resource);
       expect(text.includes('/index/*')).toBe(false);
       expect((text.match(/\/index\//g) ?? []).length).toBe(indexes.length);
+      // The table's ARN first, then exactly one ARN per declared index.
+      const statementResources = [statement.Resource].flat();
+      expect(statementResources).toHaveLength(1 + indexes.length);
+      expect(statementResources[0]).toEqual(tableArn(table));
     }
     const tableVariables = Object.keys(variablesOf(group)).filter((name) => name.startsWith('TABLE_')).sort();
     expect(tableVariables).toEqual(declared.map((access) => tableEnvName(access.table)).sort());

@@ -4,6 +4,7 @@
  * well-formed credentials included), answering 429 with the envelope,
  * X-RateLimit-Policy and Retry-After, before any handler or DynamoDB call.
  */
+import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LIMITS, type Limit } from '../../lambdas/shared/limits/limits-table';
 import { createBackOffice } from '../../lambdas/back-office/back-office';
@@ -25,10 +26,26 @@ async function withEdge(overrides: Record<string, number>) {
   return stack;
 }
 
-/** Start a run of requests well inside a window, so a boundary cannot split it. */
-async function awayFromWindowEdge(seconds: number) {
+/** Start a run of requests well inside a window (at least `marginMs` before its end), so a boundary cannot split it. */
+async function awayFromWindowEdge(seconds: number, marginMs = 1500) {
   const into = Date.now() % (seconds * 1000);
-  if (into > seconds * 1000 - 1500) await new Promise((r) => setTimeout(r, seconds * 1000 - into + 100));
+  if (into > seconds * 1000 - marginMs) await new Promise((r) => setTimeout(r, seconds * 1000 - into + 100));
+}
+
+/**
+ * A GET from another client: the front sees the socket's source address, and on Linux the whole of
+ * 127.0.0.0/8 is loopback, so binding 127.0.0.n gives each simulated client its own address.
+ */
+function getFrom(localAddress: string, url: string, headers: Record<string, string>): Promise<{ status: number; policy: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const req = request({ host: target.hostname, port: target.port, path: target.pathname, localAddress, headers, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, policy: res.headers['x-ratelimit-policy'] as string | undefined }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
 async function hammer(url: string, n: number, headers: Record<string, string> = {}) {
@@ -82,14 +99,42 @@ describe('edge protection in the local front', () => {
     expect((await hammer(`${baseUrl}/me`, 1, { Authorization: `Bearer pak_live_${'3'.repeat(64)}` }))[0].status).toBe(401);
   });
 
-  it('counts spellings of one credential (Bearer, bearer, BEARER) on one counter', async () => {
-    const { baseUrl } = await withEdge({ 'edge-credential-minute': 3 });
-    await awayFromWindowEdge(60);
-    const hex = '4'.repeat(64);
-    const statuses = [];
-    for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
-      statuses.push((await hammer(`${baseUrl}/me`, 1, { Authorization: `${scheme} pak_live_${hex}` }))[0].status);
+  it('lets many clients exhaust the Region-wide rule with junk credentials, each within its own limits, and still serves a valid key', async () => {
+    // Prepare: 5 junk requests per address fit the per-address limits (6); 5 addresses send 25, over the Region-wide 20.
+    const { baseUrl } = await withEdge({ 'edge-authentication-minute': 20, 'edge-ip-minute': 6, 'edge-ip-burst': 6 });
+    const office = createBackOffice(localDocumentClient(inject('dynamoEndpoint')), stack!.tables.access);
+    const { key } = await createOrgWithManagerKey(office, ['records:read']);
+    // A new minute would empty the Region-wide counter mid-run; a new 10-second window only lowers counts.
+    await awayFromWindowEdge(60, 5_000);
+
+    // Act
+    const flood = [];
+    for (const client of [2, 3, 4, 5, 6]) {
+      for (let i = 0; i < 5; i += 1) flood.push(await getFrom(`127.0.0.${client}`, `${baseUrl}/me`, { Authorization: `Bearer junk-${client}-${i}` }));
     }
-    expect(statuses).toEqual([401, 401, 401, 429]);
+    const validFromNewClient = await getFrom('127.0.0.7', `${baseUrl}/me`, { Authorization: `Bearer ${key.key}` });
+    const validFromFloodingClient = await getFrom('127.0.0.2', `${baseUrl}/me`, { Authorization: `Bearer ${key.key}` });
+    const junkFromNewClient = await getFrom('127.0.0.8', `${baseUrl}/me`, { Authorization: 'Bearer junk' });
+
+    // Assess: no client hit its own limits; the Region-wide rule refused the last 5 junk requests.
+    expect(flood.map((r) => r.status)).toEqual([...Array(20).fill(401), ...Array(5).fill(429)]);
+    expect(new Set(flood.slice(20).map((r) => r.policy))).toEqual(new Set(['edge-authentication-minute']));
+    expect(validFromNewClient.status).toBe(200);
+    expect(validFromFloodingClient.status).toBe(200);
+    expect(junkFromNewClient).toEqual({ status: 429, policy: 'edge-authentication-minute' });
+  });
+
+  it('counts the Bearer, bearer and BEARER spellings of one key on one credential counter', async () => {
+    const { baseUrl } = await withEdge({ 'edge-credential-minute': 3 });
+    const office = createBackOffice(localDocumentClient(inject('dynamoEndpoint')), stack!.tables.access);
+    const { key } = await createOrgWithManagerKey(office, ['records:read']);
+    await awayFromWindowEdge(60);
+    const results = [];
+    for (const scheme of ['Bearer', 'bearer', 'BEARER', 'bEaReR']) {
+      results.push((await hammer(`${baseUrl}/me`, 1, { Authorization: `${scheme} ${key.key}` }))[0]);
+    }
+    // Every spelling is the key (200) until the key's one edge counter is full.
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 429]);
+    expect(results[3].policy).toBe('edge-credential-minute');
   });
 });

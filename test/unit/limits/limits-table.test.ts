@@ -3,7 +3,7 @@
  * daily quota resets at 00:00 UTC, and a Retry-After that is never below 1.
  */
 import { describe, expect, it } from 'vitest';
-import { covers, LIMITS, quotaLimits, windowOf } from '../../../lambdas/shared/limits/limits-table';
+import { covers, edgeLimits, LIMITS, quotaLimits, windowOf } from '../../../lambdas/shared/limits/limits-table';
 
 describe('windowOf', () => {
   it('ends a day window at the next 00:00 UTC and waits until then', () => {
@@ -46,5 +46,16 @@ describe('covers', () => {
     expect(covers(byPolicy('invitation-hour'), 'ticket')).toBe(false);
     expect(covers(byPolicy('invitation-hour'), undefined)).toBe(false);
     expect(covers(byPolicy('ticket-minute'), 'invitation')).toBe(true);
+  });
+});
+
+describe('edge rows', () => {
+  it('let a Region-wide (location) row count only malformed credentials: one counter over valid keys would let a handful of clients lock every key out', () => {
+    // Prepare
+    const regionWide = edgeLimits(LIMITS).filter((limit) => limit.aggregate === 'location');
+
+    // Assess
+    expect(regionWide.length).toBeGreaterThan(0);
+    for (const row of regionWide) expect(row.counts, row.policy).toBe('malformed-credential');
   });
 });
