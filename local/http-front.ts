@@ -6,16 +6,20 @@
  * group. Paths and methods no route declares go to the fallback group, as
  * the deployed API's `{proxy+}` and ANY methods do.
  *
- * What API Gateway itself does before the Lambda, the front mirrors where it
- * matters for the spec: the 5-second body read deadline (408) and refusing to
- * buffer more than the body limit. TLS is terminated here as at API Gateway:
- * the front adds `X-Forwarded-Proto: https` unless an upstream proxy in front
- * of it already said how the client connected.
+ * What API Gateway and WAF do around the Lambda, the front mirrors where it
+ * matters for the spec: WAF's rules on the raw request (local/waf-mirror.ts),
+ * the raw request target routed without normalization, the 5-second body
+ * read deadline (408), refusing to buffer more than the body limit, Lambda's
+ * function timeout (502), and an envelope even for requests Node cannot
+ * parse (DEFAULT_4XX's REQUEST_REJECTED). TLS is terminated here as at API
+ * Gateway: the front adds `X-Forwarded-Proto: https` unless an upstream proxy
+ * in front of it already said how the client connected.
  */
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { errorResponse } from '../lambdas/shared/http/envelope';
 import { ApiError } from '../lambdas/shared/errors';
@@ -23,6 +27,7 @@ import type { ApiHandler } from '../lambdas/shared/http/pipeline';
 import { REQUEST_LIMITS } from '../lambdas/shared/http/request-rules';
 import { defaultRouter, FALLBACK_GROUP, FALLBACK_RESOURCE, type Router } from '../lambdas/shared/http/routes';
 import { resolveStageConfig } from '../lib/config/stage-config';
+import { errorEnvelope } from '../lib/constructs/error-envelope';
 import { callerIdentity } from './caller-identity';
 import { parseQuery, parseRequestTarget, type RequestTarget } from './request-target';
 import { wafRequestRefusal } from './waf-mirror';
@@ -32,13 +37,20 @@ export const BODY_READ_DEADLINE_MS = 5_000;
 /** The functions' timeout in a deployed stage (any stage without overrides has the base config's). */
 export const FUNCTION_TIMEOUT_MS = resolveStageConfig('local').lambda.timeoutSeconds * 1000;
 
-async function withinFunctionTimeout<T>(invocation: Promise<T>, timeoutMs: number): Promise<T | 'timeout'> {
+/**
+ * The invocation's answer, or `timeout` when it is not there before the
+ * deadline its context's getRemainingTimeInMillis() counts down to: Lambda
+ * stops a function at that instant, so an answer that comes at or after it
+ * (a handler that held the thread past it, say) is a timeout too.
+ */
+async function answerBeforeDeadline<T>(invocation: Promise<T>, deadline: number): Promise<T | 'timeout'> {
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+    timer = setTimeout(() => resolve('timeout'), Math.max(0, deadline - Date.now()));
   });
   try {
-    return await Promise.race([invocation, timedOut]);
+    const answer = await Promise.race([invocation, timedOut]);
+    return Date.now() >= deadline ? 'timeout' : answer;
   } finally {
     clearTimeout(timer);
   }
@@ -208,12 +220,41 @@ function send(response: ServerResponse, result: APIGatewayProxyResult, close = f
   response.end(body);
 }
 
+/**
+ * A request Node's HTTP parser refuses before the front sees it (bytes a
+ * request target or header may not hold, an empty header name, a header
+ * block over Node's limit, a malformed length) gets the envelope API
+ * Gateway's DEFAULT_4XX gateway response gives (REQUEST_REJECTED, with the
+ * status chosen for it; lib/constructs/partner-api.ts) and a request id,
+ * instead of Node's bare status line.
+ */
+function refuseUnparsableRequest(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable || error.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const status = PARSER_ERROR_STATUS[error.code ?? ''] ?? 400;
+  const requestId = randomUUID();
+  // Every envelope's headers (as for the 502s below), the gateway's code in the body.
+  const { headers } = errorResponse(requestId, new ApiError('INTERNAL_ERROR'));
+  const body = errorEnvelope('REQUEST_REJECTED', requestId);
+  const head = Object.entries({ ...headers, 'Content-Length': Buffer.byteLength(body), Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head.join('')}\r\n${body}`);
+}
+
+/** The statuses Node itself gives these parser errors; any other is 400. */
+const PARSER_ERROR_STATUS: Readonly<Record<string, number>> = {
+  HPE_HEADER_OVERFLOW: 431,
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: 413,
+  ERR_HTTP_REQUEST_TIMEOUT: 408,
+};
+
 export async function startLocalFront(options: LocalFrontOptions): Promise<LocalFront> {
   const router = options.router ?? defaultRouter;
   const deadlineMs = options.bodyReadDeadlineMs ?? BODY_READ_DEADLINE_MS;
   const functionTimeoutMs = options.functionTimeoutMs ?? FUNCTION_TIMEOUT_MS;
 
-  const server = createServer(async (request, response) => {
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const requestId = randomUUID();
     try {
       // WAF's request rules act first, on the raw request (lib/constructs/edge-protection.ts).
@@ -237,7 +278,8 @@ export async function startLocalFront(options: LocalFrontOptions): Promise<Local
       const { event, group } = buildProxyEvent({ request, router, body: read.bytes, requestId, target });
       const handler = options.handlers[group];
       if (!handler) throw new Error(`No handler for group ${group}`);
-      const result = await withinFunctionTimeout(handler(event, lambdaContext(group, requestId, Date.now() + functionTimeoutMs)), functionTimeoutMs);
+      const deadline = Date.now() + functionTimeoutMs;
+      const result = await answerBeforeDeadline(handler(event, lambdaContext(group, requestId, deadline)), deadline);
       if (result === 'timeout') {
         // Lambda stops a function at its timeout; API Gateway then answers 502 with no retry guidance.
         console.error(JSON.stringify({ level: 'error', message: 'local front: function timed out', request_id: requestId, timeout_ms: functionTimeoutMs }));
@@ -249,7 +291,11 @@ export async function startLocalFront(options: LocalFrontOptions): Promise<Local
       console.error(JSON.stringify({ level: 'error', message: 'local front: integration failed', request_id: requestId, error: String(error) }));
       send(response, { ...errorResponse(requestId, new ApiError('INTERNAL_ERROR')), statusCode: 502 }, true);
     }
-  });
+  };
+  const server = createServer(handle);
+  // An Expect header other than `100-continue` is not refused with a bare 417: the request is served.
+  server.on('checkExpectation', handle);
+  server.on('clientError', refuseUnparsableRequest);
   server.keepAliveTimeout = 5_000;
 
   await new Promise<void>((resolve, reject) => {

@@ -139,6 +139,16 @@ describe('request-shape rules through the local front', () => {
       415,
       'CONTENT_ENCODING_UNSUPPORTED',
     );
+    expectError(
+      await rawRequest(echoUrl(), { method: 'POST', headers: { ...jsonHeaders(), 'Content-Encoding': 'identity, gzip' }, chunks: ['{}'] }),
+      415,
+      'CONTENT_ENCODING_UNSUPPORTED',
+    );
+  });
+
+  it('accepts Content-Encoding identity with an empty list element (`identity,`): it names no coding', async () => {
+    const response = await rawRequest(echoUrl(), { method: 'POST', headers: { ...jsonHeaders(), 'Content-Encoding': 'identity,' }, chunks: ['{}'] });
+    expect(response.status).toBe(201);
   });
 
   it('INVALID_JSON for a missing, malformed, non-object or non-UTF-8 body', async () => {

@@ -22,19 +22,44 @@ export const REQUEST_LIMITS = {
 export const CREDENTIAL_PARAMETER_NAMES = 'api[-_]?key|x[-_]api[-_]key|key|token|access[-_]?token|auth|authorization|bearer|secret|password|client[-_]secret';
 export const CREDENTIAL_PARAMETER = new RegExp(`^(${CREDENTIAL_PARAMETER_NAMES})$`, 'i');
 
-/** Percent-decoding that never throws: an invalid escape stays as it was. */
+/**
+ * Percent-decoding that never throws: every escape sequence that is
+ * well-formed UTF-8 is decoded, and only an invalid escape (`%`, `%zz`, a
+ * lone `%E9`) stays as it was, so one bad escape does not leave the rest
+ * encoded. No exception per escape: a 16 KB target of `%FF` costs a scan.
+ */
 export function decodeLeniently(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text.replace(/%[0-9a-fA-F]{2}/g, (escape) => {
-      try {
-        return decodeURIComponent(escape);
-      } catch {
-        return escape;
-      }
-    });
+  return text.replace(/(?:%[0-9a-fA-F]{2})+/g, decodeEscapeRun);
+}
+
+/** A run of `%XX` escapes: its bytes decoded where they form UTF-8 sequences, kept as escapes where not. */
+function decodeEscapeRun(run: string): string {
+  const bytes = Buffer.from(run.replace(/%/g, ''), 'hex');
+  let decoded = '';
+  for (let at = 0; at < bytes.length; ) {
+    const width = utf8SequenceWidth(bytes, at);
+    decoded += width === 0 ? run.slice(at * 3, at * 3 + 3) : bytes.toString('utf8', at, at + width);
+    at += Math.max(width, 1);
   }
+  return decoded;
+}
+
+/** Length of the well-formed UTF-8 sequence starting at `at` (RFC 3629 §4: no overlongs, surrogates or code points past U+10FFFF), 0 if none. */
+function utf8SequenceWidth(bytes: Buffer, at: number): number {
+  const lead = bytes[at];
+  if (lead < 0x80) return 1;
+  let width: number;
+  let [low, high] = [0x80, 0xbf];
+  if (lead >= 0xc2 && lead <= 0xdf) width = 2;
+  else if (lead >= 0xe0 && lead <= 0xef) [width, low, high] = [3, lead === 0xe0 ? 0xa0 : 0x80, lead === 0xed ? 0x9f : 0xbf];
+  else if (lead >= 0xf0 && lead <= 0xf4) [width, low, high] = [4, lead === 0xf0 ? 0x90 : 0x80, lead === 0xf4 ? 0x8f : 0xbf];
+  else return 0;
+  if (at + width > bytes.length) return 0;
+  for (let next = 1; next < width; next += 1) {
+    const byte = bytes[at + next];
+    if (byte < (next === 1 ? low : 0x80) || byte > (next === 1 ? high : 0xbf)) return 0;
+  }
+  return width;
 }
 
 /** Whether a string, or its percent-decoded form, holds something that looks like a live key. */
@@ -59,8 +84,9 @@ export function enforceTransportRules(event: ApiEvent): void {
   }
 
   // Every Content-Encoding header line and every coding in it: only `identity` (no coding) is accepted.
-  const codings = (event.headers.get('content-encoding') ?? []).flatMap((line) => line.split(','));
-  if (codings.some((coding) => coding.trim().toLowerCase() !== 'identity')) throw apiError('CONTENT_ENCODING_UNSUPPORTED');
+  // Empty list elements (`identity, `, an empty header) name no coding and are ignored (RFC 9110 §5.6.1).
+  const codings = (event.headers.get('content-encoding') ?? []).flatMap((line) => line.split(',')).map((coding) => coding.trim());
+  if (codings.some((coding) => coding !== '' && coding.toLowerCase() !== 'identity')) throw apiError('CONTENT_ENCODING_UNSUPPORTED');
 
   const declared = header(event, 'content-length');
   if (declared !== undefined && Number(declared) > REQUEST_LIMITS.bodyBytes) throw apiError('BODY_TOO_LARGE');

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeEvent } from '../../../lambdas/shared/http/api-event';
 import { ApiError, type ErrorCode } from '../../../lambdas/shared/errors';
-import { enforceInputRules, enforceTransportRules, REQUEST_LIMITS } from '../../../lambdas/shared/http/request-rules';
+import { decodeLeniently, enforceInputRules, enforceTransportRules, REQUEST_LIMITS } from '../../../lambdas/shared/http/request-rules';
 import type { RouteDefinition } from '../../../lambdas/shared/http/routes';
 import { generateApiKey } from '../../../lambdas/shared/identity/api-keys';
 import { proxyEvent, STAGE, type ProxyEventOptions } from '../support/api-gateway-event';
@@ -145,7 +145,7 @@ describe('enforceTransportRules', () => {
   });
 
   describe('CONTENT_ENCODING_UNSUPPORTED', () => {
-    it.each(['gzip', 'br', 'deflate', 'gzip, identity', 'identity, gzip', 'identity,gzip'])('refuses Content-Encoding %j', (encoding) => {
+    it.each(['gzip', 'br', 'deflate', 'gzip, identity', 'identity, gzip', 'identity,gzip', ', gzip'])('refuses Content-Encoding %j', (encoding) => {
       expectApiError(transport({ method: 'POST', headers: { 'Content-Encoding': encoding }, body: '{}' }), 'CONTENT_ENCODING_UNSUPPORTED');
     });
 
@@ -154,6 +154,10 @@ describe('enforceTransportRules', () => {
     });
 
     it.each(['identity', ' Identity '])('accepts Content-Encoding %j', (encoding) => {
+      expect(transport({ method: 'POST', headers: { 'Content-Encoding': encoding }, body: '{}' })).not.toThrow();
+    });
+
+    it.each(['identity, ', ', identity', '', ' , '])('accepts Content-Encoding %j: empty list elements name no coding (RFC 9110 §5.6.1)', (encoding) => {
       expect(transport({ method: 'POST', headers: { 'Content-Encoding': encoding }, body: '{}' })).not.toThrow();
     });
   });
@@ -179,6 +183,34 @@ describe('enforceTransportRules', () => {
     it('accepts a body of exactly 4096 bytes declared as such', () => {
       expect(transport({ method: 'POST', headers: { 'Content-Length': '4096' }, body: 'a'.repeat(4096) })).not.toThrow();
     });
+  });
+});
+
+describe('decodeLeniently', () => {
+  it.each([
+    { raw: '%C3%A9%', decoded: 'é%' },
+    { raw: '%C3%A9%FF%41', decoded: 'é%FFA' },
+    { raw: '%zz%41%', decoded: '%zzA%' },
+    { raw: '2026-01-01T00%3A00%3A00Z%E9', decoded: '2026-01-01T00:00:00Z%E9' },
+    { raw: '%E2%82%AC%E2%82', decoded: '€%E2%82' },
+    { raw: '%ED%A0%80', decoded: '%ED%A0%80' },
+    { raw: '%C0%AF', decoded: '%C0%AF' },
+  ])('decodes every valid escape of $raw and keeps only the invalid ones', ({ raw, decoded }) => {
+    expect(decodeLeniently(raw)).toBe(decoded);
+  });
+
+  it.each(['%F0%9F%92%A5', 'a%20b%2Fc', '%E2%82%AC', 'plain', '%25%41'])('agrees with decodeURIComponent on %j, which it can decode', (raw) => {
+    expect(decodeLeniently(raw)).toBe(decodeURIComponent(raw));
+  });
+});
+
+describe('normalizeEvent', () => {
+  it('keeps headers named like Object.prototype members as ordinary headers', () => {
+    const event = normalizeEvent(proxyEvent({ headers: { ['__proto__']: 'a', constructor: 'b', toString: 'c' } }));
+    expect(event.headers.get('__proto__')).toEqual(['a']);
+    expect(event.headers.get('constructor')).toEqual(['b']);
+    expect(event.headers.get('tostring')).toEqual(['c']);
+    expect(() => enforceTransportRules(event)).not.toThrow();
   });
 });
 

@@ -39,11 +39,13 @@ export function proxyEvent(options: ProxyEventOptions = {}): APIGatewayProxyEven
   const resource = options.resource ?? path;
   const requestId = options.requestId ?? 'req-0001';
 
-  const multiValueHeaders: Record<string, string[]> = {};
-  for (const [name, value] of Object.entries({ ...DEFAULT_HEADERS, ...options.headers })) {
-    if (value === undefined) continue;
-    multiValueHeaders[name] = typeof value === 'string' ? [value] : [...value];
-  }
+  // Built with Object.fromEntries, which defines own properties: a header named `__proto__` is a
+  // header, as in the JSON event Lambda parses, not the object's prototype.
+  const multiValueHeaders: Record<string, string[]> = Object.fromEntries(
+    Object.entries<string | readonly string[] | undefined>({ ...DEFAULT_HEADERS, ...options.headers }).flatMap(([name, value]) =>
+      value === undefined ? [] : [[name, typeof value === 'string' ? [value] : [...value]]],
+    ),
+  );
   const headers = Object.fromEntries(Object.entries(multiValueHeaders).map(([k, v]) => [k, v[v.length - 1]]));
 
   const entries = Object.entries(options.query ?? {});
