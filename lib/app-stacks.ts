@@ -37,6 +37,7 @@ export function buildStages(app: App, options: BuildStageOptions): StageStacks {
     config,
     tags,
     tables: stateful.tables,
+    secrets: stateful.secrets,
     ...options.stateless,
   });
   stateless.addStackDependency(stateful);

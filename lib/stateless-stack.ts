@@ -8,6 +8,7 @@ import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import type { StageConfig } from './config/stage-config';
 import type { TableMap } from './constructs/data-tables';
+import type { SecretMap } from './constructs/service-secrets';
 import { EdgeProtection } from './constructs/edge-protection';
 import { Observability } from './constructs/observability';
 import { PartnerApi } from './constructs/partner-api';
@@ -16,6 +17,7 @@ import type { RouteDefinition } from '../lambdas/shared/http/routes';
 export interface StatelessStackProps extends StackProps {
   readonly config: StageConfig;
   readonly tables: TableMap;
+  readonly secrets: SecretMap;
   /** Route table override for tests; defaults to ROUTES. */
   readonly routes?: readonly RouteDefinition[];
   /** Extra WAF rules (e.g. rate-based rules). */
@@ -29,10 +31,10 @@ export class StatelessStack extends Stack {
   public readonly observability: Observability;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
-    const { config, tables, routes, edgeRules, edgeResponseBodies, ...stackProps } = props;
+    const { config, tables, secrets, routes, edgeRules, edgeResponseBodies, ...stackProps } = props;
     super(scope, id, { description: `partner-api ${config.stage}: functions, REST API, WAF, alarms`, ...stackProps });
 
-    this.api = new PartnerApi(this, 'Api', { config, tables, ...(routes ? { routes } : {}) });
+    this.api = new PartnerApi(this, 'Api', { config, tables, secrets, ...(routes ? { routes } : {}) });
     this.edge = new EdgeProtection(this, 'Edge', {
       config,
       stage: this.api.stage,

@@ -3,13 +3,15 @@
  * stack's definitions, the deployed handlers behind the local front. Used by
  * `npm start`, the integration tests and the benchmark.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { errorResponse } from '../lambdas/shared/http/envelope';
 import type { ApiHandler } from '../lambdas/shared/http/pipeline';
 import type { Router } from '../lambdas/shared/http/routes';
 import { EdgeGuard, edgeRejection } from '../lambdas/shared/limits/edge-guard';
 import { LIMITS, type Limit } from '../lambdas/shared/limits/limits-table';
+import { SECRET_IDS } from '../lambdas/shared/secret-names';
+import { provideLocalSecret } from '../lambdas/shared/secrets';
 import { createDocumentClient } from '../lambdas/shared/storage/dynamo-client';
 import type { TableId } from '../lambdas/shared/storage/table-definitions';
 import { localDynamoClient, startDynamoLocal, type DynamoLocal } from './dynamo-local';
@@ -49,6 +51,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   await createTables(admin, tables);
   admin.destroy();
   useLocalEnvironment(endpoint, tables);
+  // What a deployed stage keeps in Secrets Manager, handed to the handlers in process (lambdas/shared/secrets.ts).
+  for (const id of SECRET_IDS) provideLocalSecret(id, randomBytes(32));
 
   const front = await startLocalFront({
     handlers: options.handlers ?? HANDLERS,

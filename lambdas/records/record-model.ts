@@ -16,12 +16,15 @@ import * as z from 'zod/mini';
 export const RECORD_UUID_PATTERN = /^[Uu][Ss][Ss]-[0-9]{8}-[A-Za-z0-9]{12}$/;
 export const RESULTS = ['clean', 'warning', 'cheating'] as const;
 export type Result = (typeof RESULTS)[number];
-export type GameGroup = 'minecraft' | 'fps';
+export const GAME_GROUPS = ['minecraft', 'fps'] as const;
+export type GameGroup = (typeof GAME_GROUPS)[number];
 
 export const DEFAULT_RESULT_LABELS: Readonly<Record<Result, string>> = { clean: 'Clean', warning: 'Warning', cheating: 'Cheating' };
 
 export const gameGroupOf = (category: string): GameGroup => (category.trim().toLowerCase() === 'minecraft' ? 'minecraft' : 'fps');
 export const uuidKey = (uuid: string) => uuid.toLowerCase();
+/** A player name as the list's `player_name` filter compares it: whole name, Unicode NFC, case-insensitive. */
+export const normalizedPlayerName = (name: string) => name.normalize('NFC').toLowerCase();
 
 const text = (max: number) => z.string().check(z.trim(), z.minLength(1), z.maxLength(max));
 

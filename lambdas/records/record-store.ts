@@ -3,7 +3,7 @@
  *
  * | item | pk | sk | holds |
  * |---|---|---|---|
- * | record | `RECORD#<id>` | `RECORD` | the RecordItem; `gsi1pk` `ORGREC#<partner>`, `gsi1sk` `<updated_at>#<id>` (the organization's records by update time) |
+ * | record | `RECORD#<id>` | `RECORD` | the RecordItem and its list index attributes (`rec_order`, `rec_org`, `rec_result`, `rec_game`, `rec_player`: record-list.ts) |
  * | uuid | `UUID#<lowercased uuid>` | `UUID` | the record's id, owner and visibility, and its public projection: a public lookup is one GetItem |
  * | event | `EVENTS#<partner>` | `evt_…` | the outbox (lambdas/outbox/outbox.ts) |
  *
@@ -15,12 +15,17 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { eventItem, type EventEnvelope } from '../outbox/outbox';
+import { recordListAttributes } from './record-list';
 import { retryOnConflict } from '../shared/storage/conditions';
-import { DEFAULT_RESULT_LABELS, gameGroupOf, toPublicRecord, uuidKey, type PublicRecord, type RecordInput, type RecordItem } from './record-model';
+import { DEFAULT_RESULT_LABELS, gameGroupOf, normalizedPlayerName, toPublicRecord, uuidKey, type PublicRecord, type RecordInput, type RecordItem } from './record-model';
 
 export const recordKey = (recordId: string) => ({ pk: `RECORD#${recordId}`, sk: 'RECORD' });
 export const uuidItemKey = (uuid: string) => ({ pk: `UUID#${uuidKey(uuid)}`, sk: 'UUID' });
-export const orgRecordsPartition = (partnerId: string) => `ORGREC#${partnerId}`;
+
+/** The stored item of a record: the record and its list index attributes (record-list.ts). */
+export function recordItem(record: RecordItem) {
+  return { ...recordKey(record.id), kind: 'record', ...record, ...recordListAttributes(record) };
+}
 
 interface UuidItem {
   readonly record_id: string;
@@ -85,7 +90,7 @@ export class RecordStore {
             {
               Put: {
                 TableName: this.table,
-                Item: { ...recordKey(record.id), kind: 'record', ...record, gsi1pk: orgRecordsPartition(partnerId), gsi1sk: `${record.updated_at}#${record.id}` },
+                Item: recordItem(record),
                 ...(previous
                   ? { ConditionExpression: 'version = :version AND partner_id = :partner', ExpressionAttributeValues: { ':version': previous.version, ':partner': partnerId } }
                   : { ConditionExpression: 'attribute_not_exists(pk)' }),
@@ -129,7 +134,7 @@ export class RecordStore {
             {
               Put: {
                 TableName: this.table,
-                Item: { ...recordKey(recordId), kind: 'record', ...record, gsi1pk: orgRecordsPartition(toPartnerId), gsi1sk: `${record.updated_at}#${recordId}` },
+                Item: recordItem(record),
                 ConditionExpression: 'version = :version AND partner_id = :from',
                 ExpressionAttributeValues: { ':version': current.version, ':from': current.partner_id },
               },
@@ -198,7 +203,7 @@ function buildRecord(partnerId: string, input: RecordInput, previous: RecordItem
     uuid: previous?.uuid ?? input.uuid,
     uuid_key: uuidKey(input.uuid),
     player_name: input.player_name,
-    player_key: input.player_name.toLowerCase(),
+    player_key: normalizedPlayerName(input.player_name),
     game_category: input.game_category,
     game: input.game,
     game_group: gameGroupOf(input.game_category),

@@ -12,6 +12,7 @@ import { RateLogSampler } from './limits/rejection-log';
 import { WindowMemory } from './limits/window-memory';
 import { EdgeGuard } from './limits/edge-guard';
 import { LIMITS, type Limit } from './limits/limits-table';
+import { secretSource, type SecretId, type SecretSource } from './secrets';
 import { createDocumentClient, requireTable, tableNamesFromEnv, type TableNames } from './storage/dynamo-client';
 
 export type Clock = () => Date;
@@ -29,6 +30,8 @@ export interface Platform {
   /** The 10-second burst limits below WAF's resolution; undefined where something in front enforces them. */
   readonly edgeGuard: EdgeGuard | undefined;
   readonly clock: Clock;
+  /** A service secret (secrets.ts), one source per secret per container so its value is cached. */
+  secret(id: SecretId): SecretSource;
 }
 
 export function createPlatform(overrides: Partial<Platform> = {}): Platform {
@@ -50,6 +53,16 @@ export function createPlatform(overrides: Partial<Platform> = {}): Platform {
     edgeGuard:
       'edgeGuard' in overrides ? overrides.edgeGuard : process.env.EDGE_GUARD === 'off' ? undefined : new EdgeGuard(limits, 'application'),
     clock: overrides.clock ?? (() => new Date()),
+    secret: overrides.secret ?? memoizedSecrets(),
+  };
+}
+
+function memoizedSecrets(): (id: SecretId) => SecretSource {
+  const sources = new Map<SecretId, SecretSource>();
+  return (id) => {
+    let source = sources.get(id);
+    if (!source) sources.set(id, (source = secretSource(id)));
+    return source;
   };
 }
 

@@ -18,6 +18,8 @@ import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { secretArnEnvName, type SecretId } from '../../lambdas/shared/secret-names';
 import { tableEnvName } from '../../lambdas/shared/storage/table-definitions';
 import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '../config/bundling';
 import type { EndpointGroup, TableAccess } from '../../lambdas/shared/http/routes';
@@ -43,6 +45,8 @@ export interface ApiFunctionProps {
    * (and the listed indexes), nothing else.
    */
   readonly dataAccess: readonly TableAccess[];
+  /** The service secrets the function reads (routes.ts GROUP_SECRET_ACCESS): SECRET_ARN_<ID> and GetSecretValue on each. */
+  readonly secrets?: ReadonlyArray<readonly [SecretId, secretsmanager.ISecret]>;
 }
 
 export class ApiFunction extends Construct {
@@ -87,6 +91,7 @@ export class ApiFunction extends Construct {
         LOG_LEVEL: config.logLevel,
         NODE_OPTIONS: LAMBDA_NODE_OPTIONS,
         ...Object.fromEntries(props.dataAccess.map((access) => [tableEnvName(access.table), tables[access.table].tableName])),
+        ...Object.fromEntries((props.secrets ?? []).map(([id, secret]) => [secretArnEnvName(id), secret.secretArn])),
       },
       bundling: {
         forceDockerBundling: false,
@@ -100,12 +105,15 @@ export class ApiFunction extends Construct {
       },
     });
 
+    for (const [, secret] of props.secrets ?? []) secret.grantRead(this.function);
+
     for (const access of props.dataAccess) {
       const table = tables[access.table];
       this.function.addToRolePolicy(
         new iam.PolicyStatement({
           actions: [...access.actions],
-          resources: [table.tableArn, ...(access.indexes ?? []).map((index) => `${table.tableArn}/index/${index}`)],
+          // On the listed indexes only, or on the table itself.
+          resources: access.indexes ? access.indexes.map((index) => `${table.tableArn}/index/${index}`) : [table.tableArn],
         }),
       );
     }

@@ -23,6 +23,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import {
   dataAccessOf,
+  GROUP_SECRET_ACCESS,
   ENDPOINT_GROUPS,
   FALLBACK_GROUP,
   FALLBACK_RESOURCE,
@@ -33,6 +34,7 @@ import {
 import { API_INTEGRATION_TIMEOUT_SECONDS, type StageConfig } from '../config/stage-config';
 import { ApiFunction } from './api-function';
 import type { TableMap } from './data-tables';
+import type { SecretMap } from './service-secrets';
 import { GATEWAY_REQUEST_ID, errorEnvelope, type EnvelopeCode } from './error-envelope';
 
 /** The deployment stage; part of the base URL (`…/v1`). */
@@ -48,6 +50,7 @@ export const API_SECURITY_POLICY = 'TLS_1_2';
 export interface PartnerApiProps {
   readonly config: StageConfig;
   readonly tables: TableMap;
+  readonly secrets: SecretMap;
   /** Route table; defaults to the service's ROUTES. Tests pass extended copies. */
   readonly routes?: readonly RouteDefinition[];
 }
@@ -110,7 +113,7 @@ export class PartnerApi extends Construct {
 
   constructor(scope: Construct, id: string, props: PartnerApiProps) {
     super(scope, id);
-    const { config, tables } = props;
+    const { config, tables, secrets } = props;
     const routes = props.routes ?? ROUTES;
     validateRoutes(routes);
 
@@ -148,7 +151,13 @@ export class PartnerApi extends Construct {
     const functions = {} as Record<EndpointGroup, ApiFunction>;
     const integrations = {} as Record<EndpointGroup, apigateway.LambdaIntegration>;
     for (const group of ENDPOINT_GROUPS) {
-      functions[group] = new ApiFunction(this, `${pascal(group)}Function`, { group, config, tables, dataAccess: dataAccessOf(group, routes) });
+      functions[group] = new ApiFunction(this, `${pascal(group)}Function`, {
+        group,
+        config,
+        tables,
+        dataAccess: dataAccessOf(group, routes),
+        secrets: GROUP_SECRET_ACCESS[group].map((secretId) => [secretId, secrets[secretId]] as const),
+      });
       integrations[group] = new apigateway.LambdaIntegration(functions[group].function, {
         proxy: true,
         // One resource-policy statement per function for the whole API instead of one per method.

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
-import { TABLES, TABLE_IDS, physicalTableName } from '../../lambdas/shared/storage/table-definitions';
+import { RECORD_INDEX_ATTRIBUTES, RECORD_LIST_INDEXES, TABLES, TABLE_IDS, physicalTableName } from '../../lambdas/shared/storage/table-definitions';
 import { resources, stage } from './support';
 
 const TABLE_TYPE = 'AWS::DynamoDB::GlobalTable';
@@ -39,6 +39,35 @@ describe('stateful stack: tables', () => {
       ),
       TimeToLiveSpecification: { AttributeName: definition.timeToLiveAttribute, Enabled: true },
     });
+  });
+
+  it('projects only the Record fields into the record list indexes (never notes), and every attribute elsewhere', () => {
+    const { statefulTemplate } = stage('dev');
+    const table = Object.values(resources(statefulTemplate, TABLE_TYPE)).find((t) => t.Properties.TableName === physicalTableName('dev', 'domain'))!;
+    const indexes = table.Properties.GlobalSecondaryIndexes as { IndexName: string; Projection: { ProjectionType: string; NonKeyAttributes?: string[] } }[];
+    for (const { indexName } of Object.values(RECORD_LIST_INDEXES)) {
+      const index = indexes.find((i) => i.IndexName === indexName)!;
+      expect(index.Projection).toEqual({ ProjectionType: 'INCLUDE', NonKeyAttributes: [...RECORD_INDEX_ATTRIBUTES] });
+      expect(index.Projection.NonKeyAttributes).not.toContain('internal_notes');
+      expect(index.Projection.NonKeyAttributes).not.toContain('staff_notes');
+    }
+    expect(indexes.find((i) => i.IndexName === 'gsi1')!.Projection).toEqual({ ProjectionType: 'ALL' });
+  });
+
+  it.each([
+    ['dev', 'Delete'],
+    ['prod', 'Retain'],
+  ])('keeps a generated record-cursor secret per stage in Secrets Manager (%s: %s on stack deletion)', (name, policy) => {
+    const { statefulTemplate } = stage(name);
+    const secrets = Object.values(resources(statefulTemplate, 'AWS::SecretsManager::Secret'));
+    expect(secrets).toHaveLength(1);
+    expect(secrets[0].Properties).toMatchObject({
+      Name: `partner-api/${name}/record-cursor`,
+      GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
+    });
+    // No value in the template.
+    expect(secrets[0].Properties).not.toHaveProperty('SecretString');
+    expect(secrets[0].DeletionPolicy).toBe(policy);
   });
 
   it('streams the domain table (new and old images) and not the write-hot access table', () => {

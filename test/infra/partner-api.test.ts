@@ -1,7 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
-import { dataAccessOf, ENDPOINT_GROUPS, FALLBACK_GROUP, ROUTES, type EndpointGroup, type RouteDefinition } from '../../lambdas/shared/http/routes';
-import { TABLE_IDS, tableEnvName } from '../../lambdas/shared/storage/table-definitions';
+import { secretArnEnvName } from '../../lambdas/shared/secret-names';
+import { dataAccessOf, ENDPOINT_GROUPS, GROUP_SECRET_ACCESS, FALLBACK_GROUP, ROUTES, type EndpointGroup, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { RECORD_LIST_INDEXES, TABLE_IDS, tableEnvName } from '../../lambdas/shared/storage/table-definitions';
 import { resolveStageConfig } from '../../lib/config/stage-config';
 import { GATEWAY_ERRORS, validateRoutes } from '../../lib/constructs/partner-api';
 import { SPEC_ROUTES, functionLogicalId, methodTargets, resources, stage, synthStage } from './support';
@@ -87,20 +88,50 @@ describe('stateless stack: least privilege, per function', () => {
     const statements = dynamoStatements(group);
     const granted = statements.map((statement) => ({ tables: tableNamesIn(statement), actions: actionsOf(statement) }));
     expect(granted).toEqual(declared.map((access) => ({ tables: [access.table], actions: [...access.actions].sort() })));
-    for (const statement of statements) {
+    statements.forEach((statement, i) => {
       expect(actionsOf(statement).some((action) => action === 'dynamodb:*' || action === 'dynamodb:Scan')).toBe(false);
-      const [table] = tableNamesIn(statement);
-      const indexes = declared.find((access) => access.table === table)?.indexes ?? [];
       const text = JSON.stringify(statement.Resource);
       expect(text.includes('/index/*')).toBe(false);
-      expect((text.match(/\/index\//g) ?? []).length).toBe(indexes.length);
-      // The table's ARN first, then exactly one ARN per declared index.
       const statementResources = [statement.Resource].flat();
-      expect(statementResources).toHaveLength(1 + indexes.length);
-      expect(statementResources[0]).toEqual(tableArn(table));
-    }
+      const indexes = declared[i].indexes;
+      if (indexes) {
+        // Exactly the declared indexes, each by name, and not the table itself.
+        expect(statementResources).toHaveLength(indexes.length);
+        for (const index of indexes) expect(text).toContain(`/index/${index}`);
+      } else {
+        // The table's ARN alone.
+        expect(statementResources).toEqual([tableArn(declared[i].table)]);
+      }
+    });
     const tableVariables = Object.keys(variablesOf(group)).filter((name) => name.startsWith('TABLE_')).sort();
-    expect(tableVariables).toEqual(declared.map((access) => tableEnvName(access.table)).sort());
+    expect(tableVariables).toEqual([...new Set(declared.map((access) => tableEnvName(access.table)))].sort());
+  });
+
+  it('gives records Query on the record list indexes only, never on the table', () => {
+    const query = dynamoStatements('records').filter((statement) => actionsOf(statement).includes('dynamodb:Query'));
+    expect(query).toHaveLength(1);
+    const text = JSON.stringify(query[0].Resource);
+    for (const index of Object.values(RECORD_LIST_INDEXES)) expect(text).toContain(`/index/${index.indexName}`);
+    expect([query[0].Resource].flat()).toHaveLength(Object.keys(RECORD_LIST_INDEXES).length);
+  });
+
+  it.each(ENDPOINT_GROUPS)('lets %s read exactly the secrets its group declares (GROUP_SECRET_ACCESS), by ARN, never their values', (group) => {
+    const fn = resources(statelessTemplate, FUNCTION)[functionLogicalId(statelessTemplate, group)];
+    const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const statements = Object.values(resources(statelessTemplate, 'AWS::IAM::Policy'))
+      .filter((p) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
+      .flatMap((p) => (p.Properties.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement)
+      .filter((statement) => JSON.stringify(statement.Action).includes('secretsmanager:'));
+    const variables = variablesOf(group);
+    const secretVariables = Object.keys(variables).filter((name) => name.startsWith('SECRET_'));
+    expect(secretVariables.sort()).toEqual(GROUP_SECRET_ACCESS[group].map(secretArnEnvName).sort());
+    expect(statements).toHaveLength(GROUP_SECRET_ACCESS[group].length);
+    for (const statement of statements) {
+      expect(actionsOf(statement)).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
+      expect(JSON.stringify(statement.Resource)).not.toContain('*');
+    }
+    // The environment carries an ARN reference, not a value.
+    for (const name of secretVariables) expect(JSON.stringify(variables[name])).toMatch(/Fn::ImportValue/);
   });
 });
 

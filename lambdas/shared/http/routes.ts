@@ -7,8 +7,9 @@
  * Paths are relative to the base URL, which ends with the `v1` stage.
  */
 import type { Scope } from '../identity/scopes';
+import type { SecretId } from '../secret-names';
 import type { RouteCategory } from '../limits/limits-table';
-import type { TableId } from '../storage/table-definitions';
+import { RECORD_LIST_INDEXES, type TableId } from '../storage/table-definitions';
 
 /** A Lambda function serving a group of endpoints. */
 export type EndpointGroup = 'system' | 'identity' | 'records' | 'entitlements';
@@ -43,6 +44,17 @@ export const ROUTES = [
   { id: 'me', method: 'GET', path: '/me', group: 'identity', auth: 'key', query: [], body: 'none' },
   { id: 'entitlements', method: 'GET', path: '/entitlements', group: 'entitlements', auth: 'key', scope: 'entitlements:read', query: [], body: 'none' },
   { id: 'record-lookup', method: 'GET', path: '/records/{uuid}', group: 'records', auth: 'key', scope: 'public:read', query: [], body: 'none' },
+  {
+    id: 'org-records',
+    method: 'GET',
+    path: '/partners/{partner_id}/records',
+    group: 'records',
+    auth: 'key',
+    scope: 'records:read',
+    partnerBound: true,
+    query: ['limit', 'cursor', 'updated_after', 'result', 'game', 'player_name'],
+    body: 'none',
+  },
   {
     id: 'org-record',
     method: 'GET',
@@ -147,11 +159,11 @@ export type DynamoAction =
   | 'dynamodb:DeleteItem'
   | 'dynamodb:ConditionCheckItem';
 
-/** Actions a function may take on one table (and, only if listed, on some of its indexes). */
+/** Actions a function may take on one table, or, when `indexes` are listed, on those indexes of it only. */
 export interface TableAccess {
   readonly table: TableId;
   readonly actions: readonly DynamoAction[];
-  /** Index names the function queries; none by default. */
+  /** The indexes these actions are granted on (not the table itself); none: the table. */
   readonly indexes?: readonly string[];
 }
 
@@ -175,26 +187,43 @@ export const GROUP_DATA_ACCESS: Readonly<Record<EndpointGroup, readonly TableAcc
   system: [],
   // GET /me answers from what admission already read.
   identity: [],
-  // GET /records/{uuid}: one read of the uuid item; GET /partners/{partner_id}/records/{record_id}: one read of the record item.
-  records: [{ table: 'domain', actions: ['dynamodb:GetItem'] }],
+  // GET /records/{uuid}: one read of the uuid item; GET /partners/{partner_id}/records/{record_id}: one read of the record item;
+  // GET /partners/{partner_id}/records: one Query of a record list index (lambdas/records/record-list.ts).
+  records: [
+    { table: 'domain', actions: ['dynamodb:GetItem'] },
+    { table: 'domain', actions: ['dynamodb:Query'], indexes: Object.values(RECORD_LIST_INDEXES).map((index) => index.indexName) },
+  ],
   // Both summaries: one Query of the owner's grants (lambdas/entitlements/entitlement-store.ts).
   entitlements: [{ table: 'domain', actions: ['dynamodb:Query'] }],
 };
 
-/** Everything a group's function may do with the tables: its own declaration plus admission's if a route needs a key. */
+/** The service secrets (lambdas/shared/secret-names.ts) each group's function reads. */
+export const GROUP_SECRET_ACCESS: Readonly<Record<EndpointGroup, readonly SecretId[]>> = {
+  system: [],
+  identity: [],
+  // The record list signs and verifies its cursors.
+  records: ['record-cursor'],
+  entitlements: [],
+};
+
+/**
+ * Everything a group's function may do with the tables: its own declaration plus admission's if a
+ * route needs a key. Declarations on the same table and the same indexes (or none) are merged.
+ */
 export function dataAccessOf(group: EndpointGroup, routes: readonly RouteDefinition[] = ROUTES): TableAccess[] {
   const needsAdmission = routes.some((route) => route.group === group && route.auth === 'key');
   const declared = [...(needsAdmission ? [ADMISSION_DATA_ACCESS] : []), ...GROUP_DATA_ACCESS[group]];
-  const byTable = new Map<TableId, { actions: Set<DynamoAction>; indexes: Set<string> }>();
+  const merged = new Map<string, { table: TableId; indexes: string[]; actions: Set<DynamoAction> }>();
   for (const access of declared) {
-    const entry = byTable.get(access.table) ?? { actions: new Set<DynamoAction>(), indexes: new Set<string>() };
+    const indexes = [...(access.indexes ?? [])].sort();
+    const target = `${access.table}/${indexes.join(',')}`;
+    const entry = merged.get(target) ?? { table: access.table, indexes, actions: new Set<DynamoAction>() };
     for (const action of access.actions) entry.actions.add(action);
-    for (const index of access.indexes ?? []) entry.indexes.add(index);
-    byTable.set(access.table, entry);
+    merged.set(target, entry);
   }
-  return [...byTable].map(([table, { actions, indexes }]) => ({
+  return [...merged.values()].map(({ table, indexes, actions }) => ({
     table,
     actions: [...actions].sort(),
-    ...(indexes.size > 0 ? { indexes: [...indexes].sort() } : {}),
+    ...(indexes.length > 0 ? { indexes } : {}),
   }));
 }

@@ -23,6 +23,8 @@ export interface GlobalIndexDefinition {
   readonly indexName: string;
   readonly partitionKey: KeyAttribute;
   readonly sortKey?: KeyAttribute;
+  /** Non-key attributes the index carries; every attribute when absent. */
+  readonly include?: readonly string[];
 }
 
 export interface TableDefinition {
@@ -45,6 +47,48 @@ const gsi1: GlobalIndexDefinition = {
   sortKey: { name: 'gsi1sk', type: 'S' },
 };
 
+/**
+ * The fields of the spec's Record object (and the owner): what the record
+ * filter indexes carry, so a filtered page is read from the index alone and
+ * internal or staff notes are not even in it.
+ */
+export const RECORD_INDEX_ATTRIBUTES = [
+  'id',
+  'uuid',
+  'player_name',
+  'game_category',
+  'game',
+  'checked_at',
+  'result',
+  'result_label',
+  'checker_name',
+  'public_notes',
+  'updated_at',
+  'partner_id',
+] as const;
+
+/**
+ * An organization's records in list order (`updated_at`, then `id`): the
+ * partition is `<partner>` (every record) or `<partner>#<value>` (the records
+ * with one filter value), the sort key `rec_order` = `<updated_at>#<id>`.
+ * Only record items carry these attributes (sparse indexes), and only the
+ * Record fields are projected (RECORD_INDEX_ATTRIBUTES).
+ */
+const recordListIndex = (indexName: string, attribute: string): GlobalIndexDefinition => ({
+  indexName,
+  partitionKey: { name: attribute, type: 'S' },
+  sortKey: { name: 'rec_order', type: 'S' },
+  include: RECORD_INDEX_ATTRIBUTES,
+});
+
+/** The record list's indexes: every record of an organization, and one per filter (lambdas/records/record-list.ts). */
+export const RECORD_LIST_INDEXES = {
+  all: recordListIndex('records-by-org', 'rec_org'),
+  result: recordListIndex('records-by-result', 'rec_result'),
+  game: recordListIndex('records-by-game', 'rec_game'),
+  player_name: recordListIndex('records-by-player', 'rec_player'),
+} as const;
+
 export const TABLES = {
   access: {
     id: 'access',
@@ -57,7 +101,7 @@ export const TABLES = {
     id: 'domain',
     partitionKey: pk,
     sortKey: sk,
-    globalIndexes: [gsi1],
+    globalIndexes: [gsi1, ...Object.values(RECORD_LIST_INDEXES)],
     timeToLiveAttribute: 'ttl',
     stream: 'NEW_AND_OLD_IMAGES',
   },

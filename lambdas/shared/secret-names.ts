@@ -1,0 +1,17 @@
+/**
+ * The service's secrets by id, and how a function learns where each is:
+ * shared by the infrastructure (lib/constructs/service-secrets.ts) and the
+ * functions (secrets.ts) without pulling the Secrets Manager client into
+ * synthesis.
+ */
+export type SecretId = 'record-cursor';
+
+export const SECRET_IDS: readonly SecretId[] = ['record-cursor'];
+
+/** What each secret is for (the secret's description in AWS). */
+export const SECRET_PURPOSES: Readonly<Record<SecretId, string>> = {
+  'record-cursor': 'Signs the record list cursors (HMAC-SHA256); rotating it invalidates outstanding cursors after one more rotation',
+};
+
+/** Environment variable carrying a secret's ARN. */
+export const secretArnEnvName = (id: SecretId) => `SECRET_ARN_${id.toUpperCase().replace(/-/g, '_')}`;

@@ -1,0 +1,110 @@
+/**
+ * Service secrets: key material a deployed stage keeps in AWS Secrets
+ * Manager (created by the stateful stack, lib/constructs/service-secrets.ts),
+ * never in code or in a function's environment. A function learns only the
+ * secret's ARN (`SECRET_ARN_<ID>`), is granted GetSecretValue on exactly the
+ * secrets its group declares (routes.ts GROUP_SECRET_ACCESS), and reads the
+ * value on first use, then keeps it for SECRET_CACHE_MS.
+ *
+ * Verification also accepts the previous version (`AWSPREVIOUS`), so a
+ * rotation (`aws secretsmanager put-secret-value`) does not break what was
+ * signed moments before it.
+ *
+ * The local stack has no Secrets Manager: it hands its secrets to this
+ * module in process (`provideLocalSecret`). No environment variable or
+ * configuration reaches that path, so a deployed function cannot be told
+ * to use it; and where an ARN is set, the ARN wins.
+ */
+import { GetSecretValueCommand, SecretsManagerClient, type GetSecretValueCommandOutput } from '@aws-sdk/client-secrets-manager';
+
+import { secretArnEnvName, type SecretId } from './secret-names';
+
+export type { SecretId };
+
+/** How long a container keeps a secret's value before reading it again (picks up rotations). */
+export const SECRET_CACHE_MS = 10 * 60_000;
+
+export interface SecretVersions {
+  /** Signs. */
+  readonly current: Buffer;
+  /** Also verifies, after a rotation. */
+  readonly previous?: Buffer;
+}
+
+export interface SecretSource {
+  versions(): Promise<SecretVersions>;
+}
+
+const localSecrets = new Map<SecretId, Buffer>();
+
+/** The local stack's secret values (local/local-stack.ts); a deployed function never calls this. */
+export function provideLocalSecret(id: SecretId, value: Buffer): void {
+  localSecrets.set(id, value);
+}
+
+export class SecretNotConfigured extends Error {
+  constructor(id: SecretId) {
+    super(`Secret ${id} is not configured: ${secretArnEnvName(id)} is not set`);
+    this.name = 'SecretNotConfigured';
+  }
+}
+
+/** A Secrets Manager secret, read with AWSCURRENT and AWSPREVIOUS in parallel, cached per container. */
+export class SecretsManagerSource implements SecretSource {
+  private cached: { versions: Promise<SecretVersions>; at: number } | undefined;
+
+  constructor(
+    private readonly arn: string,
+    // Bounded like the DynamoDB client: an answer within a second, at most 3 attempts.
+    private readonly client: Pick<SecretsManagerClient, 'send'> = new SecretsManagerClient({
+      maxAttempts: 3,
+      requestHandler: { connectionTimeout: 1000, requestTimeout: 1000, throwOnRequestTimeout: true },
+    }),
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  versions(): Promise<SecretVersions> {
+    if (!this.cached || this.now() - this.cached.at > SECRET_CACHE_MS) {
+      const versions = this.read();
+      this.cached = { versions, at: this.now() };
+      // A failed read is not kept: the next request tries again.
+      versions.catch(() => {
+        if (this.cached?.versions === versions) this.cached = undefined;
+      });
+    }
+    return this.cached.versions;
+  }
+
+  private async read(): Promise<SecretVersions> {
+    const [current, previous] = await Promise.all([
+      this.client.send(new GetSecretValueCommand({ SecretId: this.arn, VersionStage: 'AWSCURRENT' })),
+      this.client
+        .send(new GetSecretValueCommand({ SecretId: this.arn, VersionStage: 'AWSPREVIOUS' }))
+        // Before the first rotation there is no previous version.
+        .catch((error: { name?: string }) => {
+          if (error?.name === 'ResourceNotFoundException') return undefined;
+          throw error;
+        }),
+    ]);
+    return { current: secretBytes(current), ...(previous ? { previous: secretBytes(previous) } : {}) };
+  }
+}
+
+function secretBytes(output: GetSecretValueCommandOutput): Buffer {
+  const value = output.SecretString ?? (output.SecretBinary ? Buffer.from(output.SecretBinary).toString('utf8') : '');
+  if (value.length < 32) throw new Error('Secret value is shorter than 32 characters');
+  return Buffer.from(value, 'utf8');
+}
+
+/** The secret `id` for this function: its Secrets Manager secret when deployed, the local stack's value locally. */
+export function secretSource(id: SecretId, env: NodeJS.ProcessEnv = process.env): SecretSource {
+  const arn = env[secretArnEnvName(id)];
+  if (arn) return new SecretsManagerSource(arn);
+  return {
+    versions: async () => {
+      const local = localSecrets.get(id);
+      if (!local) throw new SecretNotConfigured(id);
+      return { current: local };
+    },
+  };
+}
