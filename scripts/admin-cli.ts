@@ -30,6 +30,8 @@ export const USAGE = `Usage: npm run -s admin -- <group> <verb> [--flags] [--sta
   record put --org O (--json J | --file F)     create or update by uuid; prints the record with its id
   record delete --org O --record R
   record move --record R --to O2               record.deleted for the old organization, record.created for O2
+  record archive --org O --record R --game minecraft|fps
+                                               uses one unit of O's entitlement (once per record)
   events list --org O [--after EVENT_ID]       the organization's business events, in order
   entitlement grant --owner partner:O|account:A --game minecraft|fps (--units N | --unlimited)
                     [--starts-at T] (--expires-at T | --permanent)
@@ -148,6 +150,8 @@ export async function runAdminCommand(argv: readonly string[], office: BackOffic
       return recordsOf(office).put(required(values, 'org'), recordJson(values));
     case 'record move':
       return recordsOf(office).move(required(values, 'record'), required(values, 'to'));
+    case 'record archive':
+      return recordsOf(office).archive(required(values, 'org'), required(values, 'record'), required(values, 'game'));
     case 'record delete':
       return recordsOf(office).delete(required(values, 'org'), required(values, 'record'));
     case 'entitlement grant':

@@ -13,6 +13,7 @@ export type BackOfficeCode =
   | 'MEMBER_NOT_FOUND'
   | 'KEY_NOT_FOUND'
   | 'RECORD_NOT_FOUND'
+  | 'ALREADY_ARCHIVED'
   | 'INSUFFICIENT_UNITS'
   | 'USE_NOT_FOUND'
   | 'INVALID_SCOPES'

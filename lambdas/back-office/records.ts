@@ -1,6 +1,7 @@
 /**
  * Screening records in the back office: create or update by uuid, delete,
- * and read an organization's outbox. Each change and its business event are
+ * move, archive (using one unit of the organization's entitlement), and read
+ * an organization's outbox. Each change and its business event are
  * written together (lambdas/records/record-store.ts); the input is the
  * record JSON the operator gives (internal and staff notes accepted and
  * stored, never returned by the API).
@@ -8,12 +9,14 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { listEvents } from '../outbox/outbox';
-import { RecordInputSchema, toPublicRecord } from '../records/record-model';
-import { RecordNotFound, RecordOwnedElsewhere, RecordStore } from '../records/record-store';
+import { EntitlementError, EntitlementStore } from '../entitlements/entitlement-store';
+import { GAME_GROUPS, RecordInputSchema, toPublicRecord, type GameGroup } from '../records/record-model';
+import { RecordAlreadyArchived, RecordNotFound, RecordOwnedElsewhere, RecordStore } from '../records/record-store';
 import { BackOfficeError } from './errors';
 
 export class RecordsOffice {
   private readonly store: RecordStore;
+  private readonly entitlements: EntitlementStore;
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -23,6 +26,7 @@ export class RecordsOffice {
     private readonly organizationIsActive: (partnerId: string) => Promise<boolean> = async () => true,
   ) {
     this.store = new RecordStore(client, table, clock);
+    this.entitlements = new EntitlementStore(client, table, clock);
   }
 
   /** Create or update the organization's record with the input's uuid. */
@@ -59,6 +63,27 @@ export class RecordsOffice {
       return { ...toPublicRecord(record), partner_id: record.partner_id, event_ids: events.map((e) => e.id) };
     } catch (error) {
       if (error instanceof RecordNotFound) throw new BackOfficeError('RECORD_NOT_FOUND', error.message);
+      throw error;
+    }
+  }
+
+  /**
+   * Archive a record under the organization's rules: one unit of the
+   * organization's `game` entitlement is used, in the same transaction as the
+   * record's archive marks and the `entitlement.updated` event. A record is
+   * archived once: a second archive (or a concurrent one) is ALREADY_ARCHIVED
+   * and uses nothing.
+   */
+  async archive(partnerId: string, recordId: string, game: string) {
+    if (!(GAME_GROUPS as readonly string[]).includes(game)) throw new BackOfficeError('INVALID_ARGUMENT', `--game must be ${GAME_GROUPS.join(' or ')}`);
+    const owner = { type: 'partner' as const, id: partnerId };
+    try {
+      const use = await this.entitlements.use(owner, game as GameGroup, 1, (useId, now) => this.store.archiveChange(partnerId, recordId, game as GameGroup, useId, now));
+      return { record_id: recordId, archived: true, game, ...use };
+    } catch (error) {
+      if (error instanceof RecordNotFound) throw new BackOfficeError('RECORD_NOT_FOUND', error.message);
+      if (error instanceof RecordAlreadyArchived) throw new BackOfficeError('ALREADY_ARCHIVED', error.message);
+      if (error instanceof EntitlementError) throw new BackOfficeError('INSUFFICIENT_UNITS', error.message);
       throw error;
     }
   }

@@ -47,6 +47,15 @@ export class EntitlementError extends Error {
 
 type StoredGrant = Grant & { readonly version: number };
 
+/** TransactWriteItems entries of a change that must happen with a use, or not at all. */
+export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+
+/**
+ * What a use is for (archiving a record, say): built inside each attempt, after fresh reads, so a
+ * concurrent change of the linked item makes the attempt fail and retry (or `link` refuse).
+ */
+export type UseLink = (useId: string, now: Date) => Promise<{ readonly items: readonly TransactItem[]; readonly use?: Readonly<Record<string, unknown>> }>;
+
 const MAX_ATTEMPTS = 10;
 const newId = (prefix: string) => `${prefix}_${randomBytes(10).toString('hex')}`;
 
@@ -93,9 +102,10 @@ export class EntitlementStore {
   /**
    * Use `units` of the owner's current entitlement for `game`: from the
    * counted grant that expires first and has enough left, else from a current
-   * unlimited grant; INSUFFICIENT_UNITS otherwise.
+   * unlimited grant; INSUFFICIENT_UNITS otherwise. With `link`, its items are
+   * written in the same transaction (and its attributes on the use item).
    */
-  async use(owner: Owner, game: Game, units: number): Promise<{ use_id: string; grant_id: string }> {
+  async use(owner: Owner, game: Game, units: number, link?: UseLink): Promise<{ use_id: string; grant_id: string }> {
     return retryOnConflict(
       async () => {
         const now = this.clock();
@@ -105,6 +115,7 @@ export class EntitlementStore {
           current.filter((g) => !g.unlimited && (g.units ?? 0) - g.used_units >= units).sort(byExpiry)[0] ?? current.find((g) => g.unlimited);
         if (!chosen) throw new EntitlementError('INSUFFICIENT_UNITS', `No current ${game} entitlement has ${units} units left`);
         const useId = newId('use');
+        const linked = link ? await link(useId, now) : undefined;
         await this.client.send(
           new TransactWriteCommand({
             TransactItems: [
@@ -120,10 +131,23 @@ export class EntitlementStore {
               {
                 Put: {
                   TableName: this.table,
-                  Item: { ...useKey(useId), kind: 'use', use_id: useId, owner_type: owner.type, owner_id: owner.id, grant_id: chosen.grant_id, game, units, refunded: false, at: now.toISOString() },
+                  Item: {
+                    ...linked?.use,
+                    ...useKey(useId),
+                    kind: 'use',
+                    use_id: useId,
+                    owner_type: owner.type,
+                    owner_id: owner.id,
+                    grant_id: chosen.grant_id,
+                    game,
+                    units,
+                    refunded: false,
+                    at: now.toISOString(),
+                  },
                   ConditionExpression: 'attribute_not_exists(pk)',
                 },
               },
+              ...(linked?.items ?? []),
               ...this.eventPut(owner, game),
             ],
           }),

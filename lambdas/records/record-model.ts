@@ -70,6 +70,10 @@ export interface RecordItem extends PublicRecord {
   readonly staff_notes?: string;
   readonly public: boolean;
   readonly version: number;
+  /** Archived by staff under the organization's rules (one unit of `archived_game` used: `archive_use`). Internal. */
+  readonly archived_at?: string;
+  readonly archived_game?: GameGroup;
+  readonly archive_use?: string;
 }
 
 /** Exactly the spec's fields, in its order: nothing else (notes, owner, index keys) can leak through. */

@@ -17,7 +17,7 @@ import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@
 import { eventItem, type EventEnvelope } from '../outbox/outbox';
 import { recordListAttributes } from './record-list';
 import { retryOnConflict } from '../shared/storage/conditions';
-import { DEFAULT_RESULT_LABELS, gameGroupOf, normalizedPlayerName, toPublicRecord, uuidKey, type PublicRecord, type RecordInput, type RecordItem } from './record-model';
+import { DEFAULT_RESULT_LABELS, gameGroupOf, normalizedPlayerName, type GameGroup, toPublicRecord, uuidKey, type PublicRecord, type RecordInput, type RecordItem } from './record-model';
 
 export const recordKey = (recordId: string) => ({ pk: `RECORD#${recordId}`, sk: 'RECORD' });
 export const uuidItemKey = (uuid: string) => ({ pk: `UUID#${uuidKey(uuid)}`, sk: 'UUID' });
@@ -46,6 +46,14 @@ export class RecordOwnedElsewhere extends Error {
   constructor(readonly uuid: string) {
     super(`Record ${uuid} belongs to another organization`);
     this.name = 'RecordOwnedElsewhere';
+  }
+}
+
+/** The record was archived before (an archive uses a unit once). */
+export class RecordAlreadyArchived extends Error {
+  constructor(readonly recordId: string) {
+    super(`Record ${recordId} is already archived`);
+    this.name = 'RecordAlreadyArchived';
   }
 }
 
@@ -191,6 +199,33 @@ export class RecordStore {
     });
   }
 
+  /**
+   * The record half of an archive, for EntitlementStore.use's link: the
+   * record (read fresh, strongly consistent) gets its archive marks, on the
+   * condition that it is still the version read and not archived. Nothing
+   * visible changes (no `updated_at`, no record event): the use's
+   * `entitlement.updated` is the archive's event.
+   */
+  async archiveChange(partnerId: string, recordId: string, game: GameGroup, useId: string, now: Date) {
+    const record = await this.get(partnerId, recordId);
+    if (!record) throw new RecordNotFound(recordId);
+    if (record.archived_at !== undefined) throw new RecordAlreadyArchived(recordId);
+    return {
+      items: [
+        {
+          Update: {
+            TableName: this.table,
+            Key: recordKey(recordId),
+            UpdateExpression: 'SET archived_at = :now, archived_game = :game, archive_use = :use, version = version + :one',
+            ConditionExpression: 'version = :version AND partner_id = :partner AND attribute_not_exists(archived_at)',
+            ExpressionAttributeValues: { ':now': now.toISOString(), ':game': game, ':use': useId, ':one': 1, ':version': record.version, ':partner': partnerId },
+          },
+        },
+      ],
+      use: { reason: 'record-archive', record_id: recordId },
+    };
+  }
+
   private retryOnConflict<T>(attempt: () => Promise<T>): Promise<T> {
     return retryOnConflict(attempt, MAX_ATTEMPTS, () => new Error('Too many concurrent changes to this record; try again'));
   }
@@ -215,6 +250,8 @@ function buildRecord(partnerId: string, input: RecordInput, previous: RecordItem
     ...(input.internal_notes !== undefined ? { internal_notes: input.internal_notes } : {}),
     ...(input.staff_notes !== undefined ? { staff_notes: input.staff_notes } : {}),
     public: input.public,
+    // An archive stays with the record through later corrections.
+    ...(previous?.archived_at !== undefined ? { archived_at: previous.archived_at, archived_game: previous.archived_game, archive_use: previous.archive_use } : {}),
     partner_id: partnerId,
     updated_at: now.toISOString(),
     version: (previous?.version ?? 0) + 1,
