@@ -13,10 +13,9 @@
  * credential, and the 10-second burst limits would reject it before the
  * handler (the fronts have no edge check and the platforms no edge guard).
  */
-import { readOrganizationEntitlements, readPersonalEntitlements } from '../lambdas/entitlements/read-entitlements';
-import { describeKey } from '../lambdas/identity/describe-key';
-import { lookupPublicRecord } from '../lambdas/records/lookup-public-record';
-import { readOrganizationRecord } from '../lambdas/records/read-organization-record';
+import { operations as entitlementOperations } from '../lambdas/entitlements/handler';
+import { operations as identityOperations } from '../lambdas/identity/handler';
+import { operations as recordOperations } from '../lambdas/records/handler';
 import type { ApiHandler } from '../lambdas/shared/http/pipeline';
 import { createApiHandler, type Operation } from '../lambdas/shared/http/pipeline';
 import { ROUTES } from '../lambdas/shared/http/routes';
@@ -49,16 +48,16 @@ export const benchPlatform = (limits: readonly Limit[], overrides: Partial<Platf
 
 /**
  * The deployed handlers by endpoint group, with the authenticated groups
- * (identity: GET /me; records: GET /records/{uuid}) rebuilt as their
- * handler.ts builds them, on the given platform. A route of those groups
+ * rebuilt from the operations their handler.ts exports, on the given
+ * platform. A route of those groups
  * without an operation here fails the run rather than answering 404 in the
  * bench only.
  */
 export function benchHandlers(platform: () => Platform): Record<string, ApiHandler> {
   const groups: Record<string, Record<string, Operation>> = {
-    identity: { me: describeKey },
-    records: { 'record-lookup': lookupPublicRecord, 'org-record': readOrganizationRecord },
-    entitlements: { entitlements: readPersonalEntitlements, 'org-entitlements': readOrganizationEntitlements },
+    identity: identityOperations,
+    records: recordOperations,
+    entitlements: entitlementOperations,
   };
   const missing = ROUTES.filter((r) => groups[r.group] && !groups[r.group][r.id]).map((r) => r.id);
   if (missing.length > 0) throw new Error(`bench/platform.ts: add the operations ${missing.join(', ')}`);

@@ -103,6 +103,29 @@ export function latencyTable(rows: readonly LatencyResult[]): string {
   return table(headers, body, new Set([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]));
 }
 
+/** Record list pages: each filter's deep page against its first (latency and read units), and items read per record returned. */
+export function listTable(rows: readonly LatencyResult[]): string {
+  const pages = rows.filter((r) => r.list);
+  const headers = ['filter', 'page', 'n', 'p50 ms', '×first', 'p50 ×GetItem', 'RCU', 'RCU ×first', 'returned', 'read', 'read/returned'];
+  const body = pages.map((r) => {
+    const first = pages.find((f) => f.list!.filter === r.list!.filter && f.list!.page === 'first');
+    return [
+      r.list!.filter,
+      r.list!.page,
+      r.samples,
+      fixed(r.p50_ms, 2),
+      first && times(r.p50_ms / first.p50_ms),
+      times(r.ratio?.p50),
+      figure(r.dynamo?.rcu),
+      first?.dynamo?.rcu ? times((r.dynamo?.rcu ?? 0) / first.dynamo.rcu) : undefined,
+      r.list!.returned,
+      r.list!.read,
+      r.list!.returned > 0 ? (r.list!.read / r.list!.returned).toFixed(2) : undefined,
+    ];
+  });
+  return table(headers, body, new Set([2, 3, 4, 5, 6, 7, 8, 9, 10]));
+}
+
 export function bundleTable(rows: readonly BundleResult[]): string {
   const headers = ['bundle', 'KiB', 'map KiB', 'require ms', '×bare', '+ms over bare', 'no source maps: ms', '×bare'];
   const body = rows.map((r) => [

@@ -19,7 +19,7 @@ import { seedDemo } from '../local/seed';
 import { AccessLogCapture } from './access-log';
 import { benchNode, CONSTRUCT_BUNDLING, DEPLOYED_NODE_OPTIONS, nodeVersion } from './bundles';
 import { benchHandlers, benchPlatform, latencyLimits } from './platform';
-import { admissionTargets, bundleTable, latencyTable, quotaNotes, quotaTable, TARGETS, TARGETS_LINE, targetsTable, withRatios } from './report';
+import { admissionTargets, bundleTable, latencyTable, listTable, quotaNotes, quotaTable, TARGETS, TARGETS_LINE, targetsTable, withRatios } from './report';
 import type { BenchContext, HotOrganizationPlan, LoadPlan, Row } from './scenario';
 import { SCENARIOS } from './scenarios';
 import { round } from './stats';
@@ -35,8 +35,8 @@ const HOT_ORGANIZATION: HotOrganizationPlan = {
   clients: 16,
   limits: { 'organization-minute': 50, 'account-minute': 1000, 'key-minute': 1000 },
 };
-const FULL_PLAN: LoadPlan = { concurrencies: [1, 8], warmupRequests: 300, measuredRequests: 2000, coldRequests: 500, importRuns: 5, hotOrganization: HOT_ORGANIZATION };
-const QUICK_PLAN: LoadPlan = { concurrencies: [1, 8], warmupRequests: 30, measuredRequests: 200, coldRequests: 50, importRuns: 2, hotOrganization: HOT_ORGANIZATION };
+const FULL_PLAN: LoadPlan = { concurrencies: [1, 8], warmupRequests: 300, measuredRequests: 2000, coldRequests: 500, importRuns: 5, listRecords: 100_000, hotOrganization: HOT_ORGANIZATION };
+const QUICK_PLAN: LoadPlan = { concurrencies: [1, 8], warmupRequests: 30, measuredRequests: 200, coldRequests: 50, importRuns: 2, listRecords: 10_000, hotOrganization: HOT_ORGANIZATION };
 
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
@@ -118,6 +118,10 @@ async function main(): Promise<void> {
     'raw rows: one untimed probe. Every authenticated request is admitted: one conditional UpdateItem per principal item, in parallel;',
     'quotas raised out of reach for these rows (same policies, same writes) and edge protection off, so the load is admitted.',
     latencyTable(latency),
+    '',
+    `Record list on an organization with ${plan.listRecords.toLocaleString('en')} records, limit 20, one client: a deep page (a cursor 90% into the traversal) against the first,`,
+    'and the items each page reads (an untimed probe of the same Query) against the records it returns. Targets: deep ≤1.2× first; a single filter reads ≤2× what it returns.',
+    listTable(latency),
     '',
     'Authenticated read (GET /me), per admitted request; informational, the run does not fail on them.',
     `${TARGETS_LINE}`,

@@ -20,6 +20,8 @@ export interface LoadPlan {
   readonly coldRequests: number;
   /** Fresh `node` processes per bundle for the import time. */
   readonly importRuns: number;
+  /** Records of the organization the record list runs page through. */
+  readonly listRecords: number;
   /** The hot-organization quota run (scenarios/hot-organization.ts). */
   readonly hotOrganization: HotOrganizationPlan;
 }
@@ -96,6 +98,8 @@ export interface LatencyRow extends LatencySummary {
   readonly floor?: BaselineRef;
   /** Authenticated requests: the kind of key and the principal items admission writes (key, account[, organization]). */
   readonly key?: { readonly kind: 'organization' | 'personal'; readonly items: number };
+  /** Record list rows: the filter, which page, and what the page returned and read (scenarios/record-list.ts). */
+  readonly list?: { readonly filter: string; readonly page: 'first' | 'deep'; readonly records: number; readonly returned: number; readonly read: number };
 }
 
 export interface ImportTime {

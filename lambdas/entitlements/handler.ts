@@ -2,4 +2,6 @@
 import { createApiHandler } from '../shared/http/pipeline';
 import { readOrganizationEntitlements, readPersonalEntitlements } from './read-entitlements';
 
-export const handler = createApiHandler({ operations: { entitlements: readPersonalEntitlements, 'org-entitlements': readOrganizationEntitlements } });
+export const operations = { entitlements: readPersonalEntitlements, 'org-entitlements': readOrganizationEntitlements };
+
+export const handler = createApiHandler({ operations });

@@ -2,4 +2,6 @@
 import { createApiHandler } from '../shared/http/pipeline';
 import { describeKey } from './describe-key';
 
-export const handler = createApiHandler({ operations: { me: describeKey } });
+export const operations = { me: describeKey };
+
+export const handler = createApiHandler({ operations });

@@ -7,6 +7,6 @@ import { listOrganizationRecords } from './list-organization-records';
 import { lookupPublicRecord } from './lookup-public-record';
 import { readOrganizationRecord } from './read-organization-record';
 
-export const handler = createApiHandler({
-  operations: { 'record-lookup': lookupPublicRecord, 'org-records': listOrganizationRecords, 'org-record': readOrganizationRecord },
-});
+export const operations = { 'record-lookup': lookupPublicRecord, 'org-records': listOrganizationRecords, 'org-record': readOrganizationRecord };
+
+export const handler = createApiHandler({ operations });

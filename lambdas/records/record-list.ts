@@ -13,8 +13,10 @@
  *
  * Combined filters (two or more of result, game, player_name) query the most
  * selective index (player name, then result, then game) and filter the rest
- * on the items read: such a page reads at most COMBINED_READ_BUDGET items
- * and may hold fewer than `limit` records (even none) with a next cursor.
+ * on the items read, in chunks of twice a page, until a page matches: such a
+ * page reads about (1 / share of the other filters) items per record it
+ * returns, at most COMBINED_READ_BUDGET items, and may then hold fewer than
+ * `limit` records (even none) with a next cursor.
  * `updated_after` is part of the key condition on every index: it never
  * costs extra reads.
  */
@@ -35,6 +37,8 @@ type FilterName = 'result' | 'game' | 'player_name';
 
 /** Items a combined-filter page may read before it answers (with a cursor if it stopped early). */
 export const COMBINED_READ_BUDGET = 250;
+/** A combined-filter page reads its index in chunks of this many pages' worth (limit + 1). */
+const COMBINED_CHUNK_FACTOR = 2;
 
 /** The index attributes of a record item. */
 export function recordListAttributes(record: Pick<RecordItem, 'partner_id' | 'result' | 'game_group' | 'player_key' | 'updated_at' | 'id'>) {
@@ -112,26 +116,54 @@ export class RecordList {
       return `#p${i}`;
     });
 
-    const { Items = [], LastEvaluatedKey } = await this.client.send(
-      new QueryCommand({
-        TableName: this.table,
-        IndexName: index.indexName,
-        KeyConditionExpression: `#partition = :partition${range}`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ProjectionExpression: projection.join(', '),
-        // One more than a page: whether the traversal goes on, without an empty last page.
-        Limit: residual.length === 0 ? limit + 1 : COMBINED_READ_BUDGET,
-      }),
-    );
-    const items = Items as Array<PublicRecord & { partner_id: string; rec_order: string }>;
-    const matches = residual.length === 0 ? items : items.filter((item) => residual.every((name) => matchesFilter(item, filters, name)));
+    const query = (from: Record<string, unknown> | undefined, count: number) =>
+      this.client.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: index.indexName,
+          KeyConditionExpression: `#partition = :partition${range}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ProjectionExpression: projection.join(', '),
+          Limit: count,
+          ExclusiveStartKey: from,
+        }),
+      );
+    type ListedItem = PublicRecord & { partner_id: string; rec_order: string };
+
+    if (residual.length === 0) {
+      // One more than a page: whether the traversal goes on, without an empty last page.
+      const { Items = [], LastEvaluatedKey } = await query(undefined, limit + 1);
+      const items = Items as ListedItem[];
+      const page = items.slice(0, limit);
+      const lastKey = page.at(-1)?.rec_order;
+      const more = items.length > limit || LastEvaluatedKey !== undefined;
+      const continueFrom = items.length > limit ? lastKey : (LastEvaluatedKey?.rec_order as string | undefined);
+      return { records: page.map(toPublicRecord), lastKey, more, continueFrom, itemsRead: items.length };
+    }
+
+    // Combined filters: read the leading index in chunks until a page (and one more) matches or the budget is spent.
+    const matches: ListedItem[] = [];
+    let itemsRead = 0;
+    let from: Record<string, unknown> | undefined;
+    let lastRead: string | undefined;
+    do {
+      const chunk = Math.min(COMBINED_CHUNK_FACTOR * (limit + 1), COMBINED_READ_BUDGET - itemsRead);
+      const { Items = [], LastEvaluatedKey } = await query(from, chunk);
+      itemsRead += Items.length;
+      for (const item of Items as ListedItem[]) {
+        lastRead = item.rec_order;
+        if (residual.every((name) => matchesFilter(item, filters, name))) matches.push(item);
+        if (matches.length > limit) break;
+      }
+      from = LastEvaluatedKey;
+    } while (matches.length <= limit && from !== undefined && itemsRead < COMBINED_READ_BUDGET);
     const page = matches.slice(0, limit);
     const lastKey = page.at(-1)?.rec_order;
-    const more = matches.length > limit || LastEvaluatedKey !== undefined;
+    const more = matches.length > limit || from !== undefined;
     // More matches than a page: continue after the last one returned; else after the last item read.
-    const continueFrom = matches.length > limit ? lastKey : (LastEvaluatedKey?.rec_order as string | undefined);
-    return { records: page.map(toPublicRecord), lastKey, more, continueFrom, itemsRead: items.length };
+    const continueFrom = matches.length > limit ? lastKey : lastRead;
+    return { records: page.map(toPublicRecord), lastKey, more, continueFrom, itemsRead };
   }
 }
 

@@ -27,6 +27,21 @@ export function recordItem(record: RecordItem) {
   return { ...recordKey(record.id), kind: 'record', ...record, ...recordListAttributes(record) };
 }
 
+/** The stored uuid item of a record: owner, visibility and the public projection a lookup returns. */
+export function uuidItem(record: RecordItem) {
+  return { ...uuidItemKey(record.uuid), kind: 'record_uuid', record_id: record.id, partner_id: record.partner_id, public: record.public, record: toPublicRecord(record) };
+}
+
+/**
+ * A new record's two items (record and uuid), as `put` writes them, for bulk
+ * loads (demo data, benchmarks) that write many records directly and
+ * without events, as a data migration would.
+ */
+export function newRecordItems(partnerId: string, input: RecordInput, now: Date) {
+  const record = buildRecord(partnerId, input, undefined, now);
+  return { record, items: [recordItem(record), uuidItem(record)] };
+}
+
 interface UuidItem {
   readonly record_id: string;
   readonly partner_id: string;
@@ -107,7 +122,7 @@ export class RecordStore {
             {
               Put: {
                 TableName: this.table,
-                Item: { ...uuidItemKey(record.uuid), kind: 'record_uuid', record_id: record.id, partner_id: partnerId, public: record.public, record: toPublicRecord(record) },
+                Item: uuidItem(record),
                 ...(existing
                   ? { ConditionExpression: 'record_id = :id', ExpressionAttributeValues: { ':id': record.id } }
                   : { ConditionExpression: 'attribute_not_exists(pk)' }),
