@@ -1,14 +1,20 @@
 /**
- * Business data for the local stack's demo organization, written through
- * the back office (so every change has its outbox event): screening records
- * across games and results, and grants that are counted and partly used,
- * unlimited, queued and expired, plus a personal grant for the manager.
+ * Business data for the local stack's demo organization: a few thousand
+ * screening records across games, results and players over the past months
+ * (bulk-loaded, as a migration would, local/bulk-records.ts), the newest
+ * ones written through the back office (so they have their outbox events),
+ * and grants that are counted and partly used, unlimited, queued and
+ * expired, plus a personal grant for the manager.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createBackOffice } from '../lambdas/back-office/back-office';
+import { loadRecords } from './bulk-records';
 import type { DemoData } from './seed';
 
-const RECORD_COUNT = 200;
+/** Records with a history (bulk-loaded, one every ~40 minutes over the past ~3 months). */
+const HISTORY_COUNT = 3000;
+/** The newest records, through the back office (with events). */
+const RECENT_COUNT = 40;
 const PLAYERS = ['Steve', 'Alex', 'Notch_Fan', 'xX_Sniper_Xx', 'QuietFox', 'BlockBuilder', 'HeadshotHana', 'Creeper99', 'NovaAim', 'PixelPete'];
 const GAMES = [
   { game_category: 'Minecraft', game: 'Minecraft: Java Edition' },
@@ -29,23 +35,26 @@ export async function seedDemoBusinessData(client: DynamoDBDocumentClient, table
   const office = createBackOffice(client, tables.access, undefined, tables.domain);
   const records = office.records!;
   const uuidOf = (i: number) => `USS-${String(20250000 + i).padStart(8, '0')}-Demo${String(i).padStart(8, '0')}`;
-  for (let start = 0; start < RECORD_COUNT; start += 20) {
-    await Promise.all(
-      Array.from({ length: Math.min(20, RECORD_COUNT - start) }, (_, k) => {
-        const i = start + k;
-        return records.put(demo.partner_id, {
-          uuid: uuidOf(i),
-          player_name: PLAYERS[i % PLAYERS.length],
-          ...GAMES[i % GAMES.length],
-          checked_at: new Date(Date.now() - (RECORD_COUNT - i) * 3_600_000).toISOString(),
-          result: RESULTS[i % RESULTS.length],
-          checker_name: i % 2 === 0 ? 'Alex Checker' : 'Sam Reviewer',
-          public_notes: RESULTS[i % RESULTS.length] === 'clean' ? 'No modifications found.' : 'See the organization for details.',
-          internal_notes: 'Demo internal note (never exposed).',
-          public: i % 10 !== 9,
-        });
-      }),
-    );
+  const total = HISTORY_COUNT + RECENT_COUNT;
+  const recordInput = (i: number) => ({
+    uuid: uuidOf(i),
+    player_name: `${PLAYERS[i % PLAYERS.length]}${i % 3 === 0 ? '' : `_${i % 97}`}`,
+    ...GAMES[i % GAMES.length],
+    checked_at: new Date(Date.now() - (total - i) * 2_400_000 - 600_000).toISOString(),
+    result: RESULTS[i % RESULTS.length],
+    checker_name: i % 2 === 0 ? 'Alex Checker' : 'Sam Reviewer',
+    public_notes: RESULTS[i % RESULTS.length] === 'clean' ? 'No modifications found.' : 'See the organization for details.',
+    internal_notes: 'Demo internal note (never exposed).',
+    public: i % 10 !== 9,
+  });
+  await loadRecords(client, tables.domain, {
+    partnerId: demo.partner_id,
+    count: HISTORY_COUNT,
+    input: recordInput,
+    timeOf: (i) => new Date(Date.now() - (total - i) * 2_400_000),
+  });
+  for (let start = HISTORY_COUNT; start < total; start += 20) {
+    await Promise.all(Array.from({ length: Math.min(20, total - start) }, (_, k) => records.put(demo.partner_id, recordInput(start + k))));
   }
 
   const owner = `partner:${demo.partner_id}`;
@@ -57,5 +66,5 @@ export async function seedDemoBusinessData(client: DynamoDBDocumentClient, table
   await entitlements.grant({ owner, game: 'minecraft', units: 50, startsAt: at(20), expiresAt: at(80) });
   await entitlements.grant({ owner, game: 'fps', units: 25, startsAt: at(-60), expiresAt: at(-5) });
   await entitlements.grant({ owner: `account:${demo.account_id}`, game: 'fps', units: 5, permanent: true });
-  return { records: RECORD_COUNT, sample_uuid: uuidOf(0) };
+  return { records: total, sample_uuid: uuidOf(0) };
 }

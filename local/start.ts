@@ -64,7 +64,14 @@ async function main() {
       `  curl -s -H "Authorization: Bearer ${demo.organization_key}" ${stack.baseUrl}/me`,
       `  curl -s -H "Authorization: Bearer ${demo.organization_key}" ${stack.baseUrl}/partners/${demo.partner_id}/entitlements`,
       `  curl -s -H "Authorization: Bearer ${demo.personal_key}" ${stack.baseUrl}/entitlements`,
-      ...(business ? [`  curl -s -H "Authorization: Bearer ${demo.personal_key}" ${stack.baseUrl}/records/${business.sample_uuid}`] : []),
+      ...(business
+        ? [
+            `  curl -s -H "Authorization: Bearer ${demo.personal_key}" ${stack.baseUrl}/records/${business.sample_uuid}`,
+            `  curl -s -H "Authorization: Bearer ${demo.organization_key}" "${stack.baseUrl}/partners/${demo.partner_id}/records?limit=5&result=cheating&game=fps"`,
+            `  curl -s -H "Authorization: Bearer ${demo.organization_key}" "${stack.baseUrl}/partners/${demo.partner_id}/records?player_name=steve&updated_after=${new Date(Date.now() - 7 * 86_400_000).toISOString().slice(0, 10)}T00:00:00Z"`,
+            `  (${business.records} demo records; next_cursor continues a list: add &cursor=<next_cursor> with the same filters)`,
+          ]
+        : []),
     );
   }
   lines.push('', 'Admin CLI: npm run -s admin -- account create   (Ctrl-C stops everything)', '');
