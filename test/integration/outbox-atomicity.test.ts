@@ -8,7 +8,8 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackOffice, type BackOffice } from '../../lambdas/back-office/back-office';
-import { localDocumentClient } from '../../local/local-stack';
+import type { localDocumentClient } from '../../local/local-stack';
+import { clientFailingEventWrites } from '../support/failing-events';
 import { startTestStack, type TestStack } from '../support/test-stack';
 
 let stack: TestStack;
@@ -17,21 +18,7 @@ let failingClient: ReturnType<typeof localDocumentClient>;
 
 beforeAll(async () => {
   stack = await startTestStack();
-  // A client whose transactions carry an event write that cannot succeed (its condition is made false).
-  failingClient = localDocumentClient(stack.dynamoEndpoint);
-  failingClient.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName === 'TransactWriteItemsCommand') {
-        const input = args.input as { TransactItems: { Put?: { Item: Record<string, unknown>; ConditionExpression?: string } }[] };
-        for (const item of input.TransactItems) {
-          const pk = item.Put?.Item.pk as string | { S?: string } | undefined;
-          if ((typeof pk === 'string' ? pk : pk?.S)?.startsWith('EVENTS#')) item.Put!.ConditionExpression = 'attribute_exists(pk)';
-        }
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'failEventWrite' },
-  );
+  failingClient = clientFailingEventWrites(stack.dynamoEndpoint);
   failing = createBackOffice(failingClient, stack.tables.access, undefined, stack.tables.domain);
 });
 afterAll(async () => {

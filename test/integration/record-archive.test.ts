@@ -9,6 +9,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackOffice } from '../../lambdas/back-office/back-office';
 import { localDocumentClient } from '../../local/local-stack';
+import { clientFailingEventWrites } from '../support/failing-events';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
 
 let stack: TestStack;
@@ -118,20 +119,7 @@ describe('record archive', () => {
     const org = await orgWithUnits(2);
     const record = await stack.office.records!.put(org.partner_id, recordInput());
     const eventsBefore = (await stack.office.records!.events(org.partner_id)).events.length;
-    const client = localDocumentClient(stack.dynamoEndpoint);
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName === 'TransactWriteItemsCommand') {
-          const input = args.input as { TransactItems: { Put?: { Item: Record<string, unknown>; ConditionExpression?: string } }[] };
-          for (const item of input.TransactItems) {
-            const pk = item.Put?.Item.pk as string | { S?: string } | undefined;
-            if ((typeof pk === 'string' ? pk : pk?.S)?.startsWith('EVENTS#')) item.Put!.ConditionExpression = 'attribute_exists(pk)';
-          }
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: 'failEventWrite' },
-    );
+    const client = clientFailingEventWrites(stack.dynamoEndpoint);
     const failing = createBackOffice(client, stack.tables.access, undefined, stack.tables.domain).records!;
 
     await expect(failing.archive(org.partner_id, record.id, 'minecraft')).rejects.toThrow();

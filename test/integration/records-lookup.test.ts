@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackOffice } from '../../lambdas/back-office/back-office';
-import { localDocumentClient } from '../../local/local-stack';
+import { clientFailingEventWrites } from '../support/failing-events';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
 
 let stack: TestStack;
@@ -184,21 +184,7 @@ describe('the outbox', () => {
   });
 
   it('leaves neither the record nor its event when the event write fails inside the transaction', async () => {
-    // A client whose transactions carry an event write that cannot succeed (its condition is made false).
-    const client = localDocumentClient(stack.dynamoEndpoint);
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName === 'TransactWriteItemsCommand') {
-          const input = args.input as { TransactItems: { Put?: { Item: Record<string, unknown>; ConditionExpression?: string } }[] };
-          for (const item of input.TransactItems) {
-            const pk = item.Put?.Item.pk as string | { S?: string } | undefined;
-            if ((typeof pk === 'string' ? pk : pk?.S)?.startsWith('EVENTS#')) item.Put!.ConditionExpression = 'attribute_exists(pk)';
-          }
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: 'failEventWrite' },
-    );
+    const client = clientFailingEventWrites(stack.dynamoEndpoint);
     const { partner_id } = await stack.office.organizations.create();
     const failing = createBackOffice(client, stack.tables.access, undefined, stack.tables.domain).records!;
     const input = recordJson();
