@@ -96,7 +96,7 @@ export interface LatencyRow extends LatencySummary {
   readonly baseline?: BaselineRef;
   /** A second reference, shown beside the baseline's ratio: the raw DynamoDB work the request itself makes. */
   readonly floor?: BaselineRef;
-  /** Authenticated requests: the kind of key and the principal items admission writes (key, account[, organization]). */
+  /** Admission-only requests (GET /me): the kind of key and the principal items admission writes (key, account[, organization]). */
   readonly key?: { readonly kind: 'organization' | 'personal'; readonly items: number };
   /** Record list rows: the filter, which page, and what the page returned and read (scenarios/record-list.ts). */
   readonly list?: { readonly filter: string; readonly page: 'first' | 'deep'; readonly records: number; readonly returned: number; readonly read: number };

@@ -118,7 +118,6 @@ export const recordList = defineScenario({
             ...summarizeLatency(phase.durationsMs, phase.elapsedMs),
             dynamo: dynamoPerRequest(context.accessLog, phase.values),
             baseline: { scenario: GET_ITEM_SCENARIO, variant: 'raw' },
-            key: { kind: 'organization', items: 3 },
             list: { filter: filter.name, page, records: count, returned, read: read.itemsRead },
           });
           context.accessLog.clear();
