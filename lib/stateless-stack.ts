@@ -12,6 +12,7 @@ import type { SecretMap } from './constructs/service-secrets';
 import { EdgeProtection } from './constructs/edge-protection';
 import { Observability } from './constructs/observability';
 import { PartnerApi } from './constructs/partner-api';
+import { ScheduledJobs } from './constructs/scheduled-jobs';
 import type { RouteDefinition } from '../lambdas/shared/http/routes';
 
 export interface StatelessStackProps extends StackProps {
@@ -35,6 +36,7 @@ export class StatelessStack extends Stack {
     super(scope, id, { description: `partner-api ${config.stage}: functions, REST API, WAF, alarms`, ...stackProps });
 
     this.api = new PartnerApi(this, 'Api', { config, tables, secrets, ...(routes ? { routes } : {}) });
+    new ScheduledJobs(this, 'Jobs', { config, tables });
     this.edge = new EdgeProtection(this, 'Edge', {
       config,
       stage: this.api.stage,

@@ -19,6 +19,7 @@ import { useLocalEnvironment } from './environment';
 import { HANDLERS } from './handlers';
 import { startLocalFront, type LocalFront } from './http-front';
 import { createTables, localTableNames } from './tables';
+import { runEntitlementPeriods } from '../lambdas/jobs/entitlement-periods/handler';
 
 export interface LocalStackOptions {
   readonly port?: number;
@@ -33,6 +34,11 @@ export interface LocalStackOptions {
   /** Apply the edge rules of the limits table in the front, as WAF does in AWS (default: on). */
   readonly edgeProtection?: boolean;
   readonly limits?: readonly Limit[];
+  /**
+   * Run the scheduled jobs, as EventBridge Scheduler does in AWS (lib/constructs/scheduled-jobs.ts):
+   * the entitlement-periods job once at start, then every `intervalMs` (default: every 60 s). `false`: never.
+   */
+  readonly scheduledJobs?: false | { readonly intervalMs: number };
 }
 
 export interface LocalStack {
@@ -60,14 +66,39 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     port: options.port,
     edge: options.edgeProtection === false ? undefined : localEdge(options.limits ?? LIMITS),
   });
+  const jobs = options.scheduledJobs === false ? undefined : startScheduledJobs(endpoint, tables.domain, options.scheduledJobs?.intervalMs ?? 60_000);
   return {
     baseUrl: front.baseUrl,
     dynamoEndpoint: endpoint,
     tables,
     front,
     stop: async () => {
+      await jobs?.stop();
       await front.close();
       await dynamo?.stop();
+    },
+  };
+}
+
+/**
+ * The local counterpart of the schedule: the entitlement-periods job's own code on an interval, one run at a
+ * time, logging a run only when it wrote something (or failed). `stop()` waits for a run in progress.
+ */
+function startScheduledJobs(endpoint: string, domainTable: string, intervalMs: number) {
+  const client = localDocumentClient(endpoint);
+  let running: Promise<unknown> | undefined;
+  const tick = () => {
+    running ??= runEntitlementPeriods({ client, table: domainTable }, 'when-changed')
+      .catch(() => undefined) // Logged by the run; the next tick tries again.
+      .finally(() => (running = undefined));
+  };
+  const timer = setInterval(tick, intervalMs);
+  tick();
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await running;
+      client.destroy();
     },
   };
 }

@@ -3,7 +3,7 @@
  *
  * | item | pk | sk | holds |
  * |---|---|---|---|
- * | grant | `ENT#<owner_type>#<owner_id>` | `GRANT#<grant_id>` | the Grant, its `used_units` and `version` |
+ * | grant | `ENT#<owner_type>#<owner_id>` | `GRANT#<grant_id>` | the Grant, its `used_units` and `version`; an organization's also its next transition's marker (`gsi1pk`, `gsi1sk`, `due`: period-transitions.ts) |
  * | use | `USE#<use_id>` | `USE` | owner, grant, units, `refunded` |
  * | event | `EVENTS#<partner>` | `evt_…` | `entitlement.updated` (organization owners only: events are per organization) |
  *
@@ -18,6 +18,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentCl
 import { eventItem } from '../outbox/outbox';
 import { retryOnConflict } from '../shared/storage/conditions';
 import { isCurrent, type Game, type Grant } from './entitlement-summary';
+import { grantMarker } from './period-transitions';
 
 export interface Owner {
   readonly type: 'partner' | 'account';
@@ -86,12 +87,24 @@ export class EntitlementStore {
     return grants;
   }
 
+  /**
+   * Write a grant with its event. An organization's grant also carries the
+   * marker of its next transition still ahead (period-transitions.ts), by
+   * which the scheduled job writes the start and end events later.
+   */
   async grant(owner: Owner, input: GrantInput): Promise<StoredGrant> {
     const grant: StoredGrant = { grant_id: newId('grant'), ...input, used_units: 0, version: 1 };
+    const marker = grantMarker(owner.type, grant.grant_id, input, this.clock());
     await this.client.send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: this.table, Item: { pk: ownerPartition(owner), sk: `GRANT#${grant.grant_id}`, kind: 'grant', ...grant }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          {
+            Put: {
+              TableName: this.table,
+              Item: { pk: ownerPartition(owner), sk: `GRANT#${grant.grant_id}`, kind: 'grant', ...grant, ...marker },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
           ...this.eventPut(owner, input.game),
         ],
       }),

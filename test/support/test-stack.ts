@@ -7,7 +7,7 @@ import { inject } from 'vitest';
 import { createBackOffice, type BackOffice } from '../../lambdas/back-office/back-office';
 import type { ApiHandler } from '../../lambdas/shared/http/pipeline';
 import type { Router } from '../../lambdas/shared/http/routes';
-import { localDocumentClient, startLocalStack, type LocalStack } from '../../local/local-stack';
+import { localDocumentClient, startLocalStack, type LocalStack, type LocalStackOptions } from '../../local/local-stack';
 import { checkResponse } from './contract-check';
 
 export interface TestStack extends LocalStack {
@@ -18,7 +18,7 @@ export interface TestStack extends LocalStack {
 }
 
 export async function startTestStack(
-  options: { handlers?: Readonly<Record<string, ApiHandler>>; router?: Router; edgeProtection?: boolean } = {},
+  options: { handlers?: Readonly<Record<string, ApiHandler>>; router?: Router; edgeProtection?: boolean; scheduledJobs?: LocalStackOptions['scheduledJobs'] } = {},
 ): Promise<TestStack> {
   const endpoint = inject('dynamoEndpoint');
   const stack = await startLocalStack({
@@ -28,6 +28,8 @@ export async function startTestStack(
     router: options.router,
     // Tests send bursts from one address: edge rules only where a test is about them.
     edgeProtection: options.edgeProtection ?? false,
+    // Tests run the scheduled jobs themselves, with their own clock: the interval only where a test asks for it.
+    scheduledJobs: options.scheduledJobs ?? false,
   });
   const client = localDocumentClient(endpoint);
   return {

@@ -1,0 +1,109 @@
+/**
+ * The service's scheduled jobs: functions that run on a clock, not behind
+ * the API. Today one: `entitlement-periods` (lambdas/jobs/entitlement-periods),
+ * every minute, which writes the `entitlement.updated` event of each
+ * organization grant that started or ended.
+ *
+ * The function is built like the API's (api-function.ts: Node.js 22 on
+ * ARM64, X-Ray, JSON logs in an explicit log group, the SDK bundled by local
+ * esbuild) with least privilege: Query on the domain table's `gsi1` index
+ * only, UpdateItem and PutItem on the table (TransactWriteItems is
+ * authorized per item action, so these two cover the job's transactions).
+ *
+ * EventBridge Scheduler invokes it through a role of its own (no Lambda
+ * resource policy: the function's only resource-policy entry stays the API's
+ * kind), without retries or a flexible window: the next minute's run picks up
+ * whatever a failed run left, since every run looks back over the catch-up
+ * window.
+ */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as targets from 'aws-cdk-lib/aws-scheduler-targets';
+import { Construct } from 'constructs';
+import { join } from 'node:path';
+import { DUE_INDEX } from '../../lambdas/entitlements/period-transitions';
+import { tableEnvName } from '../../lambdas/shared/storage/table-definitions';
+import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '../config/bundling';
+import type { StageConfig } from '../config/stage-config';
+import { PROJECT_ROOT } from './api-function';
+import type { TableMap } from './data-tables';
+
+/** How often the entitlement-periods job runs. */
+export const ENTITLEMENT_PERIODS_RATE = Duration.minutes(1);
+
+export interface ScheduledJobsProps {
+  readonly config: StageConfig;
+  readonly tables: TableMap;
+}
+
+export class ScheduledJobs extends Construct {
+  public readonly entitlementPeriods: NodejsFunction;
+  public readonly logGroup: logs.LogGroup;
+  public readonly schedule: scheduler.Schedule;
+
+  constructor(scope: Construct, id: string, props: ScheduledJobsProps) {
+    super(scope, id);
+    const { config, tables } = props;
+    const domain = tables.domain;
+
+    this.logGroup = new logs.LogGroup(this, 'EntitlementPeriodsLogGroup', {
+      retention: config.logRetentionDays as number as logs.RetentionDays,
+      removalPolicy: config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+
+    this.entitlementPeriods = new NodejsFunction(this, 'EntitlementPeriods', {
+      description: `partner-api ${config.stage}: entitlement-periods job (period start and end events)`,
+      entry: join(PROJECT_ROOT, 'lambdas', 'jobs', 'entitlement-periods', 'handler.ts'),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: config.lambda.memoryMb,
+      timeout: Duration.seconds(config.lambda.timeoutSeconds),
+      // A failed run is not retried: the next minute's run covers it.
+      retryAttempts: 0,
+      tracing: config.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      applicationLogLevelV2: lambda.ApplicationLogLevel[config.logLevel],
+      systemLogLevelV2: lambda.SystemLogLevel.INFO,
+      logGroup: this.logGroup,
+      environment: {
+        STAGE: config.stage,
+        LOG_LEVEL: config.logLevel,
+        NODE_OPTIONS: LAMBDA_NODE_OPTIONS,
+        [tableEnvName('domain')]: domain.tableName,
+      },
+      bundling: {
+        forceDockerBundling: false,
+        minify: LAMBDA_BUNDLING.minify,
+        sourceMap: LAMBDA_BUNDLING.sourceMap,
+        sourcesContent: LAMBDA_BUNDLING.sourcesContent,
+        target: LAMBDA_BUNDLING.target,
+        format: OutputFormat.CJS,
+        mainFields: [...LAMBDA_BUNDLING.mainFields],
+        externalModules: [...LAMBDA_BUNDLING.externalModules],
+      },
+    });
+
+    // Find due grants: the transition markers' index, never the table (no Scan).
+    this.entitlementPeriods.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${domain.tableArn}/index/${DUE_INDEX}`] }),
+    );
+    // Move a grant's marker and put its events (the actions of TransactWriteItems' items).
+    this.entitlementPeriods.addToRolePolicy(
+      new iam.PolicyStatement({ actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], resources: [domain.tableArn] }),
+    );
+
+    this.schedule = new scheduler.Schedule(this, 'EntitlementPeriodsSchedule', {
+      description: `partner-api ${config.stage}: run the entitlement-periods job every minute`,
+      schedule: scheduler.ScheduleExpression.rate(ENTITLEMENT_PERIODS_RATE),
+      timeWindow: scheduler.TimeWindow.off(),
+      target: new targets.LambdaInvoke(this.entitlementPeriods, { retryAttempts: 0, maxEventAge: Duration.minutes(1) }),
+    });
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The scheduled jobs in the stateless stack: the entitlement-periods
+ * function, built like the API's, with exactly the DynamoDB access its
+ * transactions need, and the EventBridge Scheduler schedule that runs it
+ * every minute through a role allowed to invoke that function only.
+ */
+import { describe, expect, it } from 'vitest';
+import { logicalIdByPath, resources, stage } from './support';
+
+const FUNCTION = 'AWS::Lambda::Function';
+const SCHEDULE = 'AWS::Scheduler::Schedule';
+
+type Statement = { Action: string | string[]; Resource: unknown; Effect: string; Principal?: unknown; Condition?: unknown };
+
+describe('scheduled jobs: entitlement-periods', () => {
+  const { statelessTemplate, config } = stage('dev');
+  const functionId = logicalIdByPath(statelessTemplate, FUNCTION, '/Jobs/EntitlementPeriods/Resource');
+  const fn = resources(statelessTemplate, FUNCTION)[functionId];
+  const domainArn = { 'Fn::ImportValue': expect.stringMatching(/DomainTable\w*Arn\w*$/) as unknown };
+
+  /** Every statement of the policies attached to a role. */
+  const statementsOf = (roleId: string): Statement[] =>
+    Object.values(resources(statelessTemplate, 'AWS::IAM::Policy'))
+      .filter((p) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
+      .flatMap((p) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+  const actionsOf = (statement: Statement) => [statement.Action].flat().sort();
+
+  it('runs on Node.js 22, ARM64, with X-Ray, JSON logs in its own log group, the stage settings and no retries', () => {
+    expect(fn.Properties).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      TracingConfig: { Mode: 'Active' },
+      LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: config.logLevel, LogGroup: { Ref: logicalIdByPath(statelessTemplate, 'AWS::Logs::LogGroup', '/Jobs/EntitlementPeriodsLogGroup/Resource') } },
+      MemorySize: config.lambda.memoryMb,
+      Timeout: config.lambda.timeoutSeconds,
+    });
+    const [invokeConfig] = Object.values(resources(statelessTemplate, 'AWS::Lambda::EventInvokeConfig')).filter(
+      (r) => (r.Properties.FunctionName as { Ref?: string }).Ref === functionId,
+    );
+    expect(invokeConfig.Properties.MaximumRetryAttempts).toBe(0);
+  });
+
+  it('knows the domain table only, and no secret', () => {
+    const variables = (fn.Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
+    expect(Object.keys(variables).sort()).toEqual(['LOG_LEVEL', 'NODE_OPTIONS', 'STAGE', 'TABLE_DOMAIN']);
+    expect(variables.TABLE_DOMAIN).toEqual({ 'Fn::ImportValue': expect.stringMatching(/DomainTable/) });
+  });
+
+  it('may Query the domain table’s gsi1 index only, and UpdateItem and PutItem on the table: nothing else in DynamoDB', () => {
+    const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const dynamo = statementsOf(roleId).filter((s) => JSON.stringify(s.Action).includes('dynamodb:'));
+    expect(dynamo.map((s) => ({ actions: actionsOf(s), resource: s.Resource, effect: s.Effect }))).toEqual([
+      { actions: ['dynamodb:Query'], resource: { 'Fn::Join': ['', [domainArn, '/index/gsi1']] }, effect: 'Allow' },
+      { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], resource: domainArn, effect: 'Allow' },
+    ]);
+    // Besides DynamoDB: X-Ray only (logs come from the basic execution role's managed policy).
+    const others = statementsOf(roleId).filter((s) => !JSON.stringify(s.Action).includes('dynamodb:'));
+    expect(others.flatMap(actionsOf).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+  });
+
+  it('is run every minute by one EventBridge Scheduler schedule, on time, without retries', () => {
+    const schedules = Object.values(resources(statelessTemplate, SCHEDULE));
+    expect(schedules).toHaveLength(1);
+    expect(schedules[0].Properties).toMatchObject({
+      ScheduleExpression: 'rate(1 minute)',
+      State: 'ENABLED',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      Target: { Arn: { 'Fn::GetAtt': [functionId, 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 0, MaximumEventAgeInSeconds: 60 } },
+    });
+  });
+
+  it('invokes through a role only the scheduler of this account may assume, allowed to invoke this function and nothing else', () => {
+    const [schedule] = Object.values(resources(statelessTemplate, SCHEDULE));
+    const roleId = (schedule.Properties.Target as { RoleArn: { 'Fn::GetAtt': [string, string] } }).RoleArn['Fn::GetAtt'][0];
+    const role = resources(statelessTemplate, 'AWS::IAM::Role')[roleId];
+    const trust = (role.Properties.AssumeRolePolicyDocument as { Statement: Statement[] }).Statement;
+    expect(trust).toEqual([
+      expect.objectContaining({
+        Action: 'sts:AssumeRole',
+        Effect: 'Allow',
+        Principal: { Service: 'scheduler.amazonaws.com' },
+        Condition: { StringEquals: expect.objectContaining({ 'aws:SourceAccount': { Ref: 'AWS::AccountId' } }) },
+      }),
+    ]);
+    expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    const statements = statementsOf(roleId);
+    expect(statements).toEqual([
+      {
+        Action: 'lambda:InvokeFunction',
+        Effect: 'Allow',
+        Resource: [{ 'Fn::GetAtt': [functionId, 'Arn'] }, { 'Fn::Join': ['', [{ 'Fn::GetAtt': [functionId, 'Arn'] }, ':*']] }],
+      },
+    ]);
+  });
+
+  it('adds no Lambda resource policy: only the API may appear in one', () => {
+    const permissions = Object.values(resources(statelessTemplate, 'AWS::Lambda::Permission'));
+    expect(permissions.some((p) => JSON.stringify(p.Properties.FunctionName).includes(functionId))).toBe(false);
+  });
+
+  it.each([
+    ['dev', 7, 'Delete'],
+    ['prod', 30, 'Retain'],
+  ])('keeps the %s job log for %i days (%s on stack deletion)', (name, days, policy) => {
+    const { statelessTemplate: template } = stage(name);
+    const logGroup = resources(template, 'AWS::Logs::LogGroup')[logicalIdByPath(template, 'AWS::Logs::LogGroup', '/Jobs/EntitlementPeriodsLogGroup/Resource')];
+    expect(logGroup.Properties.RetentionInDays).toBe(days);
+    expect(logGroup.DeletionPolicy).toBe(policy);
+  });
+});
