@@ -14,13 +14,14 @@ const outdir = mkdtempSync(join(tmpdir(), 'partner-api-bundle-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 describe('function bundling', () => {
-  it('bundles each handler with local esbuild into minified CJS with a source map and the AWS SDK inside', () => {
+  it('bundles each handler (and the scheduled job) with local esbuild into minified CJS with a source map and the AWS SDK inside', () => {
     // Act
     const { statelessTemplate } = synthStage({ stage: 'pr-bundle', bundle: true, outdir });
 
     // Assess
     const functions = Object.values(resources(statelessTemplate, 'AWS::Lambda::Function'));
-    expect(functions).toHaveLength(ENDPOINT_GROUPS.length);
+    // One per endpoint group, and the scheduled entitlement-periods job.
+    expect(functions).toHaveLength(ENDPOINT_GROUPS.length + 1);
     for (const fn of functions) {
       const assetDir = join(outdir, String(fn.Metadata?.['aws:asset:path']));
       expect(readdirSync(assetDir).sort()).toEqual(['index.js', 'index.js.map']);
