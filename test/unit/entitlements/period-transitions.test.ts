@@ -1,10 +1,15 @@
 /**
- * The pure part of period events: which transitions a grant has, which
- * marker a new grant gets at grant time (none for a start already reached,
- * none for accounts, none for a permanent grant already started), the hour
- * buckets a run reads, and what a run at a given instant emits and leaves.
+ * Period events: which transitions a grant has, which marker a new grant
+ * gets at grant time (none for a start already reached, none for accounts,
+ * none for a permanent grant already started), the hour buckets a run reads,
+ * what a run at a given instant emits and leaves, and (on a mocked client)
+ * the transaction a run sends and how it counts lost races and failures.
  */
-import { describe, expect, it } from 'vitest';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { runEntitlementPeriods } from '../../../lambdas/jobs/entitlement-periods/handler';
 import {
   dueBucket,
   dueBuckets,
@@ -12,6 +17,7 @@ import {
   markerAttributes,
   nextTransition,
   planTransitions,
+  runPeriodTransitions,
   transitionsOf,
   type MarkedGrant,
 } from '../../../lambdas/entitlements/period-transitions';
@@ -106,5 +112,93 @@ describe('planTransitions (what a run at `now` writes)', () => {
 
   it('emits nothing before the instant', () => {
     expect(planTransitions(marked('end'), at(T1, -1))).toEqual({ emit: [], next: { kind: 'end', at: T1 } });
+  });
+});
+
+describe('runPeriodTransitions (mocked DynamoDB)', () => {
+  const ddbMock = mockClient(DynamoDBDocumentClient);
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'eu-west-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }));
+  afterEach(() => {
+    ddbMock.reset();
+    vi.restoreAllMocks();
+  });
+  const due: MarkedGrant = {
+    pk: 'ENT#partner#org_1',
+    sk: 'GRANT#grant_a',
+    grant_id: 'grant_a',
+    game: 'minecraft',
+    starts_at: T0,
+    expires_at: T1,
+    due: 'start',
+    gsi1sk: `${T0}#grant_a`,
+  };
+  const cancelled = (code: string) => Object.assign(new Error('cancelled'), { name: 'TransactionCanceledException', CancellationReasons: [{ Code: code }] });
+  const run = (options: { shouldStop?: () => boolean } = {}) =>
+    runPeriodTransitions({ client, table: 'domain', clock: () => at(T0, 1_000), catchUpHours: 0, ...options });
+
+  it('Queries the hour bucket on gsi1 up to now, and sends one transaction: the marker moved on its condition, the event at the instant', async () => {
+    ddbMock.on(QueryCommand).resolves({ Items: [due] });
+    ddbMock.on(TransactWriteCommand).resolves({});
+
+    expect(await run()).toMatchObject({ buckets: 1, due: 1, transitioned: 1, events: 1, already: 0, failed: 0 });
+
+    expect(ddbMock.commandCalls(QueryCommand)[0].args[0].input).toMatchObject({
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :bucket AND gsi1sk <= :upto',
+      ExpressionAttributeValues: { ':bucket': 'ENTDUE#2026-11-22T12', ':upto': '2026-11-22T12:00:01.000Z#~' },
+    });
+    const [update, put] = ddbMock.commandCalls(TransactWriteCommand)[0].args[0].input.TransactItems!;
+    expect(update.Update).toMatchObject({
+      Key: { pk: due.pk, sk: due.sk },
+      ConditionExpression: 'gsi1sk = :read AND #due = :readKind',
+      UpdateExpression: 'SET gsi1pk = :pk, gsi1sk = :sk, #due = :kind',
+      ExpressionAttributeValues: { ':read': due.gsi1sk, ':readKind': 'start', ':pk': 'ENTDUE#2026-11-22T13', ':sk': `${T1}#grant_a`, ':kind': 'end' },
+    });
+    expect(put.Put).toMatchObject({
+      ConditionExpression: 'attribute_not_exists(pk)',
+      Item: { pk: 'EVENTS#org_1', event: { type: 'entitlement.updated', partner_id: 'org_1', created_at: T0, data: { game: 'minecraft' } } },
+    });
+  });
+
+  it('counts a failed marker condition as already done, and retries a write conflict until the condition decides', async () => {
+    ddbMock.on(QueryCommand).resolves({ Items: [due] });
+    ddbMock.on(TransactWriteCommand).rejectsOnce(cancelled('TransactionConflict')).rejects(cancelled('ConditionalCheckFailed'));
+
+    expect(await run()).toMatchObject({ due: 1, transitioned: 0, events: 0, already: 1, deferred: 0, failed: 0 });
+    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(2);
+  });
+
+  it('defers a grant whose conflicts persist, or when told to stop, to the next run', async () => {
+    ddbMock.on(QueryCommand).resolves({ Items: [due] });
+    ddbMock.on(TransactWriteCommand).rejects(cancelled('TransactionConflict'));
+    expect(await run()).toMatchObject({ transitioned: 0, deferred: 1, failed: 0 });
+
+    ddbMock.resetHistory();
+    expect(await run({ shouldStop: () => true })).toMatchObject({ due: 1, deferred: 1 });
+    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
+  });
+
+  it('fails the run (logged as an error, then thrown) when a grant’s write fails otherwise', async () => {
+    const lines: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (lines.push(String(chunk)), true));
+    ddbMock.on(QueryCommand).resolves({ Items: [due] });
+    ddbMock.on(TransactWriteCommand).rejects(Object.assign(new Error('boom'), { name: 'InternalServerError' }));
+
+    await expect(runEntitlementPeriods({ client, table: 'domain', clock: () => at(T0, 1_000), catchUpHours: 0 })).rejects.toThrow(/1 grant\(s\) failed: grant_a: boom/);
+    const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(logged).toEqual([expect.objectContaining({ level: 'error', job: 'entitlement-periods', failed: 1, due: 1 })]);
+  });
+
+  it('logs one line per run with the counts (always in AWS; locally only when something was written)', async () => {
+    const lines: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (lines.push(String(chunk)), true));
+    ddbMock.on(QueryCommand).resolves({ Items: [] });
+
+    await runEntitlementPeriods({ client, table: 'domain', clock: () => at(T0), catchUpHours: 0 }, 'when-changed');
+    expect(lines).toEqual([]);
+    await runEntitlementPeriods({ client, table: 'domain', clock: () => at(T0), catchUpHours: 0 });
+    expect(lines.map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ level: 'info', message: 'entitlement periods run', due: 0, events: 0, buckets: 1 }),
+    ]);
   });
 });
