@@ -81,6 +81,8 @@ async function main(): Promise<void> {
       handlers: benchHandlers(latencyPlatform),
       // The load comes from one IP and one credential: the edge burst limits would reject it.
       edgeProtection: false,
+      // The scheduled jobs' queries would load DynamoDB Local beside the measured requests.
+      scheduledJobs: false,
     });
     progress(`local stack on ${stack.baseUrl}, DynamoDB Local on ${dynamo.endpoint}`);
     rows = await runScenarios(stack, latencyPlatform(), plan);
