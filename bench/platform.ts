@@ -15,6 +15,7 @@
  */
 import { operations as entitlementOperations } from '../lambdas/entitlements/handler';
 import { operations as identityOperations } from '../lambdas/identity/handler';
+import { operations as invitationOperations } from '../lambdas/invitations/handler';
 import { operations as recordOperations } from '../lambdas/records/handler';
 import type { ApiHandler } from '../lambdas/shared/http/pipeline';
 import { createApiHandler, type Operation } from '../lambdas/shared/http/pipeline';
@@ -58,6 +59,7 @@ export function benchHandlers(platform: () => Platform): Record<string, ApiHandl
     identity: identityOperations,
     records: recordOperations,
     entitlements: entitlementOperations,
+    invitations: invitationOperations,
   };
   const missing = ROUTES.filter((r) => groups[r.group] && !groups[r.group][r.id]).map((r) => r.id);
   if (missing.length > 0) throw new Error(`bench/platform.ts: add the operations ${missing.join(', ')}`);

@@ -3,7 +3,8 @@ import type { ApiHandler } from '../lambdas/shared/http/pipeline';
 import type { EndpointGroup } from '../lambdas/shared/http/routes';
 import { handler as entitlements } from '../lambdas/entitlements/handler';
 import { handler as identity } from '../lambdas/identity/handler';
+import { handler as invitations } from '../lambdas/invitations/handler';
 import { handler as records } from '../lambdas/records/handler';
 import { handler as system } from '../lambdas/system/handler';
 
-export const HANDLERS: Readonly<Record<EndpointGroup, ApiHandler>> = { system, identity, records, entitlements };
+export const HANDLERS: Readonly<Record<EndpointGroup, ApiHandler>> = { system, identity, records, entitlements, invitations };

@@ -66,6 +66,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     port: options.port,
     edge: options.edgeProtection === false ? undefined : localEdge(options.limits ?? LIMITS),
   });
+  // Join links point at the local player site (the deployed stack uses the API's host, or the stage's PLAYER_SITE_URL).
+  process.env.PLAYER_SITE_URL = `${new URL(front.baseUrl).origin}/join`;
   const jobs = options.scheduledJobs === false ? undefined : startScheduledJobs(endpoint, tables.domain, options.scheduledJobs?.intervalMs ?? 60_000);
   return {
     baseUrl: front.baseUrl,

@@ -88,23 +88,25 @@ function operation(route: RouteDefinition, contract: RouteContract, named: Recor
 
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodesOf(route, contract)) {
-    const status = ERROR_CATALOG[code].status;
+    const status = contract.errorStatus?.[code] ?? ERROR_CATALOG[code].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
-  const responses: Json = {
-    [String(contract.status)]: {
-      description: contract.summary,
-      headers: headersFor(contract.status, authenticated),
-      content: {
-        'application/json': {
-          schema: {
-            type: 'object',
-            required: ['ok', 'data', 'request_id'],
-            properties: { ok: { const: true }, data: jsonSchema(contract.data, 'output', named), request_id: { type: 'string' } },
-          },
+  const success = (status: number, description: string): Json => ({
+    description,
+    headers: headersFor(status, authenticated),
+    content: {
+      'application/json': {
+        schema: {
+          type: 'object',
+          required: ['ok', 'data', 'request_id'],
+          properties: { ok: { const: true }, data: jsonSchema(contract.data, 'output', named), request_id: { type: 'string' } },
         },
       },
     },
+  });
+  const responses: Json = {
+    [String(contract.status)]: success(contract.status, contract.summary),
+    ...(contract.replayStatus ? { [String(contract.replayStatus)]: success(contract.replayStatus, 'Idempotent replay: the original result') } : {}),
   };
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[String(status)] = {

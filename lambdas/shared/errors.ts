@@ -18,7 +18,8 @@ export const ERROR_CATALOG = {
   PARTNER_ACCESS_FORBIDDEN: { status: 403, message: 'Authorization for this organization is no longer valid.' },
   PERSONAL_KEY_REQUIRED: { status: 403, message: 'This operation needs a personal API key.' },
   RECORD_NOT_FOUND: { status: 404, message: 'No such record.' },
-  INVITE_UNAVAILABLE: { status: 404, message: 'The invitation is not available.' },
+  // 404 on reads, 409 on link retrieval and revoke (the route's contract says which: errorStatus).
+  INVITE_UNAVAILABLE: { status: 404, message: 'The invitation is not available.', otherStatuses: [409] },
   TICKET_NOT_FOUND: { status: 404, message: 'No such ticket.' },
   NOT_FOUND: { status: 404, message: 'No such path or method.' },
   REQUEST_TIMEOUT: { status: 408, message: 'The request body was not received in time.' },
@@ -48,7 +49,7 @@ export const ERROR_CATALOG = {
   INTERNAL_ERROR: { status: 500, message: 'An internal error occurred.' },
   TICKET_SERVICE_UNAVAILABLE: { status: 503, message: 'The ticket service is temporarily unavailable.' },
   RATE_LIMIT_UNAVAILABLE: { status: 503, message: 'Rate protection is unavailable; retry after the Retry-After delay.' },
-} as const satisfies Record<string, { status: number; message: string }>;
+} as const satisfies Record<string, { status: number; message: string; otherStatuses?: readonly number[] }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
 
@@ -60,11 +61,15 @@ export class ApiError extends Error {
     message?: string,
     /** Extra response headers, e.g. `Retry-After`. */
     readonly headers: Record<string, string> = {},
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; status?: number },
   ) {
-    super(message ?? ERROR_CATALOG[code].message, options);
+    super(message ?? ERROR_CATALOG[code].message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'ApiError';
-    this.status = ERROR_CATALOG[code].status;
+    const entry: { status: number; otherStatuses?: readonly number[] } = ERROR_CATALOG[code];
+    if (options?.status !== undefined && options.status !== entry.status && !entry.otherStatuses?.includes(options.status)) {
+      throw new Error(`${code} is never answered with ${options.status}`);
+    }
+    this.status = options?.status ?? entry.status;
   }
 }
 

@@ -4,13 +4,14 @@
  * functions (secrets.ts) without pulling the Secrets Manager client into
  * synthesis.
  */
-export type SecretId = 'record-cursor';
+export type SecretId = 'record-cursor' | 'invitation-token';
 
-export const SECRET_IDS: readonly SecretId[] = ['record-cursor'];
+export const SECRET_IDS: readonly SecretId[] = ['record-cursor', 'invitation-token'];
 
 /** What each secret is for (the secret's description in AWS). */
 export const SECRET_PURPOSES: Readonly<Record<SecretId, string>> = {
   'record-cursor': 'Signs the record list cursors (HMAC-SHA256); rotating it invalidates outstanding cursors after one more rotation',
+  'invitation-token': 'Derives the invitation join tokens (HMAC-SHA256); rotating it changes the links given from then on, and old links stop working after one more rotation',
 };
 
 /** Environment variable carrying a secret's ARN. */

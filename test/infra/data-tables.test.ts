@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { RECORD_INDEX_ATTRIBUTES, RECORD_LIST_INDEXES, TABLES, TABLE_IDS, physicalTableName } from '../../lambdas/shared/storage/table-definitions';
+import { SECRET_IDS } from '../../lambdas/shared/secret-names';
 import { resources, stage } from './support';
 
 const TABLE_TYPE = 'AWS::DynamoDB::GlobalTable';
@@ -57,17 +58,16 @@ describe('stateful stack: tables', () => {
   it.each([
     ['dev', 'Delete'],
     ['prod', 'Retain'],
-  ])('keeps a generated record-cursor secret per stage in Secrets Manager (%s: %s on stack deletion)', (name, policy) => {
+  ])('keeps a generated secret per id and stage in Secrets Manager (%s: %s on stack deletion)', (name, policy) => {
     const { statefulTemplate } = stage(name);
     const secrets = Object.values(resources(statefulTemplate, 'AWS::SecretsManager::Secret'));
-    expect(secrets).toHaveLength(1);
-    expect(secrets[0].Properties).toMatchObject({
-      Name: `partner-api/${name}/record-cursor`,
-      GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
-    });
-    // No value in the template.
-    expect(secrets[0].Properties).not.toHaveProperty('SecretString');
-    expect(secrets[0].DeletionPolicy).toBe(policy);
+    expect(secrets.map((s) => s.Properties.Name).sort()).toEqual(SECRET_IDS.map((id) => `partner-api/${name}/${id}`).sort());
+    for (const secret of secrets) {
+      expect(secret.Properties).toMatchObject({ GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true } });
+      // No value in the template.
+      expect(secret.Properties).not.toHaveProperty('SecretString');
+      expect(secret.DeletionPolicy).toBe(policy);
+    }
   });
 
   it('streams the domain table (new and old images) and not the write-hot access table', () => {

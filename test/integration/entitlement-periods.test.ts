@@ -97,11 +97,13 @@ describe('entitlement-periods job', () => {
 
     expect(await runAt(base + HOUR)).toMatchObject({ due: 1, events: 1 });
     expect(await runAt(base + 40 * HOUR)).toMatchObject({ due: 0, events: 0 });
-    expect((await eventsOf(partner_id)).map((e) => [e.created_at, e.data])).toEqual([
-      [iso(base), { game: 'fps' }],
-      [iso(base), { game: 'minecraft' }],
-      [iso(base + HOUR), { game: 'fps' }],
+    // The two grants' own events share an instant: their order between them is not defined.
+    const events = (await eventsOf(partner_id)).map((e) => [e.created_at, (e.data as { game: string }).game]);
+    expect(events.slice(0, 2).sort()).toEqual([
+      [iso(base), 'fps'],
+      [iso(base), 'minecraft'],
     ]);
+    expect(events.slice(2)).toEqual([[iso(base + HOUR), 'fps']]);
     expect(await grantItem(owner, queued.grant_id)).not.toHaveProperty('gsi1pk');
   });
 

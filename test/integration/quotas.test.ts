@@ -32,10 +32,10 @@ const route = (id: string, method: 'GET' | 'POST', path: string, category?: Rout
   ...(category ? { category } : {}),
 });
 const testRoutes = [
-  route('create', 'POST', '/partners/{partner_id}/create-probe', 'invitation-create'),
-  route('invitation', 'GET', '/partners/{partner_id}/invitation-probe', 'invitation'),
-  route('ticket', 'GET', '/partners/{partner_id}/ticket-probe', 'ticket'),
-  route('plain', 'GET', '/partners/{partner_id}/plain-probe'),
+  route('probe-create', 'POST', '/partners/{partner_id}/create-probe', 'invitation-create'),
+  route('probe-invitation', 'GET', '/partners/{partner_id}/invitation-probe', 'invitation'),
+  route('probe-ticket', 'GET', '/partners/{partner_id}/ticket-probe', 'ticket'),
+  route('probe-plain', 'GET', '/partners/{partner_id}/plain-probe'),
 ];
 const router = new Router([...ROUTES, ...testRoutes]);
 
@@ -59,7 +59,7 @@ beforeAll(async () => {
   const identity = createApiHandler({
     router,
     platform: () => platform,
-    operations: { me: describeKey, create: held, invitation: held, ticket: held, plain: held },
+    operations: { me: describeKey, 'probe-create': held, 'probe-invitation': held, 'probe-ticket': held, 'probe-plain': held },
   });
   stack = await startTestStack({ router, handlers: { ...HANDLERS, identity } });
 });

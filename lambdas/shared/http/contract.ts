@@ -23,10 +23,14 @@ export interface RouteContract {
   readonly query?: z.ZodMiniObject;
   readonly body?: z.ZodMiniObject;
   readonly status: 200 | 201;
+  /** The success status of an idempotent replay, where it differs (invitation creation: 201 new, 200 replay). */
+  readonly replayStatus?: 200;
   /** Schema of the success envelope's `data`. */
   readonly data: z.ZodMiniType;
   /** Codes this operation answers beyond those its route declaration implies (see errorCodesOf). */
   readonly errors?: readonly ErrorCode[];
+  /** Codes this operation answers with another of their catalog statuses (`otherStatuses`), e.g. INVITE_UNAVAILABLE as 409. */
+  readonly errorStatus?: Partial<Record<ErrorCode, number>>;
 }
 
 const ERROR_CODE_KEY = 'x-error-code';

@@ -229,9 +229,15 @@ const input = (): Middleware => ({
     const route = state.route as RouteDefinition;
     const { query, body } = enforceInputRules(state.event, route);
     const contract = contractOf(route);
-    state.pathParameters = contract?.pathParameters ? parseInput(contract.pathParameters, state.event.pathParameters, 'NOT_FOUND') : state.event.pathParameters;
-    state.query = contract?.query ? parseInput(contract.query, query, 'INVALID_FIELD') : { ...query };
-    state.body = contract?.body && body !== undefined ? parseInput(contract.body, body, 'INVALID_FIELD') : body;
+    try {
+      state.pathParameters = contract?.pathParameters ? parseInput(contract.pathParameters, state.event.pathParameters, 'NOT_FOUND') : state.event.pathParameters;
+      state.query = contract?.query ? parseInput(contract.query, query, 'INVALID_FIELD') : { ...query };
+      state.body = contract?.body && body !== undefined ? parseInput(contract.body, body, 'INVALID_FIELD') : body;
+    } catch (error) {
+      // A code this route answers with another of its statuses (e.g. INVITE_UNAVAILABLE as 409 on revoke).
+      const status = error instanceof ApiError ? contract?.errorStatus?.[error.code] : undefined;
+      throw status === undefined ? error : new ApiError((error as ApiError).code, (error as ApiError).message, {}, { status });
+    }
   },
 });
 

@@ -7,6 +7,7 @@
  */
 import * as z from 'zod/mini';
 import { MAX_CURSOR_LENGTH } from '../../records/record-cursor';
+import { INVITATION_ID_PATTERN } from '../../invitations/invitation-model';
 import { GAME_GROUPS, RECORD_UUID_PATTERN, RESULTS } from '../../records/record-model';
 import { ORGANIZATION_SCOPES } from '../identity/scopes';
 import { withErrorCode } from './contract';
@@ -114,6 +115,46 @@ function calendarDateTime() {
   );
 }
 
+const invitationFields = {
+  id: described('Invitation id (uuid); never the formal ticket id', z.string().check(z.regex(INVITATION_ID_PATTERN))),
+  game: z.enum(GAME_GROUPS),
+  state: described('pending, claiming, joined, expired or revoked', z.enum(['pending', 'claiming', 'joined', 'expired', 'revoked'])),
+  ticket_id: described('Formal ticket id once joined, otherwise null', z.nullable(z.string())),
+  created_at: isoTime(),
+  expires_at: described('Creation time plus 7 days', isoTime()),
+  archived_at: described('When the organization archived it', z.nullable(isoTime())),
+};
+
+/** The spec's Invitation object as reads return it: state metadata only (no link, no notes). */
+export const InvitationSchema = named('Invitation', z.strictObject(invitationFields));
+
+/** The creation response: the Invitation with `link` (null on a replay of an unusable invitation) and `replayed`. */
+export const CreatedInvitationSchema = named(
+  'CreatedInvitation',
+  z.strictObject({
+    ...invitationFields,
+    link: described('Full join link with the #token=<TOKEN> fragment; null when the invitation is no longer usable', z.nullable(z.string())),
+    replayed: z.boolean(),
+  }),
+);
+
+/** The link-retrieval response: the Invitation with its `link`. */
+export const InvitationLinkSchema = named('InvitationLink', z.strictObject({ ...invitationFields, link: z.string() }));
+
+const InvitationPageSchema = named(
+  'InvitationPage',
+  z.object({
+    items: described('20 per page, newest created first', z.array(InvitationSchema)),
+    page: z.int(),
+    page_count: described('Pages of 20 the organization has now (0 when none)', z.int()),
+  }),
+);
+
+const invitationPath = z.object({
+  partner_id: z.string(),
+  invitation_id: withErrorCode(z.string().check(z.regex(INVITATION_ID_PATTERN)), 'INVITE_UNAVAILABLE'),
+});
+
 const GameEntitlementSchema = named(
   'GameEntitlement',
   z.object({
@@ -171,6 +212,61 @@ export const ROUTE_CONTRACTS: Readonly<Record<RouteId, RouteContract>> = {
     status: 200,
     data: RecordSchema,
     errors: ['RECORD_NOT_FOUND'],
+  },
+  invitations: {
+    summary: 'List the organization\u2019s invitations',
+    description: 'Newest created first, 20 per page; new invitations can shift pages, so de-duplicate by id. Each page costs the same however deep.',
+    query: z.object({ page: withErrorCode(z.optional(described('1–10000, default 1', z.string().check(z.regex(/^(10000|[1-9][0-9]{0,3})$/)))), 'INVALID_PAGE') }),
+    status: 200,
+    data: InvitationPageSchema,
+  },
+  'invitation-create': {
+    summary: 'Create a one-time player invitation',
+    description:
+      'Idempotent per key id + organization + Idempotency-Key: a replay answers 200 with the original invitation and replayed true (link null once it is used, expired or revoked); the same key with another game or other notes is 409 IDEMPOTENCY_CONFLICT. At most 50 active invitations per organization.',
+    body: z.strictObject({
+      game: withErrorCode(z.enum(GAME_GROUPS), 'INVALID_GAME'),
+      notes: withErrorCode(
+        z.optional(
+          described(
+            'Draft notes for the ticket: empty, or 2–600 characters after trimming',
+            z.string().check(z.refine((notes) => notes.trim() === '' || ([...notes.trim()].length >= 2 && [...notes.trim()].length <= 600))),
+          ),
+        ),
+        'INVALID_FIELD',
+      ),
+    }),
+    status: 201,
+    replayStatus: 200,
+    data: CreatedInvitationSchema,
+    errors: ['IDEMPOTENCY_KEY_REQUIRED', 'IDEMPOTENCY_CONFLICT', 'TOO_MANY_INVITES', 'INVALID_GAME'],
+  },
+  invitation: {
+    summary: 'One invitation',
+    description: 'State metadata only: no link, no notes, no player credential. Missing, of another organization or malformed: 404 INVITE_UNAVAILABLE.',
+    pathParameters: invitationPath,
+    status: 200,
+    data: InvitationSchema,
+    errors: ['INVITE_UNAVAILABLE'],
+  },
+  'invitation-link': {
+    summary: 'The join link of a usable invitation',
+    description: 'Only for a pending, unexpired invitation; otherwise 409 INVITE_UNAVAILABLE. Needs invitations:write.',
+    pathParameters: invitationPath,
+    status: 200,
+    data: InvitationLinkSchema,
+    errors: ['INVITE_UNAVAILABLE'],
+    errorStatus: { INVITE_UNAVAILABLE: 409 },
+  },
+  'invitation-revoke': {
+    summary: 'Revoke an unused invitation',
+    description:
+      'Answers the Invitation with state revoked; revoking it again answers the same. A claiming, joined or expired invitation (or none) is 409 INVITE_UNAVAILABLE. No request body.',
+    pathParameters: invitationPath,
+    status: 200,
+    data: InvitationSchema,
+    errors: ['INVITE_UNAVAILABLE'],
+    errorStatus: { INVITE_UNAVAILABLE: 409 },
   },
   'org-records': {
     summary: 'List and synchronize the records of the organization',

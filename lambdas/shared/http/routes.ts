@@ -12,9 +12,9 @@ import type { RouteCategory } from '../limits/limits-table';
 import { RECORD_LIST_INDEXES, type TableId } from '../storage/table-definitions';
 
 /** A Lambda function serving a group of endpoints. */
-export type EndpointGroup = 'system' | 'identity' | 'records' | 'entitlements';
+export type EndpointGroup = 'system' | 'identity' | 'records' | 'entitlements' | 'invitations';
 
-export const ENDPOINT_GROUPS: readonly EndpointGroup[] = ['system', 'identity', 'records', 'entitlements'];
+export const ENDPOINT_GROUPS: readonly EndpointGroup[] = ['system', 'identity', 'records', 'entitlements', 'invitations'];
 
 /** The group whose function answers every path or method that no route declares (404 `NOT_FOUND`). */
 export const FALLBACK_GROUP: EndpointGroup = 'system';
@@ -76,7 +76,67 @@ export const ROUTES = [
     partnerBound: true,
     query: [],
     body: 'none',
+  },  {
+    id: 'invitations',
+    method: 'GET',
+    path: '/partners/{partner_id}/invitations',
+    group: 'invitations',
+    auth: 'key',
+    scope: 'invitations:read',
+    partnerBound: true,
+    category: 'invitation',
+    query: ['page'],
+    body: 'none',
   },
+  {
+    id: 'invitation-create',
+    method: 'POST',
+    path: '/partners/{partner_id}/invitations',
+    group: 'invitations',
+    auth: 'key',
+    scope: 'invitations:write',
+    partnerBound: true,
+    category: 'invitation-create',
+    query: [],
+    body: 'json',
+  },
+  {
+    id: 'invitation',
+    method: 'GET',
+    path: '/partners/{partner_id}/invitations/{invitation_id}',
+    group: 'invitations',
+    auth: 'key',
+    scope: 'invitations:read',
+    partnerBound: true,
+    category: 'invitation',
+    query: [],
+    body: 'none',
+  },
+  {
+    id: 'invitation-link',
+    method: 'GET',
+    path: '/partners/{partner_id}/invitations/{invitation_id}/link',
+    group: 'invitations',
+    auth: 'key',
+    scope: 'invitations:write',
+    partnerBound: true,
+    category: 'invitation',
+    query: [],
+    body: 'none',
+  },
+  {
+    id: 'invitation-revoke',
+    method: 'POST',
+    path: '/partners/{partner_id}/invitations/{invitation_id}/revoke',
+    group: 'invitations',
+    auth: 'key',
+    scope: 'invitations:write',
+    partnerBound: true,
+    category: 'invitation',
+    query: [],
+    body: 'none',
+  },
+
 ] as const satisfies readonly RouteDefinition[];
 
 export type RouteId = (typeof ROUTES)[number]['id'];
@@ -195,6 +255,12 @@ export const GROUP_DATA_ACCESS: Readonly<Record<EndpointGroup, readonly TableAcc
   ],
   // Both summaries: one Query of the owner's grants (lambdas/entitlements/entitlement-store.ts).
   entitlements: [{ table: 'domain', actions: ['dynamodb:Query'] }],
+  // lambdas/invitations/invitation-store.ts: the creation's BatchGetItem and transaction (Puts), reads,
+  // the revoke's transaction (Updates), and the list's Query of gsi1.
+  invitations: [
+    { table: 'domain', actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+    { table: 'domain', actions: ['dynamodb:Query'], indexes: ['gsi1'] },
+  ],
 };
 
 /** The service secrets (lambdas/shared/secret-names.ts) each group's function reads. */
@@ -204,6 +270,8 @@ export const GROUP_SECRET_ACCESS: Readonly<Record<EndpointGroup, readonly Secret
   // The record list signs and verifies its cursors.
   records: ['record-cursor'],
   entitlements: [],
+  // Join links are derived from the invitation id under this secret (lambdas/invitations/join-link.ts).
+  invitations: ['invitation-token'],
 };
 
 /**

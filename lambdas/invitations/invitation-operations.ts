@@ -1,0 +1,88 @@
+/**
+ * The invitation operations of the API (routes.ts: `invitation-create`,
+ * `invitations`, `invitation`, `invitation-link`, `invitation-revoke`):
+ * thin over InvitationStore. Input is already validated by the routes'
+ * contracts, except the Idempotency-Key header, checked here.
+ */
+import { ApiError } from '../shared/errors';
+import type { Operation, OperationInput } from '../shared/http/pipeline';
+import type { Principal } from '../shared/identity/principal';
+import type { Platform } from '../shared/platform';
+import { requireTable } from '../shared/storage/dynamo-client';
+import type { GameGroup } from '../records/record-model';
+import { IDEMPOTENCY_KEY_PATTERN, INVITATION_PAGE_SIZE, stateAt, toInvitation, type InvitationItem } from './invitation-model';
+import { InvitationStore } from './invitation-store';
+import { joinLink, joinToken, playerSiteBase } from './join-link';
+
+const stores = new WeakMap<Platform, InvitationStore>();
+function storeOf(platform: Platform): InvitationStore {
+  let store = stores.get(platform);
+  if (!store) stores.set(platform, (store = new InvitationStore(platform.documentClient, requireTable(platform.tables, 'domain'))));
+  return store;
+}
+
+const partnerOf = (input: OperationInput) => (input.principal as Principal).partnerId as string;
+
+async function linkOf(input: OperationInput, item: InvitationItem): Promise<string> {
+  const { current } = await input.platform.secret('invitation-token').versions();
+  return joinLink(playerSiteBase(process.env, input.headers.get('host')?.[0]), item.id, joinToken(current, item.id));
+}
+
+/** Usable by a player: pending and not expired. */
+const isUsable = (item: InvitationItem, now: Date) => stateAt(item, now) === 'pending';
+
+/** POST …/invitations: 201 with the new invitation and its link; 200 with the original on a replay (link null once unusable). */
+export const createInvitation: Operation = async (input) => {
+  const idempotencyKey = input.headers.get('idempotency-key');
+  if (idempotencyKey?.length !== 1 || !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey[0])) throw new ApiError('IDEMPOTENCY_KEY_REQUIRED');
+  const principal = input.principal as Principal;
+  const body = input.body as { game: GameGroup; notes?: string };
+  const creation = await storeOf(input.platform).create(
+    { keyId: principal.keyId, partnerId: partnerOf(input), idempotencyKey: idempotencyKey[0] },
+    { game: body.game, notes: body.notes },
+    input.now,
+  );
+  if (creation.outcome === 'conflict') throw new ApiError('IDEMPOTENCY_CONFLICT');
+  if (creation.outcome === 'limit') throw new ApiError('TOO_MANY_INVITES');
+  const { item } = creation;
+  const link = isUsable(item, input.now) ? await linkOf(input, item) : null;
+  const replayed = creation.outcome === 'replayed';
+  return { status: replayed ? 200 : 201, data: { ...toInvitation(item, input.now), link, replayed } };
+};
+
+/** GET …/invitations: 20 per page, newest created first; the page costs the same however deep. */
+export const listInvitations: Operation = async (input) => {
+  const page = input.query.page === undefined ? 1 : Number(input.query.page);
+  const { items, total } = await storeOf(input.platform).page(partnerOf(input), page);
+  return { data: { items: items.map((item) => toInvitation(item, input.now)), page, page_count: Math.ceil(total / INVITATION_PAGE_SIZE) } };
+};
+
+async function found(input: OperationInput, status: 404 | 409): Promise<InvitationItem> {
+  const item = await storeOf(input.platform).get(partnerOf(input), String(input.pathParameters.invitation_id));
+  if (!item) throw new ApiError('INVITE_UNAVAILABLE', undefined, {}, { status });
+  return item;
+}
+
+/** GET …/invitations/{id}: state metadata only. */
+export const readInvitation: Operation = async (input) => ({ data: toInvitation(await found(input, 404), input.now) });
+
+/** GET …/invitations/{id}/link: the link of an unclaimed, unexpired invitation; 409 INVITE_UNAVAILABLE otherwise. */
+export const readInvitationLink: Operation = async (input) => {
+  const item = await found(input, 409);
+  if (!isUsable(item, input.now)) throw new ApiError('INVITE_UNAVAILABLE', undefined, {}, { status: 409 });
+  return { data: { ...toInvitation(item, input.now), link: await linkOf(input, item) } };
+};
+
+/**
+ * POST …/invitations/{id}/revoke: the revoked invitation (the Invitation
+ * object, state `revoked`). Revoking a revoked invitation answers the same;
+ * a claiming, joined or expired one is 409 INVITE_UNAVAILABLE.
+ */
+export const revokeInvitation: Operation = async (input) => {
+  const store = storeOf(input.platform);
+  const partnerId = partnerOf(input);
+  const id = String(input.pathParameters.invitation_id);
+  const revoked = (await store.revoke(partnerId, id, input.now)) ?? (await store.get(partnerId, id));
+  if (!revoked || revoked.state !== 'revoked') throw new ApiError('INVITE_UNAVAILABLE', undefined, {}, { status: 409 });
+  return { data: toInvitation(revoked, input.now) };
+};

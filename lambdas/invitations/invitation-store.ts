@@ -1,0 +1,235 @@
+/**
+ * DynamoDB adapter of invitations (`domain` table).
+ *
+ * | item | pk | sk | holds |
+ * |---|---|---|---|
+ * | invitation | `INV#<id>` | `INV` | the InvitationItem; `gsi1pk` `INVORG#<partner>`, `gsi1sk` its `seq`, zero-padded (the list) |
+ * | organization | `INVORG#<partner>` | `STATE` | `seq` (invitations created), `active` (id → expiry, or `claiming`), `version` |
+ *
+ * Creation is one consistent BatchGetItem (the scope's invitation and the
+ * organization item), then, for a new invitation, one transaction: the
+ * invitation (on the condition that it does not exist) and the organization
+ * item (on the condition that its `version` is the one read, with the new
+ * entry in `active`, expired entries pruned and `seq` + 1). The active count
+ * is computed from `active` at the request's instant, so an expired
+ * invitation frees its slot at its expiry, and the version condition makes
+ * the limit exact under concurrent creation: a lost race reads again.
+ *
+ * A replay is the BatchGetItem alone. Two concurrent creations of one scope:
+ * the loser's invitation Put fails its condition and the winner's item comes
+ * back with the cancellation (ReturnValuesOnConditionCheckFailure), so the
+ * loser answers the replay, never a second invitation and never a 5xx.
+ */
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { GameGroup } from '../records/record-model';
+import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
+import {
+  ACTIVE_INVITATION_LIMIT,
+  INVITATION_LIFETIME_MS,
+  INVITATION_PAGE_SIZE,
+  invitationIdFor,
+  normalizeNotes,
+  requestFingerprint,
+  type InvitationItem,
+} from './invitation-model';
+
+export const invitationKey = (id: string) => ({ pk: `INV#${id}`, sk: 'INV' });
+export const organizationKey = (partnerId: string) => ({ pk: `INVORG#${partnerId}`, sk: 'STATE' });
+const SEQ_DIGITS = 12;
+const seqKey = (seq: number) => String(seq).padStart(SEQ_DIGITS, '0');
+
+interface OrganizationItem {
+  readonly seq: number;
+  readonly version: number;
+  /** Invitation id → its expiry (pending) or `claiming`. Terminal and expired entries are pruned on the next creation. */
+  readonly active: Readonly<Record<string, string>>;
+}
+
+export interface CreationScope {
+  readonly keyId: string;
+  readonly partnerId: string;
+  readonly idempotencyKey: string;
+}
+
+export type Creation =
+  | { readonly outcome: 'created'; readonly item: InvitationItem }
+  | { readonly outcome: 'replayed'; readonly item: InvitationItem }
+  | { readonly outcome: 'conflict' }
+  | { readonly outcome: 'limit' };
+
+/** Lost races on the organization item are retried from what the failed write returned; production allows 4 in flight per organization. */
+const MAX_ATTEMPTS = 80;
+
+export class InvitationStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async create(scope: CreationScope, input: { game: GameGroup; notes?: string }, now: Date): Promise<Creation> {
+    const id = invitationIdFor(scope.keyId, scope.partnerId, scope.idempotencyKey);
+    const fingerprint = requestFingerprint(input.game, input.notes);
+    const replay = (item: InvitationItem): Creation => (item.request_fp === fingerprint ? { outcome: 'replayed', item } : { outcome: 'conflict' });
+
+    let known: OrganizationItem | undefined | 'unknown' = 'unknown';
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(40, 4 * 2 ** attempt)));
+      let organization: OrganizationItem | undefined;
+      if (known === 'unknown') {
+        const read = await this.readForCreation(id, scope.partnerId);
+        if (read.existing) return replay(read.existing);
+        organization = read.organization;
+      } else {
+        // The organization item as the lost race returned it: the invitation's own condition still guards the scope.
+        organization = known;
+      }
+
+      const active = Object.entries(organization?.active ?? {});
+      const live = active.filter(([, value]) => value === 'claiming' || Date.parse(value) > now.getTime());
+      if (live.length >= ACTIVE_INVITATION_LIMIT) return { outcome: 'limit' };
+
+      const notes = normalizeNotes(input.notes);
+      const item: InvitationItem = {
+        id,
+        partner_id: scope.partnerId,
+        key_id: scope.keyId,
+        game: input.game,
+        ...(notes ? { notes } : {}),
+        request_fp: fingerprint,
+        state: 'pending',
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + INVITATION_LIFETIME_MS).toISOString(),
+        archived_at: null,
+        ticket_id: null,
+        seq: (organization?.seq ?? 0) + 1,
+      };
+      const nextActive = Object.fromEntries([...live, [id, item.expires_at]]);
+      try {
+        await this.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName: this.table,
+                  Item: { ...invitationKey(id), kind: 'invitation', ...item, gsi1pk: `INVORG#${scope.partnerId}`, gsi1sk: seqKey(item.seq) },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+                },
+              },
+              {
+                Put: {
+                  TableName: this.table,
+                  Item: { ...organizationKey(scope.partnerId), kind: 'invitation_org', seq: item.seq, active: nextActive, version: (organization?.version ?? 0) + 1 },
+                  ...(organization
+                    ? { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': organization.version } }
+                    : { ConditionExpression: 'attribute_not_exists(pk)' }),
+                  ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+                },
+              },
+            ],
+          }),
+        );
+        return { outcome: 'created', item };
+      } catch (error) {
+        const winner = cancelledItem(error, 0) as InvitationItem | undefined;
+        if (winner) return replay(winner);
+        if (!isConditionFailure(error) && !isWriteConflict(error)) throw error;
+        const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? [];
+        known = reasons[1]?.Code === 'ConditionalCheckFailed' ? (cancelledItem(error, 1) as OrganizationItem | undefined) : 'unknown';
+      }
+    }
+    throw new Error('Too many concurrent invitation creations for this organization; try again');
+  }
+
+  /** The invitation, if it is this organization's. One strongly consistent read. */
+  async get(partnerId: string, id: string): Promise<InvitationItem | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: invitationKey(id), ConsistentRead: true }));
+    const item = Item as InvitationItem | undefined;
+    return item?.partner_id === partnerId ? item : undefined;
+  }
+
+  /**
+   * Revoke a pending, unexpired invitation of the organization: its state and
+   * its active entry change together. Undefined when the condition did not
+   * hold (the caller reads the invitation to answer).
+   */
+  async revoke(partnerId: string, id: string, now: Date): Promise<InvitationItem | undefined> {
+    try {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.table,
+                Key: invitationKey(id),
+                UpdateExpression: 'SET #state = :revoked, revoked_at = :now',
+                ConditionExpression: 'partner_id = :partner AND #state = :pending AND expires_at > :now',
+                ExpressionAttributeNames: { '#state': 'state' },
+                ExpressionAttributeValues: { ':revoked': 'revoked', ':pending': 'pending', ':partner': partnerId, ':now': now.toISOString() },
+              },
+            },
+            {
+              Update: {
+                TableName: this.table,
+                Key: organizationKey(partnerId),
+                UpdateExpression: 'REMOVE active.#id SET version = version + :one',
+                ConditionExpression: 'attribute_exists(pk)',
+                ExpressionAttributeNames: { '#id': id },
+                ExpressionAttributeValues: { ':one': 1 },
+              },
+            },
+          ],
+        }),
+      );
+      return await this.get(partnerId, id);
+    } catch (error) {
+      if (isConditionFailure(error) || isWriteConflict(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Page `page` (1-based) of the organization's invitations, newest created
+   * first: the organization item's `seq` says how many there are, and the
+   * page is the seq range it covers, one Query however deep.
+   */
+  async page(partnerId: string, page: number): Promise<{ items: InvitationItem[]; total: number }> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: organizationKey(partnerId), ConsistentRead: true }));
+    const total = (Item as OrganizationItem | undefined)?.seq ?? 0;
+    const highest = total - (page - 1) * INVITATION_PAGE_SIZE;
+    if (highest < 1) return { items: [], total };
+    const lowest = Math.max(1, highest - INVITATION_PAGE_SIZE + 1);
+    const { Items = [] } = await this.client.send(
+      new QueryCommand({
+        TableName: this.table,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :low AND :high',
+        ExpressionAttributeValues: { ':pk': `INVORG#${partnerId}`, ':low': seqKey(lowest), ':high': seqKey(highest) },
+        ScanIndexForward: false,
+      }),
+    );
+    return { items: Items as InvitationItem[], total };
+  }
+
+  private async readForCreation(id: string, partnerId: string) {
+    const invitation = invitationKey(id);
+    const { Responses } = await this.client.send(
+      new BatchGetCommand({ RequestItems: { [this.table]: { Keys: [invitation, organizationKey(partnerId)], ConsistentRead: true } } }),
+    );
+    const items = Responses?.[this.table] ?? [];
+    return {
+      existing: items.find((item) => item.pk === invitation.pk) as InvitationItem | undefined,
+      organization: items.find((item) => item.pk !== invitation.pk) as OrganizationItem | undefined,
+    };
+  }
+}
+
+/** The item whose condition cancelled a transaction (entry `index`), as it is now, if that entry is why. */
+function cancelledItem(error: unknown, index: number): Record<string, unknown> | undefined {
+  const reasons = (error as { CancellationReasons?: Array<{ Code?: string; Item?: Record<string, unknown> }> })?.CancellationReasons;
+  const reason = reasons?.[index];
+  if (reason?.Code !== 'ConditionalCheckFailed' || !reason.Item) return undefined;
+  // The document client does not unmarshall cancellation reasons.
+  return unmarshall(reason.Item as Parameters<typeof unmarshall>[0]);
+}

@@ -1,0 +1,40 @@
+/**
+ * The join link of an invitation: `<player site>/join/<id>#token=<TOKEN>`.
+ * The token is only in the fragment, which browsers never send, so it never
+ * reaches a server or CDN log. It is an HMAC-SHA256 of the invitation id
+ * under the stage's `invitation-token` secret (lambdas/shared/secrets.ts):
+ * nothing of it is stored, the link can be given again while the
+ * invitation is usable (GET …/link), and the player site verifies a token
+ * by computing it again (the previous secret version too, after a
+ * rotation).
+ *
+ * The player site's address: PLAYER_SITE_URL when the stage sets it (a
+ * custom domain), else the API's own host (`https://<host>/join`), where
+ * the stack serves the player site.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { SecretVersions } from '../shared/secrets';
+
+export function joinToken(key: Buffer, invitationId: string): string {
+  return createHmac('sha256', key).update(`invitation-token/v1\n${invitationId}`).digest('base64url');
+}
+
+/** Whether `token` is the token of the invitation under the current or the previous secret. */
+export function isJoinToken(token: string, invitationId: string, secrets: SecretVersions): boolean {
+  const presented = Buffer.from(token, 'utf8');
+  return [secrets.current, secrets.previous].some((key) => {
+    if (!key) return false;
+    const expected = Buffer.from(joinToken(key, invitationId), 'utf8');
+    return presented.length === expected.length && timingSafeEqual(presented, expected);
+  });
+}
+
+export function playerSiteBase(env: NodeJS.ProcessEnv, host: string | undefined): string {
+  const configured = env.PLAYER_SITE_URL;
+  if (configured) return configured.replace(/\/+$/, '');
+  return `https://${host ?? 'localhost'}/join`;
+}
+
+export function joinLink(base: string, invitationId: string, token: string): string {
+  return `${base}/${invitationId}#token=${token}`;
+}

@@ -1,0 +1,246 @@
+/**
+ * Invitations through the local front on DynamoDB Local: creation with
+ * Idempotency-Key (new, replay, conflict, concurrent same-scope creations,
+ * the 50-active limit exact under concurrency and freed at expiry), the
+ * list's pages, read, link and revoke, and that no read carries a link,
+ * notes or a token.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations } from '../../lambdas/invitations/handler';
+import { InvitationStore } from '../../lambdas/invitations/invitation-store';
+import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { LIMITS } from '../../lambdas/shared/limits/limits-table';
+import { createPlatform, type Platform } from '../../lambdas/shared/platform';
+import { HANDLERS } from '../../local/handlers';
+import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
+
+let stack: TestStack;
+let platform: Platform;
+/** The platform's clock: moved forward to show expiry. */
+let now: Date | undefined;
+
+beforeAll(async () => {
+  // The invitation quotas (10 creations a minute per organization) and concurrency limits (2 in flight per key)
+  // are shown by the quota tests; here they are raised out of reach so the store's own rules are what is tested.
+  const raised = LIMITS.map((l) => (l.kind === 'edge' ? l : { ...l, limit: 100_000 }));
+  const invitations = createApiHandler({ operations, platform: () => platform });
+  stack = await startTestStack({ handlers: { ...HANDLERS, invitations } });
+  // After the stack set the environment (table names) the platform reads.
+  platform = createPlatform({ limits: raised, edgeGuard: undefined, clock: () => now ?? new Date() });
+});
+afterAll(() => stack?.stop());
+
+interface Org {
+  partnerId: string;
+  keys: string[];
+  next: number;
+  readOnly: string;
+}
+
+/** Several write keys (the per-key minute quota is 60) and one read-only key. */
+async function createOrg(keys = 3): Promise<Org> {
+  const org = await createOrgWithManagerKey(stack.office, ['invitations:read', 'invitations:write']);
+  const all = [org.key.key];
+  for (let i = 1; i < keys; i += 1) all.push((await stack.office.keys.create({ accountId: org.account_id, partnerId: org.partner_id, scopes: ['invitations:read', 'invitations:write'] })).key);
+  const readOnly = (await stack.office.keys.create({ accountId: org.account_id, partnerId: org.partner_id, scopes: ['invitations:read'] })).key;
+  return { partnerId: org.partner_id, keys: all, next: 0, readOnly };
+}
+
+let serial = 0;
+const idempotencyKey = () => `test-key-${Date.now()}-${(serial += 1).toString().padStart(6, '0')}`;
+
+async function call(org: Org, method: string, path: string, options: { body?: unknown; idem?: string | null; key?: string } = {}) {
+  const headers: Record<string, string> = { ...bearer(options.key ?? org.keys[0]) };
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  if (options.idem) headers['Idempotency-Key'] = options.idem;
+  const response = await stack.call(`/partners/${org.partnerId}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const text = await response.text();
+  const json = JSON.parse(text) as { data?: Record<string, unknown>; error?: { code: string } };
+  return { status: response.status, data: json.data as Record<string, any> | undefined, code: json.error?.code, text };
+}
+
+const create = (org: Org, body: unknown, idem: string | null = idempotencyKey(), key?: string) => call(org, 'POST', '/invitations', { body, idem, key });
+
+describe('POST /partners/{partner_id}/invitations', () => {
+  it('creates a pending invitation with a link whose token is only in the fragment, and replays it', async () => {
+    const org = await createOrg();
+    const idem = idempotencyKey();
+    const created = await create(org, { game: 'minecraft', notes: '  Player asked for a re-check.  ' }, idem);
+    expect(created.status).toBe(201);
+    expect(created.data).toMatchObject({ game: 'minecraft', state: 'pending', ticket_id: null, archived_at: null, replayed: false });
+    expect(Date.parse(created.data!.expires_at) - Date.parse(created.data!.created_at)).toBe(7 * 86_400_000);
+    const link = new URL(created.data!.link);
+    expect(link.pathname).toBe(`/join/${created.data!.id}`);
+    expect(link.hash).toMatch(/^#token=[A-Za-z0-9_-]{43}$/);
+    expect(link.search).toBe('');
+    expect(created.text).not.toContain('re-check');
+
+    const replay = await create(org, { game: 'minecraft', notes: 'Player asked for a re-check.' }, idem);
+    expect(replay.status).toBe(200);
+    expect(replay.data).toEqual({ ...created.data, replayed: true });
+  });
+
+  it('answers 409 IDEMPOTENCY_CONFLICT for the same key with another game or other notes', async () => {
+    const org = await createOrg();
+    const idem = idempotencyKey();
+    await create(org, { game: 'fps', notes: 'first' }, idem);
+    expect((await create(org, { game: 'minecraft', notes: 'first' }, idem)).code).toBe('IDEMPOTENCY_CONFLICT');
+    expect((await create(org, { game: 'fps', notes: 'second' }, idem)).code).toBe('IDEMPOTENCY_CONFLICT');
+    expect((await create(org, { game: 'fps' }, idem)).code).toBe('IDEMPOTENCY_CONFLICT');
+  });
+
+  it('scopes the Idempotency-Key to the key: another key with the same Idempotency-Key creates another invitation', async () => {
+    const org = await createOrg();
+    const idem = idempotencyKey();
+    const a = await create(org, { game: 'fps' }, idem, org.keys[0]);
+    const b = await create(org, { game: 'fps' }, idem, org.keys[1]);
+    expect(b.status).toBe(201);
+    expect(b.data!.id).not.toBe(a.data!.id);
+  });
+
+  it('gives the replay a null link once the invitation is revoked, and never reuses the key for a new invitation', async () => {
+    const org = await createOrg();
+    const idem = idempotencyKey();
+    const created = await create(org, { game: 'fps' }, idem);
+    expect((await call(org, 'POST', `/invitations/${created.data!.id}/revoke`)).status).toBe(200);
+    const replay = await create(org, { game: 'fps' }, idem);
+    expect(replay).toMatchObject({ status: 200, data: { id: created.data!.id, state: 'revoked', link: null, replayed: true } });
+  });
+
+  it.each([
+    [null, 'IDEMPOTENCY_KEY_REQUIRED', 400],
+    ['short', 'IDEMPOTENCY_KEY_REQUIRED', 400],
+    ['has spaces in it, sixteen+', 'IDEMPOTENCY_KEY_REQUIRED', 400],
+    ['x'.repeat(129), 'IDEMPOTENCY_KEY_REQUIRED', 400],
+  ])('refuses Idempotency-Key %s with %s', async (idem, code, status) => {
+    const org = await createOrg(1);
+    expect(await create(org, { game: 'fps' }, idem)).toMatchObject({ status, code });
+  });
+
+  it.each([
+    [{ game: 'chess' }, 'INVALID_GAME'],
+    [{}, 'INVALID_GAME'],
+    [{ game: 'fps', notes: 'x' }, 'INVALID_FIELD'],
+    [{ game: 'fps', notes: '  x  ' }, 'INVALID_FIELD'],
+    [{ game: 'fps', notes: 'x'.repeat(601) }, 'INVALID_FIELD'],
+    [{ game: 'fps', notes: 42 }, 'INVALID_FIELD'],
+    [{ game: 'fps', holder_id: 'p1' }, 'UNKNOWN_FIELD'],
+    [{ game: 'fps', expires_at: '2030-01-01T00:00:00Z' }, 'UNKNOWN_FIELD'],
+  ])('refuses %j with 422 %s and creates nothing', async (body, code) => {
+    const org = await createOrg(1);
+    expect(await create(org, body)).toMatchObject({ status: 422, code });
+    expect((await call(org, 'GET', '/invitations')).data).toMatchObject({ items: [], page_count: 0 });
+  });
+
+  it('accepts empty and whitespace-only notes, and 600 characters after trimming', async () => {
+    const org = await createOrg(1);
+    for (const notes of ['', '   ', `  ${'n'.repeat(600)}  `]) expect((await create(org, { game: 'fps', notes })).status).toBe(201);
+  });
+
+  it('creates one invitation from 20 concurrent requests of one scope; the others replay it', async () => {
+    const org = await createOrg(1);
+    const idem = idempotencyKey();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => create(org, { game: 'minecraft' }, idem)));
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(19);
+    expect(new Set(answers.map((a) => a.data!.id)).size).toBe(1);
+    expect(answers.filter((a) => a.data!.replayed)).toHaveLength(19);
+    expect((await call(org, 'GET', '/invitations')).data!.items).toHaveLength(1);
+  });
+
+  it('creates exactly 50 of 60 concurrent creations in the store (the organization item\u2019s version condition)', async () => {
+    const store = new InvitationStore(stack.client, stack.tables.domain);
+    const partnerId = `org_store_${Date.now()}`;
+    const outcomes = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => store.create({ keyId: `key_${i % 6}`, partnerId, idempotencyKey: idempotencyKey() }, { game: 'fps' }, new Date())),
+    );
+    expect(outcomes.filter((o) => o.outcome === 'created')).toHaveLength(50);
+    expect(outcomes.filter((o) => o.outcome === 'limit')).toHaveLength(10);
+    expect((await store.page(partnerId, 3)).total).toBe(50);
+  }, 60_000);
+
+  it('refuses the 51st active invitation through the API, exactly under concurrent requests across keys, and frees a slot at revoke and at expiry', async () => {
+    const org = await createOrg(5);
+    const first: Array<Record<string, any>> = [];
+    for (let i = 0; i < 45; i += 1) first.push((await create(org, { game: 'fps' }, idempotencyKey(), org.keys[i % 5])).data!);
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => create(org, { game: 'fps' }, idempotencyKey(), org.keys[i % 5])));
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(5);
+    expect(answers.filter((a) => a.status !== 201).map((a) => [a.status, a.code])).toEqual(Array(5).fill([429, 'TOO_MANY_INVITES']));
+    expect((await call(org, 'GET', '/invitations?page=3')).data).toMatchObject({ page: 3, page_count: 3 });
+
+    // A revoked invitation frees its slot at once.
+    await call(org, 'POST', `/invitations/${first[0].id}/revoke`);
+    expect((await create(org, { game: 'fps' })).status).toBe(201);
+    expect((await create(org, { game: 'fps' })).code).toBe('TOO_MANY_INVITES');
+
+    // At the expiry instant of the second oldest, two slots are free (the oldest was revoked); nothing swept them.
+    now = new Date(Date.parse(first[1].expires_at));
+    try {
+      expect((await create(org, { game: 'fps' })).status).toBe(201);
+      expect((await call(org, 'GET', `/invitations/${first[1].id}`)).data).toMatchObject({ state: 'expired' });
+    } finally {
+      now = undefined;
+    }
+  }, 60_000);
+});
+
+describe('reading, linking and revoking', () => {
+  it('lists 20 per page, newest first, with page_count; a page beyond them is empty; INVALID_PAGE outside 1–10000', async () => {
+    const org = await createOrg(1);
+    const ids: string[] = [];
+    for (let i = 0; i < 23; i += 1) ids.push((await create(org, { game: i % 2 ? 'fps' : 'minecraft' })).data!.id);
+    const first = await call(org, 'GET', '/invitations');
+    expect(first.data).toMatchObject({ page: 1, page_count: 2 });
+    expect(first.data!.items.map((i: { id: string }) => i.id)).toEqual([...ids].reverse().slice(0, 20));
+    const second = await call(org, 'GET', '/invitations?page=2', { key: org.readOnly });
+    expect(second.data!.items.map((i: { id: string }) => i.id)).toEqual([...ids].reverse().slice(20));
+    expect((await call(org, 'GET', '/invitations?page=3')).data).toMatchObject({ items: [], page: 3, page_count: 2 });
+    for (const page of ['0', '10001', 'x', '1.5', '', '-1']) expect(await call(org, 'GET', `/invitations?page=${page}`)).toMatchObject({ status: 422, code: 'INVALID_PAGE' });
+    for (const item of first.data!.items) expect(Object.keys(item).sort()).toEqual(['archived_at', 'created_at', 'expires_at', 'game', 'id', 'state', 'ticket_id']);
+  });
+
+  it('reads one invitation without link, replayed, notes or token; 404 INVITE_UNAVAILABLE for a missing, malformed or foreign id', async () => {
+    const org = await createOrg(1);
+    const other = await createOrg(1);
+    const created = await create(org, { game: 'fps', notes: 'SECRET-NOTES' });
+    const read = await call(org, 'GET', `/invitations/${created.data!.id}`, { key: org.readOnly });
+    expect(read.status).toBe(200);
+    expect(Object.keys(read.data!).sort()).toEqual(['archived_at', 'created_at', 'expires_at', 'game', 'id', 'state', 'ticket_id']);
+    expect(read.text).not.toMatch(/SECRET-NOTES|token|link/);
+    for (const id of ['00000000-0000-8000-8000-000000000000', 'not-a-uuid']) expect(await call(org, 'GET', `/invitations/${id}`)).toMatchObject({ status: 404, code: 'INVITE_UNAVAILABLE' });
+    expect(await call(other, 'GET', `/invitations/${created.data!.id}`)).toMatchObject({ status: 404, code: 'INVITE_UNAVAILABLE' });
+  });
+
+  it('gives the link again for a usable invitation (invitations:write only), and 409 INVITE_UNAVAILABLE once revoked or expired', async () => {
+    const org = await createOrg(1);
+    const created = await create(org, { game: 'minecraft' });
+    const link = await call(org, 'GET', `/invitations/${created.data!.id}/link`);
+    expect(link).toMatchObject({ status: 200, data: { id: created.data!.id, link: created.data!.link } });
+    expect(await call(org, 'GET', `/invitations/${created.data!.id}/link`, { key: org.readOnly })).toMatchObject({ status: 403, code: 'INSUFFICIENT_SCOPE' });
+    expect(await call(org, 'GET', '/invitations/00000000-0000-8000-8000-000000000000/link')).toMatchObject({ status: 409, code: 'INVITE_UNAVAILABLE' });
+
+    const expiring = await create(org, { game: 'fps' });
+    now = new Date(Date.parse(expiring.data!.expires_at));
+    try {
+      expect(await call(org, 'GET', `/invitations/${expiring.data!.id}/link`)).toMatchObject({ status: 409, code: 'INVITE_UNAVAILABLE' });
+      expect((await call(org, 'GET', `/invitations/${expiring.data!.id}`)).data).toMatchObject({ state: 'expired' });
+      expect(await call(org, 'POST', `/invitations/${expiring.data!.id}/revoke`)).toMatchObject({ status: 409, code: 'INVITE_UNAVAILABLE' });
+    } finally {
+      now = undefined;
+    }
+    await call(org, 'POST', `/invitations/${created.data!.id}/revoke`);
+    expect(await call(org, 'GET', `/invitations/${created.data!.id}/link`)).toMatchObject({ status: 409, code: 'INVITE_UNAVAILABLE' });
+  });
+
+  it('revokes a pending invitation, answers the same on a repeated revoke, and refuses a body or a read-only key', async () => {
+    const org = await createOrg(1);
+    const created = await create(org, { game: 'fps' });
+    const path = `/invitations/${created.data!.id}/revoke`;
+    expect(await call(org, 'POST', path, { key: org.readOnly })).toMatchObject({ status: 403, code: 'INSUFFICIENT_SCOPE' });
+    expect(await call(org, 'POST', path, { body: {} })).toMatchObject({ status: 400, code: 'BODY_NOT_ALLOWED' });
+    const revoked = await call(org, 'POST', path);
+    expect(revoked).toMatchObject({ status: 200, data: { id: created.data!.id, state: 'revoked' } });
+    expect(await call(org, 'POST', path)).toMatchObject({ status: 200, data: revoked.data });
+    expect(await call(org, 'POST', '/invitations/not-a-uuid/revoke')).toMatchObject({ status: 409, code: 'INVITE_UNAVAILABLE' });
+  });
+});
