@@ -45,6 +45,10 @@ export interface InvitationItem {
   readonly revoked_at?: string;
   /** Position in the organization's creation order (1, 2, …): the list's pages. */
   readonly seq: number;
+  /** The claiming player's data (in-game name, game account id). Never in a read of the API. */
+  readonly player?: Readonly<Record<string, string>>;
+  /** SHA-256 of the credential in the claiming browser's cookie. */
+  readonly credential_digest?: string;
 }
 
 /** The spec's Invitation object (reads carry no `link` and no `replayed`). */

@@ -22,6 +22,7 @@
  */
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { eventItem } from '../outbox/outbox';
 import type { GameGroup } from '../records/record-model';
 import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
 import {
@@ -187,6 +188,101 @@ export class InvitationStore {
       if (isConditionFailure(error) || isWriteConflict(error)) return undefined;
       throw error;
     }
+  }
+
+  /**
+   * Start a claim: `pending` and unexpired → `claiming`, with the player's
+   * data and the digest of the credential their browser will hold, and the
+   * organization's active entry marked `claiming` (it stays active past the
+   * expiry until the claim completes). Of any number of concurrent claims,
+   * exactly one passes the condition; the others get undefined.
+   */
+  async beginClaim(id: string, claim: { player: Readonly<Record<string, string>>; credentialDigest: string }, now: Date): Promise<InvitationItem | undefined> {
+    const read = await this.client.send(new GetCommand({ TableName: this.table, Key: invitationKey(id), ConsistentRead: true }));
+    const item = read.Item as InvitationItem | undefined;
+    if (!item || item.state !== 'pending' || Date.parse(item.expires_at) <= now.getTime()) return undefined;
+    try {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.table,
+                Key: invitationKey(id),
+                UpdateExpression: 'SET #state = :claiming, claim_started_at = :now, player = :player, credential_digest = :digest',
+                ConditionExpression: '#state = :pending AND expires_at > :now',
+                ExpressionAttributeNames: { '#state': 'state' },
+                ExpressionAttributeValues: { ':claiming': 'claiming', ':pending': 'pending', ':now': now.toISOString(), ':player': claim.player, ':digest': claim.credentialDigest },
+              },
+            },
+            {
+              Update: {
+                TableName: this.table,
+                Key: organizationKey(item.partner_id),
+                UpdateExpression: 'SET active.#id = :claiming, version = version + :one',
+                ConditionExpression: 'attribute_exists(pk)',
+                ExpressionAttributeNames: { '#id': id },
+                ExpressionAttributeValues: { ':claiming': 'claiming', ':one': 1 },
+              },
+            },
+          ],
+        }),
+      );
+      return { ...item, state: 'claiming', player: claim.player, credential_digest: claim.credentialDigest };
+    } catch (error) {
+      if (isConditionFailure(error) || isWriteConflict(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Complete a claim once its ticket exists: `claiming` → `joined` with the
+   * ticket id, the draft notes erased (the fingerprint stays), the active
+   * entry released, and `invitation.joined` in the same transaction. Done
+   * once: a second completion (a reconciler racing the player) finds the
+   * condition false and writes nothing.
+   */
+  async completeClaim(item: InvitationItem, ticket: { id: string; status: string }, now: Date): Promise<boolean> {
+    const { item: event } = eventItem(item.partner_id, { type: 'invitation.joined', data: { ticket_id: ticket.id, invitation_id: item.id, status: ticket.status } }, now);
+    try {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.table,
+                Key: invitationKey(item.id),
+                UpdateExpression: 'SET #state = :joined, ticket_id = :ticket, joined_at = :now REMOVE notes',
+                ConditionExpression: '#state = :claiming',
+                ExpressionAttributeNames: { '#state': 'state' },
+                ExpressionAttributeValues: { ':joined': 'joined', ':claiming': 'claiming', ':ticket': ticket.id, ':now': now.toISOString() },
+              },
+            },
+            {
+              Update: {
+                TableName: this.table,
+                Key: organizationKey(item.partner_id),
+                UpdateExpression: 'REMOVE active.#id SET version = version + :one',
+                ConditionExpression: 'attribute_exists(pk)',
+                ExpressionAttributeNames: { '#id': item.id },
+                ExpressionAttributeValues: { ':one': 1 },
+              },
+            },
+            { Put: { TableName: this.table, Item: event, ConditionExpression: 'attribute_not_exists(pk)' } },
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /** The invitation, whichever organization's (the player site knows only the id). */
+  async find(id: string): Promise<InvitationItem | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: invitationKey(id), ConsistentRead: true }));
+    return Item as InvitationItem | undefined;
   }
 
   /**

@@ -15,7 +15,11 @@ import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb
 
 export type BusinessEvent =
   | { readonly type: 'record.created' | 'record.updated' | 'record.deleted'; readonly data: { readonly record_id: string } }
-  | { readonly type: 'entitlement.updated'; readonly data: { readonly game: 'minecraft' | 'fps' } };
+  | { readonly type: 'entitlement.updated'; readonly data: { readonly game: 'minecraft' | 'fps' } }
+  | {
+      readonly type: 'invitation.joined' | 'ticket.message.created' | 'ticket.status.updated';
+      readonly data: { readonly ticket_id: string; readonly invitation_id: string; readonly status: string };
+    };
 
 export interface EventEnvelope {
   readonly id: string;

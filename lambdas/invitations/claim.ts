@@ -1,0 +1,79 @@
+/**
+ * A player's claim of an invitation (the player site calls this after it
+ * checked the link's token, join-link.ts): the first complete, valid
+ * submission wins.
+ *
+ * 1. `beginClaim`: `pending` → `claiming` under a condition (exactly one of
+ *    any number of concurrent submissions passes), with the player's data
+ *    and the digest of a fresh credential for their browser's cookie.
+ * 2. The ticket bridge creates the invitation's ticket (idempotent: its id
+ *    derives from the invitation's).
+ * 3. `completeClaim`: `claiming` → `joined` with the ticket id, the draft
+ *    notes erased, the slot released and `invitation.joined`, in one
+ *    transaction.
+ *
+ * When step 2 or 3 fails, the invitation stays `claiming` (never reusable,
+ * even past its expiry) and `finishClaim`, run again, finishes it, confirming
+ * or creating the ticket (never a second one): the player is told their
+ * submission is being processed.
+ *
+ * Player data (decided here; the spec leaves it open): `in_game_name`, 1–40
+ * characters, no control characters; `game_account_id`, 1–64 characters of
+ * letters, digits and `_ . : -` (a Minecraft UUID, a Steam id, a Riot id
+ * without `#`). Both are trimmed.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import * as z from 'zod/mini';
+import { TicketServiceUnavailable, type TicketBridge } from '../tickets/ticket-bridge';
+import { stateAt, type InvitationItem } from './invitation-model';
+import type { InvitationStore } from './invitation-store';
+
+export const PlayerDataSchema = z.strictObject({
+  in_game_name: z.string().check(
+    z.trim(),
+    z.refine((name) => [...name].length >= 1 && [...name].length <= 40),
+    z.regex(/^[^\p{Cc}]*$/u),
+  ),
+  game_account_id: z.string().check(z.trim(), z.regex(/^[A-Za-z0-9_.:-]{1,64}$/)),
+});
+export type PlayerData = z.output<typeof PlayerDataSchema>;
+
+export type ClaimOutcome =
+  | { readonly outcome: 'joined'; readonly ticketId: string; readonly credential: string }
+  /** The claim is ours but its ticket is not confirmed yet: the reconciler finishes it. */
+  | { readonly outcome: 'claiming'; readonly credential: string }
+  /** The link cannot be claimed (any more): the state says why. */
+  | { readonly outcome: 'unavailable'; readonly state: 'claiming' | 'joined' | 'revoked' | 'expired' | 'missing' };
+
+export interface ClaimDependencies {
+  readonly invitations: InvitationStore;
+  readonly tickets: TicketBridge;
+}
+
+export const credentialDigest = (credential: string) => createHash('sha256').update(`player-credential/v1\n${credential}`).digest('base64url');
+
+export async function claimInvitation(deps: ClaimDependencies, invitationId: string, player: PlayerData, now: Date): Promise<ClaimOutcome> {
+  const credential = randomBytes(32).toString('base64url');
+  const claimed = await deps.invitations.beginClaim(invitationId, { player, credentialDigest: credentialDigest(credential) }, now);
+  if (!claimed) {
+    const item = await deps.invitations.find(invitationId);
+    return { outcome: 'unavailable', state: item ? (stateAt(item, now) as 'claiming' | 'joined' | 'revoked' | 'expired') : 'missing' };
+  }
+  try {
+    const ticketId = await finishClaim(deps, claimed, now);
+    return { outcome: 'joined', ticketId, credential };
+  } catch (error) {
+    if (error instanceof TicketServiceUnavailable) return { outcome: 'claiming', credential };
+    throw error;
+  }
+}
+
+/** Steps 2 and 3 for a `claiming` invitation; safe to repeat. Returns the ticket id. */
+export async function finishClaim(deps: ClaimDependencies, item: InvitationItem, now: Date): Promise<string> {
+  const ticket = await deps.tickets.createForInvitation(
+    { invitationId: item.id, partnerId: item.partner_id, game: item.game, notes: item.notes, player: { in_game_name: item.player?.in_game_name ?? '', game_account_id: item.player?.game_account_id ?? '' } },
+    now,
+  );
+  await deps.invitations.completeClaim(item, ticket, now);
+  return ticket.id;
+}
