@@ -170,16 +170,7 @@ export class InvitationStore {
                 ExpressionAttributeValues: { ':revoked': 'revoked', ':pending': 'pending', ':partner': partnerId, ':now': now.toISOString() },
               },
             },
-            {
-              Update: {
-                TableName: this.table,
-                Key: organizationKey(partnerId),
-                UpdateExpression: 'REMOVE active.#id SET version = version + :one',
-                ConditionExpression: 'attribute_exists(pk)',
-                ExpressionAttributeNames: { '#id': id },
-                ExpressionAttributeValues: { ':one': 1 },
-              },
-            },
+            this.activeEntry(partnerId, id, 'release'),
           ],
         }),
       );
@@ -215,16 +206,7 @@ export class InvitationStore {
                 ExpressionAttributeValues: { ':claiming': 'claiming', ':pending': 'pending', ':now': now.toISOString(), ':player': claim.player, ':digest': claim.credentialDigest },
               },
             },
-            {
-              Update: {
-                TableName: this.table,
-                Key: organizationKey(item.partner_id),
-                UpdateExpression: 'SET active.#id = :claiming, version = version + :one',
-                ConditionExpression: 'attribute_exists(pk)',
-                ExpressionAttributeNames: { '#id': id },
-                ExpressionAttributeValues: { ':claiming': 'claiming', ':one': 1 },
-              },
-            },
+            this.activeEntry(item.partner_id, id, 'claiming'),
           ],
         }),
       );
@@ -258,16 +240,7 @@ export class InvitationStore {
                 ExpressionAttributeValues: { ':joined': 'joined', ':claiming': 'claiming', ':ticket': ticket.id, ':now': now.toISOString() },
               },
             },
-            {
-              Update: {
-                TableName: this.table,
-                Key: organizationKey(item.partner_id),
-                UpdateExpression: 'REMOVE active.#id SET version = version + :one',
-                ConditionExpression: 'attribute_exists(pk)',
-                ExpressionAttributeNames: { '#id': item.id },
-                ExpressionAttributeValues: { ':one': 1 },
-              },
-            },
+            this.activeEntry(item.partner_id, item.id, 'release'),
             { Put: { TableName: this.table, Item: event, ConditionExpression: 'attribute_not_exists(pk)' } },
           ],
         }),
@@ -306,6 +279,23 @@ export class InvitationStore {
       }),
     );
     return { items: Items as InvitationItem[], total };
+  }
+
+  /**
+   * The organization item's update when an invitation stops being active (`release`) or starts
+   * claiming: it changes `version`, so a creation that read the item before retries.
+   */
+  private activeEntry(partnerId: string, id: string, change: 'release' | 'claiming') {
+    return {
+      Update: {
+        TableName: this.table,
+        Key: organizationKey(partnerId),
+        UpdateExpression: change === 'release' ? 'REMOVE active.#id SET version = version + :one' : 'SET active.#id = :claiming, version = version + :one',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#id': id },
+        ExpressionAttributeValues: { ':one': 1, ...(change === 'claiming' ? { ':claiming': 'claiming' } : {}) },
+      },
+    };
   }
 
   private async readForCreation(id: string, partnerId: string) {

@@ -11,7 +11,7 @@
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +32,51 @@ export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Lambda entry of an endpoint group: `lambdas/<group>/handler.ts`, exporting `handler`. */
 export function handlerEntry(group: EndpointGroup): string {
   return join(PROJECT_ROOT, 'lambdas', group, 'handler.ts');
+}
+
+/** A function's log group: the stage's retention and removal policy. */
+export function serviceLogGroup(scope: Construct, id: string, config: StageConfig): logs.LogGroup {
+  return new logs.LogGroup(scope, id, {
+    retention: config.logRetentionDays as number as logs.RetentionDays,
+    removalPolicy: config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+  });
+}
+
+/** What every function of the service sets: stage, log level, source maps. */
+export function serviceEnvironment(config: StageConfig): Record<string, string> {
+  return { STAGE: config.stage, LOG_LEVEL: config.logLevel, NODE_OPTIONS: LAMBDA_NODE_OPTIONS };
+}
+
+/**
+ * The locked defaults of every function of the service (API groups and
+ * scheduled jobs): runtime, architecture, memory, timeout, tracing, JSON
+ * logs into `logGroup`, and local-esbuild bundling with the SDK inside.
+ */
+export function serviceFunctionProps(config: StageConfig, logGroup: logs.ILogGroup): NodejsFunctionProps {
+  return {
+    handler: 'handler',
+    projectRoot: PROJECT_ROOT,
+    depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+    runtime: lambda.Runtime.NODEJS_22_X,
+    architecture: lambda.Architecture.ARM_64,
+    memorySize: config.lambda.memoryMb,
+    timeout: Duration.seconds(config.lambda.timeoutSeconds),
+    tracing: config.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+    loggingFormat: lambda.LoggingFormat.JSON,
+    applicationLogLevelV2: lambda.ApplicationLogLevel[config.logLevel],
+    systemLogLevelV2: lambda.SystemLogLevel.INFO,
+    logGroup,
+    bundling: {
+      forceDockerBundling: false,
+      minify: LAMBDA_BUNDLING.minify,
+      sourceMap: LAMBDA_BUNDLING.sourceMap,
+      sourcesContent: LAMBDA_BUNDLING.sourcesContent,
+      target: LAMBDA_BUNDLING.target,
+      format: OutputFormat.CJS,
+      mainFields: [...LAMBDA_BUNDLING.mainFields],
+      externalModules: [...LAMBDA_BUNDLING.externalModules],
+    },
+  };
 }
 
 export interface ApiFunctionProps {
@@ -66,42 +111,15 @@ export class ApiFunction extends Construct {
       throw new Error(`ApiFunction ${group}: tables missing from props: ${missing.join(', ')}`);
     }
 
-    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
-      retention: config.logRetentionDays as number as logs.RetentionDays,
-      removalPolicy: config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-    });
-
+    this.logGroup = serviceLogGroup(this, 'LogGroup', config);
     this.function = new NodejsFunction(this, 'Function', {
+      ...serviceFunctionProps(config, this.logGroup),
       description: `partner-api ${config.stage}: ${group} endpoints`,
       entry,
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-      runtime: lambda.Runtime.NODEJS_22_X,
-      architecture: lambda.Architecture.ARM_64,
-      memorySize: config.lambda.memoryMb,
-      timeout: Duration.seconds(config.lambda.timeoutSeconds),
-      tracing: config.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
-      loggingFormat: lambda.LoggingFormat.JSON,
-      applicationLogLevelV2: lambda.ApplicationLogLevel[config.logLevel],
-      systemLogLevelV2: lambda.SystemLogLevel.INFO,
-      logGroup: this.logGroup,
       environment: {
-        STAGE: config.stage,
-        LOG_LEVEL: config.logLevel,
-        NODE_OPTIONS: LAMBDA_NODE_OPTIONS,
+        ...serviceEnvironment(config),
         ...Object.fromEntries(props.dataAccess.map((access) => [tableEnvName(access.table), tables[access.table].tableName])),
         ...Object.fromEntries((props.secrets ?? []).map(([id, secret]) => [secretArnEnvName(id), secret.secretArn])),
-      },
-      bundling: {
-        forceDockerBundling: false,
-        minify: LAMBDA_BUNDLING.minify,
-        sourceMap: LAMBDA_BUNDLING.sourceMap,
-        sourcesContent: LAMBDA_BUNDLING.sourcesContent,
-        target: LAMBDA_BUNDLING.target,
-        format: OutputFormat.CJS,
-        mainFields: [...LAMBDA_BUNDLING.mainFields],
-        externalModules: [...LAMBDA_BUNDLING.externalModules],
       },
     });
 

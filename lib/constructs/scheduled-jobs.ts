@@ -16,10 +16,9 @@
  * whatever a failed run left, since every run looks back over the catch-up
  * window.
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as targets from 'aws-cdk-lib/aws-scheduler-targets';
@@ -27,9 +26,8 @@ import { Construct } from 'constructs';
 import { join } from 'node:path';
 import { DUE_INDEX } from '../../lambdas/entitlements/period-transitions';
 import { tableEnvName } from '../../lambdas/shared/storage/table-definitions';
-import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '../config/bundling';
 import type { StageConfig } from '../config/stage-config';
-import { PROJECT_ROOT } from './api-function';
+import { PROJECT_ROOT, serviceEnvironment, serviceFunctionProps, serviceLogGroup } from './api-function';
 import type { TableMap } from './data-tables';
 
 /** How often the entitlement-periods job runs. */
@@ -50,44 +48,14 @@ export class ScheduledJobs extends Construct {
     const { config, tables } = props;
     const domain = tables.domain;
 
-    this.logGroup = new logs.LogGroup(this, 'EntitlementPeriodsLogGroup', {
-      retention: config.logRetentionDays as number as logs.RetentionDays,
-      removalPolicy: config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-    });
-
+    this.logGroup = serviceLogGroup(this, 'EntitlementPeriodsLogGroup', config);
     this.entitlementPeriods = new NodejsFunction(this, 'EntitlementPeriods', {
+      ...serviceFunctionProps(config, this.logGroup),
       description: `partner-api ${config.stage}: entitlement-periods job (period start and end events)`,
       entry: join(PROJECT_ROOT, 'lambdas', 'jobs', 'entitlement-periods', 'handler.ts'),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-      runtime: lambda.Runtime.NODEJS_22_X,
-      architecture: lambda.Architecture.ARM_64,
-      memorySize: config.lambda.memoryMb,
-      timeout: Duration.seconds(config.lambda.timeoutSeconds),
       // A failed run is not retried: the next minute's run covers it.
       retryAttempts: 0,
-      tracing: config.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
-      loggingFormat: lambda.LoggingFormat.JSON,
-      applicationLogLevelV2: lambda.ApplicationLogLevel[config.logLevel],
-      systemLogLevelV2: lambda.SystemLogLevel.INFO,
-      logGroup: this.logGroup,
-      environment: {
-        STAGE: config.stage,
-        LOG_LEVEL: config.logLevel,
-        NODE_OPTIONS: LAMBDA_NODE_OPTIONS,
-        [tableEnvName('domain')]: domain.tableName,
-      },
-      bundling: {
-        forceDockerBundling: false,
-        minify: LAMBDA_BUNDLING.minify,
-        sourceMap: LAMBDA_BUNDLING.sourceMap,
-        sourcesContent: LAMBDA_BUNDLING.sourcesContent,
-        target: LAMBDA_BUNDLING.target,
-        format: OutputFormat.CJS,
-        mainFields: [...LAMBDA_BUNDLING.mainFields],
-        externalModules: [...LAMBDA_BUNDLING.externalModules],
-      },
+      environment: { ...serviceEnvironment(config), [tableEnvName('domain')]: domain.tableName },
     });
 
     // Find due grants: the transition markers' index, never the table (no Scan).
