@@ -24,9 +24,19 @@ export class KeepAliveClient {
 
   /** GET a path relative to the base URL (which ends with the stage, e.g. `/v1`). */
   get(path: string, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+    return this.send('GET', path, headers);
+  }
+
+  /** POST a JSON body to a path relative to the base URL. */
+  post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+    const text = JSON.stringify(body);
+    return this.send('POST', path, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)), ...headers }, text);
+  }
+
+  private send(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string): Promise<HttpAnswer> {
     return new Promise((resolve, reject) => {
       const req = request(
-        { agent: this.agent, host: this.base.hostname, port: this.base.port, path: `${this.base.pathname}${path}`, method: 'GET', headers },
+        { agent: this.agent, host: this.base.hostname, port: this.base.port, path: `${this.base.pathname}${path}`, method, headers },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -43,7 +53,7 @@ export class KeepAliveClient {
         },
       );
       req.on('error', reject);
-      req.end();
+      req.end(body);
     });
   }
 

@@ -3,10 +3,11 @@
  * (createApiHandler) and operations, on a platform of the bench's own, so the
  * limits can be set per run while every DynamoDB call stays the deployed one.
  *
- * - Latency runs: every quota raised out of reach. The same policies cover
- *   the same routes, so admission writes the same items, counters and
- *   conditions as deployed (only the numbers in `n < limit` differ), and
- *   thousands of requests of one key in a minute are all admitted.
+ * - Latency runs: every quota and concurrency limit raised out of reach. The
+ *   same policies cover the same routes, so admission writes the same items,
+ *   counters, leases and conditions as deployed (only the numbers in
+ *   `n < limit` differ), and thousands of requests of one key in a minute,
+ *   up to 8 at once, are all admitted.
  * - Hot organization: a few quotas lowered so a burst of a couple of hundred
  *   requests crosses them.
  * Edge protection is off in both: the bench's load comes from one IP and one
@@ -35,9 +36,15 @@ export function limitsWith(quotas: Readonly<Record<string, number>>): Limit[] {
   return LIMITS.map((l) => (l.kind === 'quota' && quotas[l.policy] !== undefined ? { ...l, limit: quotas[l.policy] } : l));
 }
 
-/** Every quota raised out of reach: what the latency runs use. */
+/**
+ * Every quota and every concurrency limit raised out of reach: what the latency runs use. The
+ * concurrency-limited routes (invitations) still take and release their leases, with the same
+ * writes; only the number of leases an item may hold differs.
+ */
 export const latencyLimits = (): Limit[] =>
-  limitsWith(Object.fromEntries(LIMITS.filter((l) => l.kind === 'quota').map((l) => [l.policy, OUT_OF_REACH])));
+  limitsWith(Object.fromEntries(LIMITS.filter((l) => l.kind === 'quota').map((l) => [l.policy, OUT_OF_REACH]))).map((l) =>
+    l.kind === 'concurrency' ? { ...l, limit: OUT_OF_REACH } : l,
+  );
 
 /**
  * A platform as the deployed container builds it (document client and table

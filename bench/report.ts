@@ -126,6 +126,86 @@ export function listTable(rows: readonly LatencyResult[]): string {
   return table(headers, body, new Set([2, 3, 4, 5, 6, 7, 8, 9, 10]));
 }
 
+const INVITATION_PATHS = { service: 'service, HTTP', store: 'store, in process', powertools: 'Powertools, in process' } as const;
+
+/** The in-process store row of the same outcome and concurrency: what the other invitation rows are set against. */
+function storeRowOf(rows: readonly LatencyResult[], row: LatencyResult): LatencyResult | undefined {
+  return rows.find((r) => r.invitation?.path === 'store' && r.invitation.outcome === row.invitation?.outcome && r.concurrency === row.concurrency);
+}
+
+/**
+ * Invitation creation, new and replayed: through the service (admission included), our store in
+ * process, and Powertools idempotency around a PutItem in process, each against the in-process store.
+ */
+export function invitationTable(rows: readonly LatencyResult[]): string {
+  const creations = rows.filter((r) => r.invitation);
+  const headers = ['path', 'outcome', 'clients', 'n', 'p50 ms', 'p99 ms', 'p50 ×GetItem', 'p50 ×store', 'p99 ×store', 'calls', 'round trips', 'excl. admission', 'RCU', 'WCU', 'failed cond. writes'];
+  const body = creations.map((r) => {
+    const store = storeRowOf(creations, r);
+    const inv = r.invitation!;
+    const trips = r.dynamo && (r.dynamo.round_trips_min === r.dynamo.round_trips_max ? String(r.dynamo.round_trips) : `${r.dynamo.round_trips} (${r.dynamo.round_trips_min}–${r.dynamo.round_trips_max})`);
+    return [
+      INVITATION_PATHS[inv.path],
+      inv.outcome,
+      r.concurrency,
+      r.samples,
+      fixed(r.p50_ms, 2),
+      fixed(r.p99_ms, 2),
+      times(r.ratio?.p50),
+      store && store !== r ? times(r.p50_ms / store.p50_ms) : undefined,
+      store && store !== r ? times(r.p99_ms / store.p99_ms) : undefined,
+      withMax(r.dynamo?.calls, r.dynamo?.calls_max),
+      trips,
+      r.dynamo && figure(r.dynamo.round_trips - inv.admission_round_trips),
+      withMax(r.dynamo?.rcu, r.dynamo?.rcu_max),
+      withMax(r.dynamo?.wcu, r.dynamo?.wcu_max),
+      figure(inv.failed_conditional_writes),
+    ];
+  });
+  return table(headers, body, new Set([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]));
+}
+
+export interface InvitationComparison {
+  readonly outcome: 'new' | 'replay';
+  readonly concurrency: number;
+  /** Powertools over our store, both in process: p50 and p99 ratios. */
+  readonly powertools_over_store: { readonly p50: number; readonly p99: number };
+  /** The service through HTTP (admission included) over its store in process. */
+  readonly service_over_store?: { readonly p50: number; readonly p99: number };
+  /** Mean per call: DynamoDB calls, round trips, WCU (as DynamoDB Local reports them) and writes that failed their condition. */
+  readonly store: { readonly calls: number; readonly round_trips: number; readonly rcu: number; readonly wcu: number; readonly failed_conditional_writes: number };
+  readonly powertools: { readonly calls: number; readonly round_trips: number; readonly rcu: number; readonly wcu: number; readonly failed_conditional_writes: number };
+}
+
+/** Per outcome and concurrency, Powertools and the service against our store in process (results.json). */
+export function invitationComparison(rows: readonly LatencyResult[]): InvitationComparison[] {
+  const results: InvitationComparison[] = [];
+  const figuresOf = (r: LatencyResult) => ({
+    calls: r.dynamo?.calls ?? 0,
+    round_trips: r.dynamo?.round_trips ?? 0,
+    rcu: r.dynamo?.rcu ?? 0,
+    wcu: r.dynamo?.wcu ?? 0,
+    failed_conditional_writes: r.invitation?.failed_conditional_writes ?? 0,
+  });
+  const over = (a: LatencyResult, b: LatencyResult) => ({ p50: round(a.p50_ms / b.p50_ms, 2), p99: round(a.p99_ms / b.p99_ms, 2) });
+  for (const store of rows.filter((r) => r.invitation?.path === 'store')) {
+    const same = (path: 'service' | 'powertools') =>
+      rows.find((r) => r.invitation?.path === path && r.invitation.outcome === store.invitation!.outcome && r.concurrency === store.concurrency);
+    const powertools = same('powertools');
+    const service = same('service');
+    if (!powertools) continue;
+    results.push({
+      outcome: store.invitation!.outcome,
+      concurrency: store.concurrency,
+      powertools_over_store: over(powertools, store),
+      ...(service ? { service_over_store: over(service, store) } : {}),
+      store: figuresOf(store),
+      powertools: figuresOf(powertools),
+    });
+  }
+  return results;
+}
+
 export function bundleTable(rows: readonly BundleResult[]): string {
   const headers = ['bundle', 'KiB', 'map KiB', 'require ms', '×bare', '+ms over bare', 'no source maps: ms', '×bare'];
   const body = rows.map((r) => [

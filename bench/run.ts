@@ -19,7 +19,7 @@ import { seedDemo } from '../local/seed';
 import { AccessLogCapture } from './access-log';
 import { benchNode, CONSTRUCT_BUNDLING, DEPLOYED_NODE_OPTIONS, nodeVersion } from './bundles';
 import { benchHandlers, benchPlatform, latencyLimits } from './platform';
-import { admissionTargets, bundleTable, latencyTable, listTable, quotaNotes, quotaTable, TARGETS, TARGETS_LINE, targetsTable, withRatios } from './report';
+import { admissionTargets, bundleTable, invitationComparison, invitationTable, latencyTable, listTable, quotaNotes, quotaTable, TARGETS, TARGETS_LINE, targetsTable, withRatios } from './report';
 import type { BenchContext, HotOrganizationPlan, LoadPlan, Row } from './scenario';
 import { SCENARIOS } from './scenarios';
 import { round } from './stats';
@@ -106,6 +106,7 @@ async function main(): Promise<void> {
     bundling: { ...CONSTRUCT_BUNDLING, node_options: DEPLOYED_NODE_OPTIONS },
     latency,
     targets: { goals: TARGETS, figures: targets },
+    invitation_creation: invitationComparison(latency),
     hot_organization: quotas,
     bundles,
   };
@@ -124,6 +125,14 @@ async function main(): Promise<void> {
     `Record list on an organization with ${plan.listRecords.toLocaleString('en')} records, limit 20, one client: a deep page (a cursor 90% into the traversal) against the first,`,
     'and the items each page reads (an untimed probe of the same Query) against the records it returns. Targets: deep ≤1.2× first; a single filter reads ≤2× what it returns.',
     listTable(latency),
+    '',
+    'Invitation creation: the service, its store in process, and Powertools idempotency on the same DynamoDB Local.',
+    'Body {"game":"fps"}; new: a fresh Idempotency-Key each time, spread over organizations (≤50 creations each); replay: a key already used.',
+    'service: POST …/invitations through the local front, org key; its round trips include admission (3 leases taken in order) and their release (1):',
+    '"excl. admission" is what remains. store: InvitationStore.create; Powertools: makeIdempotent (DynamoDB persistence layer) around one PutItem',
+    'of the same item, no active limit or organization item; both in process, counted by an instrumented client. ×store: over the in-process store row.',
+    'A write that fails its condition (a Powertools replay) consumes WCU in AWS but DynamoDB Local reports none: see "failed cond. writes".',
+    invitationTable(latency),
     '',
     'Authenticated read (GET /me), per admitted request; informational, the run does not fail on them.',
     `${TARGETS_LINE}`,

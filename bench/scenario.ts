@@ -60,8 +60,11 @@ export interface BaselineRef {
 
 /** Per-request DynamoDB work, averaged over the measured requests' access-log lines. */
 export interface DynamoPerRequest extends DynamoFigures {
-  /** `access-log`: each measured request's own line; `probe`: one untimed call of the raw command with ReturnConsumedCapacity. */
-  readonly source: 'access-log' | 'probe';
+  /**
+   * `access-log`: each measured request's own line; `probe`: one untimed call of the raw command with ReturnConsumedCapacity;
+   * `client`: in-process calls, each counted by its instrumented client in a request scope of its own (scenarios/invitation-peers.ts).
+   */
+  readonly source: 'access-log' | 'probe' | 'client';
   /** Measured requests whose access-log line carried the figures. */
   readonly logged: number;
   readonly calls_max: number;
@@ -100,6 +103,27 @@ export interface LatencyRow extends LatencySummary {
   readonly key?: { readonly kind: 'organization' | 'personal'; readonly items: number };
   /** Record list rows: the filter, which page, and what the page returned and read (scenarios/record-list.ts). */
   readonly list?: { readonly filter: string; readonly page: 'first' | 'deep'; readonly records: number; readonly returned: number; readonly read: number };
+  /** Invitation creation rows (scenarios/invitation-create.ts, invitation-peers.ts): see InvitationFigures. */
+  readonly invitation?: InvitationFigures;
+}
+
+/**
+ * Which way an invitation was created, and what the row's DynamoDB columns
+ * leave out: a write whose condition failed (a replay in Powertools is one)
+ * consumes write capacity in AWS, but DynamoDB Local reports none for it.
+ */
+export interface InvitationFigures {
+  /** `service`: POST …/invitations through the local front; `store`: InvitationStore.create in process; `powertools`: @aws-lambda-powertools/idempotency around a plain PutItem, in process. */
+  readonly path: 'service' | 'store' | 'powertools';
+  /** `new`: a fresh Idempotency-Key each time; `replay`: a key already used, same body. */
+  readonly outcome: 'new' | 'replay';
+  /** Organizations (partner ids) the requests were spread over, at most 50 creations each. */
+  readonly organizations: number;
+  /** Mean per request of the writes that failed their condition (ConditionalCheckFailedException or a cancelled transaction); undefined where not counted (service rows). */
+  readonly failed_conditional_writes?: number;
+  /** DynamoDB calls (and round trips) of admission and lease release in the service rows; 0 in process. */
+  readonly admission_calls: number;
+  readonly admission_round_trips: number;
 }
 
 export interface ImportTime {
