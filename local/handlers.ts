@@ -6,5 +6,6 @@ import { handler as identity } from '../lambdas/identity/handler';
 import { handler as invitations } from '../lambdas/invitations/handler';
 import { handler as records } from '../lambdas/records/handler';
 import { handler as system } from '../lambdas/system/handler';
+import { handler as tickets } from '../lambdas/tickets/handler';
 
-export const HANDLERS: Readonly<Record<EndpointGroup, ApiHandler>> = { system, identity, records, entitlements, invitations };
+export const HANDLERS: Readonly<Record<EndpointGroup, ApiHandler>> = { system, identity, records, entitlements, invitations, tickets };

@@ -45,7 +45,14 @@ interface OrganizationItem {
   readonly version: number;
   /** Invitation id → its expiry (pending) or `claiming`. Terminal and expired entries are pruned on the next creation. */
   readonly active: Readonly<Record<string, string>>;
+  /** Joined invitations per block of JOINED_BLOCK creation sequence numbers (the ticket list's index). */
+  readonly joined?: Readonly<Record<string, number>>;
 }
+
+/** Creation sequence numbers per block of the joined index: a ticket page reads at most this many entries beyond its own. */
+export const JOINED_BLOCK = 50;
+const joinedBlock = (seq: number) => Math.floor((seq - 1) / JOINED_BLOCK);
+export const joinedEntryKey = (partnerId: string, seq: number) => ({ pk: `INVJOINED#${partnerId}#${joinedBlock(seq)}`, sk: seqKey(seq) });
 
 export interface CreationScope {
   readonly keyId: string;
@@ -121,7 +128,14 @@ export class InvitationStore {
               {
                 Put: {
                   TableName: this.table,
-                  Item: { ...organizationKey(scope.partnerId), kind: 'invitation_org', seq: item.seq, active: nextActive, version: (organization?.version ?? 0) + 1 },
+                  Item: {
+                    ...organizationKey(scope.partnerId),
+                    kind: 'invitation_org',
+                    seq: item.seq,
+                    active: nextActive,
+                    joined: organization?.joined ?? {},
+                    version: (organization?.version ?? 0) + 1,
+                  },
                   ...(organization
                     ? { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': organization.version } }
                     : { ConditionExpression: 'attribute_not_exists(pk)' }),
@@ -240,7 +254,8 @@ export class InvitationStore {
                 ExpressionAttributeValues: { ':joined': 'joined', ':claiming': 'claiming', ':ticket': ticket.id, ':now': now.toISOString() },
               },
             },
-            this.activeEntry(item.partner_id, item.id, 'release'),
+            this.activeEntry(item.partner_id, item.id, 'release', joinedBlock(item.seq)),
+            { Put: { TableName: this.table, Item: { ...joinedEntryKey(item.partner_id, item.seq), kind: 'invitation_joined', invitation_id: item.id }, ConditionExpression: 'attribute_not_exists(pk)' } },
             { Put: { TableName: this.table, Item: event, ConditionExpression: 'attribute_not_exists(pk)' } },
           ],
         }),
@@ -285,17 +300,78 @@ export class InvitationStore {
    * The organization item's update when an invitation stops being active (`release`) or starts
    * claiming: it changes `version`, so a creation that read the item before retries.
    */
-  private activeEntry(partnerId: string, id: string, change: 'release' | 'claiming') {
+  private activeEntry(partnerId: string, id: string, change: 'release' | 'claiming', joinedInBlock?: number) {
+    const joined = joinedInBlock === undefined ? '' : ', joined.#block = if_not_exists(joined.#block, :zero) + :one';
     return {
       Update: {
         TableName: this.table,
         Key: organizationKey(partnerId),
-        UpdateExpression: change === 'release' ? 'REMOVE active.#id SET version = version + :one' : 'SET active.#id = :claiming, version = version + :one',
+        UpdateExpression: change === 'release' ? `REMOVE active.#id SET version = version + :one${joined}` : 'SET active.#id = :claiming, version = version + :one',
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#id': id },
-        ExpressionAttributeValues: { ':one': 1, ...(change === 'claiming' ? { ':claiming': 'claiming' } : {}) },
+        ExpressionAttributeNames: { '#id': id, ...(joinedInBlock === undefined ? {} : { '#block': String(joinedInBlock) }) },
+        ExpressionAttributeValues: { ':one': 1, ...(change === 'claiming' ? { ':claiming': 'claiming' } : {}), ...(joinedInBlock === undefined ? {} : { ':zero': 0 }) },
       },
     };
+  }
+
+  /**
+   * Page `page` (1-based) of the organization's joined invitations, newest
+   * created first. The organization item counts joined invitations per
+   * block of JOINED_BLOCK creation numbers; the page's blocks are found from
+   * those counts and read in parallel (one Query each, at most one block's
+   * worth of entries beyond the page), then the invitations in one
+   * BatchGetItem: three round trips, however deep the page.
+   */
+  async joinedPage(partnerId: string, page: number): Promise<{ items: InvitationItem[]; total: number }> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: organizationKey(partnerId), ConsistentRead: true }));
+    const counts = Object.entries((Item as OrganizationItem | undefined)?.joined ?? {})
+      .map(([block, count]) => [Number(block), count] as const)
+      .filter(([, count]) => count > 0)
+      .sort(([a], [b]) => b - a);
+    const total = counts.reduce((sum, [, count]) => sum + count, 0);
+    let skip = (page - 1) * INVITATION_PAGE_SIZE;
+    if (skip >= total) return { items: [], total };
+    // The newest blocks first: pass over whole blocks before the page, then take blocks until the page is covered.
+    const blocks: Array<{ block: number; skip: number }> = [];
+    let needed = INVITATION_PAGE_SIZE;
+    for (const [block, count] of counts) {
+      if (needed <= 0) break;
+      if (skip >= count) {
+        skip -= count;
+        continue;
+      }
+      blocks.push({ block, skip });
+      needed -= count - skip;
+      skip = 0;
+    }
+    const entries = (
+      await Promise.all(
+        blocks.map(async ({ block, skip: offset }) => {
+          const { Items = [] } = await this.client.send(
+            new QueryCommand({
+              TableName: this.table,
+              KeyConditionExpression: 'pk = :pk',
+              ExpressionAttributeValues: { ':pk': `INVJOINED#${partnerId}#${block}` },
+              ScanIndexForward: false,
+              ConsistentRead: true,
+            }),
+          );
+          return Items.slice(offset);
+        }),
+      )
+    )
+      .flat()
+      .slice(0, INVITATION_PAGE_SIZE);
+    if (entries.length === 0) return { items: [], total };
+    const byId = new Map<string, InvitationItem>();
+    let keys: Array<Record<string, unknown>> = entries.map((entry) => invitationKey(String(entry.invitation_id)));
+    // Keys DynamoDB leaves unprocessed (throttling) are asked again.
+    for (let attempt = 0; keys.length > 0 && attempt < 5; attempt += 1) {
+      const { Responses, UnprocessedKeys } = await this.client.send(new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }));
+      for (const item of Responses?.[this.table] ?? []) byId.set(item.id as string, item as InvitationItem);
+      keys = (UnprocessedKeys?.[this.table]?.Keys ?? []) as Array<Record<string, unknown>>;
+    }
+    return { items: entries.flatMap((entry) => byId.get(String(entry.invitation_id)) ?? []), total };
   }
 
   private async readForCreation(id: string, partnerId: string) {

@@ -120,6 +120,6 @@ export const SPEC_ROUTES: readonly RouteDefinition[] = [
   { id: 'invitation', method: 'GET', path: '/partners/{partner_id}/invitations/{invitation_id}', group: 'invitations', auth: 'key', query: [], body: 'none' },
   { id: 'invitationLink', method: 'GET', path: '/partners/{partner_id}/invitations/{invitation_id}/link', group: 'invitations', auth: 'key', query: [], body: 'none' },
   { id: 'revokeInvitation', method: 'POST', path: '/partners/{partner_id}/invitations/{invitation_id}/revoke', group: 'invitations', auth: 'key', query: [], body: 'none' },
-  { id: 'tickets', method: 'GET', path: '/partners/{partner_id}/tickets', group: 'identity', auth: 'key', query: [], body: 'none' },
-  { id: 'ticket', method: 'GET', path: '/partners/{partner_id}/tickets/{invitation_id}', group: 'identity', auth: 'key', query: [], body: 'none' },
+  { id: 'tickets', method: 'GET', path: '/partners/{partner_id}/tickets', group: 'tickets', auth: 'key', query: [], body: 'none' },
+  { id: 'ticket', method: 'GET', path: '/partners/{partner_id}/tickets/{invitation_id}', group: 'tickets', auth: 'key', query: [], body: 'none' },
 ];

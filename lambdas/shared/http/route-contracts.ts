@@ -8,6 +8,7 @@
 import * as z from 'zod/mini';
 import { MAX_CURSOR_LENGTH } from '../../records/record-cursor';
 import { INVITATION_ID_PATTERN } from '../../invitations/invitation-model';
+import { TICKET_STATUSES } from '../../tickets/ticket-model';
 import { GAME_GROUPS, RECORD_UUID_PATTERN, RESULTS } from '../../records/record-model';
 import { ORGANIZATION_SCOPES } from '../identity/scopes';
 import { withErrorCode } from './contract';
@@ -150,6 +151,29 @@ const InvitationPageSchema = named(
   }),
 );
 
+const TicketPageSchema = named(
+  'TicketPage',
+  z.object({
+    items: described('Joined invitations, newest created first, 20 per page', z.array(InvitationSchema)),
+    page_count: described('Pages of 20 the organization has now (0 when none)', z.int()),
+  }),
+);
+
+/** The spec's Ticket object. */
+export const TicketSchema = named(
+  'Ticket',
+  z.strictObject({
+    id: described('Formal ticket id', z.string()),
+    invitation_id: z.string().check(z.regex(INVITATION_ID_PATTERN)),
+    partner_id: z.string(),
+    game: z.enum(GAME_GROUPS),
+    status: described('open: waiting for staff; waiting_user: waiting for the player; resolved (says nothing about the screening result)', z.enum(TICKET_STATUSES)),
+    created_at: isoTime(),
+    updated_at: isoTime(),
+    message_count: described('Current visible non-system messages; not strictly monotonic', z.int().check(z.minimum(0))),
+  }),
+);
+
 const invitationPath = z.object({
   partner_id: z.string(),
   invitation_id: withErrorCode(z.string().check(z.regex(INVITATION_ID_PATTERN)), 'INVITE_UNAVAILABLE'),
@@ -267,6 +291,23 @@ export const ROUTE_CONTRACTS: Readonly<Record<RouteId, RouteContract>> = {
     data: InvitationSchema,
     errors: ['INVITE_UNAVAILABLE'],
     errorStatus: { INVITE_UNAVAILABLE: 409 },
+  },
+  tickets: {
+    summary: 'List the organization\u2019s tickets',
+    description:
+      'Joined invitations only (archived ones included), newest invitation first, 20 per page; id is the invitation id, ticket_id the formal ticket id. No message bodies. Each page costs the same however deep.',
+    query: z.object({ page: withErrorCode(z.optional(described('1–10000, default 1', z.string().check(z.regex(/^(10000|[1-9][0-9]{0,3})$/)))), 'INVALID_PAGE') }),
+    status: 200,
+    data: TicketPageSchema,
+  },
+  ticket: {
+    summary: 'One ticket, by its invitation id',
+    description:
+      'The last path segment is the invitation id, not the formal ticket id. Not yet joined: 409 PLAYER_NOT_JOINED. Missing, another organization\u2019s, or a failed ticket association check: 404 TICKET_NOT_FOUND, with no conversation content.',
+    pathParameters: z.object({ partner_id: z.string(), invitation_id: withErrorCode(z.string().check(z.regex(INVITATION_ID_PATTERN)), 'TICKET_NOT_FOUND') }),
+    status: 200,
+    data: TicketSchema,
+    errors: ['TICKET_NOT_FOUND', 'PLAYER_NOT_JOINED', 'PARTNER_ACCESS_FORBIDDEN', 'TICKET_SERVICE_UNAVAILABLE'],
   },
   'org-records': {
     summary: 'List and synchronize the records of the organization',

@@ -12,9 +12,9 @@ import type { RouteCategory } from '../limits/limits-table';
 import { RECORD_LIST_INDEXES, type TableId } from '../storage/table-definitions';
 
 /** A Lambda function serving a group of endpoints. */
-export type EndpointGroup = 'system' | 'identity' | 'records' | 'entitlements' | 'invitations';
+export type EndpointGroup = 'system' | 'identity' | 'records' | 'entitlements' | 'invitations' | 'tickets';
 
-export const ENDPOINT_GROUPS: readonly EndpointGroup[] = ['system', 'identity', 'records', 'entitlements', 'invitations'];
+export const ENDPOINT_GROUPS: readonly EndpointGroup[] = ['system', 'identity', 'records', 'entitlements', 'invitations', 'tickets'];
 
 /** The group whose function answers every path or method that no route declares (404 `NOT_FOUND`). */
 export const FALLBACK_GROUP: EndpointGroup = 'system';
@@ -135,7 +135,31 @@ export const ROUTES = [
     category: 'invitation',
     query: [],
     body: 'none',
+  },  {
+    id: 'tickets',
+    method: 'GET',
+    path: '/partners/{partner_id}/tickets',
+    group: 'tickets',
+    auth: 'key',
+    scope: 'tickets:read',
+    partnerBound: true,
+    category: 'ticket',
+    query: ['page'],
+    body: 'none',
   },
+  {
+    id: 'ticket',
+    method: 'GET',
+    path: '/partners/{partner_id}/tickets/{invitation_id}',
+    group: 'tickets',
+    auth: 'key',
+    scope: 'tickets:read',
+    partnerBound: true,
+    category: 'ticket',
+    query: [],
+    body: 'none',
+  },
+
 
 ] as const satisfies readonly RouteDefinition[];
 
@@ -261,6 +285,9 @@ export const GROUP_DATA_ACCESS: Readonly<Record<EndpointGroup, readonly TableAcc
     { table: 'domain', actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
     { table: 'domain', actions: ['dynamodb:Query'], indexes: ['gsi1'] },
   ],
+  // lambdas/tickets: the organization item and the joined index's partitions (Query on the table),
+  // the invitations (BatchGetItem, GetItem) and the ticket (GetItem).
+  tickets: [{ table: 'domain', actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'] }],
 };
 
 /** The service secrets (lambdas/shared/secret-names.ts) each group's function reads. */
@@ -272,6 +299,7 @@ export const GROUP_SECRET_ACCESS: Readonly<Record<EndpointGroup, readonly Secret
   entitlements: [],
   // Join links are derived from the invitation id under this secret (lambdas/invitations/join-link.ts).
   invitations: ['invitation-token'],
+  tickets: [],
 };
 
 /**

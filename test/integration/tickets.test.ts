@@ -1,0 +1,129 @@
+/**
+ * Ticket endpoints through the local front on DynamoDB Local: the list of
+ * joined invitations (newest created first, pages across blocks of the
+ * joined index, archived ones included), and one ticket by invitation id
+ * with its errors.
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimInvitation } from '../../lambdas/invitations/claim';
+import { InvitationStore, invitationKey } from '../../lambdas/invitations/invitation-store';
+import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { LIMITS } from '../../lambdas/shared/limits/limits-table';
+import { createPlatform, type Platform } from '../../lambdas/shared/platform';
+import { DynamoTicketBridge, ticketKey } from '../../lambdas/tickets/ticket-bridge';
+import { operations } from '../../lambdas/tickets/handler';
+import { HANDLERS } from '../../local/handlers';
+import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
+
+let stack: TestStack;
+let platform: Platform;
+let invitations: InvitationStore;
+let tickets: DynamoTicketBridge;
+
+beforeAll(async () => {
+  // Quotas and concurrency limits out of reach: the quota tests show those; here the list is under test.
+  const raised = LIMITS.map((l) => (l.kind === 'edge' ? l : { ...l, limit: 100_000 }));
+  const ticketHandler = createApiHandler({ operations, platform: () => platform });
+  stack = await startTestStack({ handlers: { ...HANDLERS, tickets: ticketHandler } });
+  platform = createPlatform({ limits: raised, edgeGuard: undefined });
+  invitations = new InvitationStore(stack.client, stack.tables.domain);
+  tickets = new DynamoTicketBridge(stack.client, stack.tables.domain);
+});
+afterAll(() => stack?.stop());
+
+const player = { in_game_name: 'Alex', game_account_id: 'alex_01' };
+let serial = 0;
+
+async function organization() {
+  const org = await createOrgWithManagerKey(stack.office, ['tickets:read']);
+  const create = async () => {
+    const creation = await invitations.create({ keyId: org.key.key_id, partnerId: org.partner_id, idempotencyKey: `tickets-test-${(serial += 1)}-0123456` }, { game: 'fps', notes: 'From the organization' }, new Date());
+    if (creation.outcome !== 'created') throw new Error(creation.outcome);
+    return creation.item;
+  };
+  return { ...org, create };
+}
+
+async function get(key: string, path: string) {
+  const response = await stack.call(path, { headers: bearer(key) });
+  const text = await response.text();
+  const body = JSON.parse(text) as { data?: Record<string, any>; error?: { code: string } };
+  return { status: response.status, data: body.data, code: body.error?.code, text, retryAfter: response.headers.get('retry-after') };
+}
+
+describe('GET /partners/{partner_id}/tickets', () => {
+  it('lists joined invitations only, newest created first, 20 per page, across blocks of the joined index', async () => {
+    const org = await organization();
+    const joinedIds: string[] = [];
+    // 130 invitations, every third joined: 44 joined, spread over three blocks of 50 creation numbers.
+    for (let i = 0; i < 130; i += 1) {
+      const item = await org.create();
+      if (i % 3 === 0) {
+        expect(await claimInvitation({ invitations, tickets }, item.id, player, new Date())).toMatchObject({ outcome: 'joined' });
+        joinedIds.push(item.id);
+      } else {
+        // Revoked: the 50-active limit would stop the loop otherwise.
+        await invitations.revoke(org.partner_id, item.id, new Date());
+      }
+    }
+    const newestFirst = [...joinedIds].reverse();
+    const base = `/partners/${org.partner_id}/tickets`;
+    const pages = [await get(org.key.key, base), await get(org.key.key, `${base}?page=2`), await get(org.key.key, `${base}?page=3`), await get(org.key.key, `${base}?page=4`)];
+    expect(pages.map((p) => p.data!.page_count)).toEqual([3, 3, 3, 3]);
+    expect(pages.map((p) => p.data!.items.length)).toEqual([20, 20, 4, 0]);
+    expect(pages.flatMap((p) => p.data!.items.map((i: { id: string }) => i.id))).toEqual(newestFirst);
+    for (const item of pages[0].data!.items) expect(item).toMatchObject({ state: 'joined', ticket_id: expect.stringMatching(/^tkt_/) });
+    expect(pages[0].text).not.toMatch(/From the organization|player|credential|token/);
+    expect(await get(org.key.key, `${base}?page=0`)).toMatchObject({ status: 422, code: 'INVALID_PAGE' });
+  }, 120_000);
+
+  it('includes archived joined invitations, and an empty organization has page_count 0', async () => {
+    const org = await organization();
+    expect((await get(org.key.key, `/partners/${org.partner_id}/tickets`)).data).toEqual({ items: [], page_count: 0 });
+    const item = await org.create();
+    await claimInvitation({ invitations, tickets }, item.id, player, new Date());
+    await stack.client.send(new UpdateCommand({ TableName: stack.tables.domain, Key: invitationKey(item.id), UpdateExpression: 'SET archived_at = :now', ExpressionAttributeValues: { ':now': new Date().toISOString() } }));
+    const page = await get(org.key.key, `/partners/${org.partner_id}/tickets`);
+    expect(page.data!.items).toEqual([expect.objectContaining({ id: item.id, archived_at: expect.any(String) })]);
+  });
+});
+
+describe('GET /partners/{partner_id}/tickets/{invitation_id}', () => {
+  it('answers the Ticket of a joined invitation, with no conversation content', async () => {
+    const org = await organization();
+    const item = await org.create();
+    const claim = await claimInvitation({ invitations, tickets }, item.id, player, new Date());
+    const answer = await get(org.key.key, `/partners/${org.partner_id}/tickets/${item.id}`);
+    expect(answer.status).toBe(200);
+    expect(answer.data).toEqual({
+      id: (claim as { ticketId: string }).ticketId,
+      invitation_id: item.id,
+      partner_id: org.partner_id,
+      game: 'fps',
+      status: 'open',
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      message_count: 1,
+    });
+    expect(answer.text).not.toMatch(/From the organization|Alex/);
+  });
+
+  it('answers 409 PLAYER_NOT_JOINED before the join, 404 TICKET_NOT_FOUND for a missing, malformed or foreign invitation', async () => {
+    const org = await organization();
+    const other = await organization();
+    const pending = await org.create();
+    expect(await get(org.key.key, `/partners/${org.partner_id}/tickets/${pending.id}`)).toMatchObject({ status: 409, code: 'PLAYER_NOT_JOINED' });
+    expect(await get(other.key.key, `/partners/${other.partner_id}/tickets/${pending.id}`)).toMatchObject({ status: 404, code: 'TICKET_NOT_FOUND' });
+    expect(await get(org.key.key, `/partners/${org.partner_id}/tickets/00000000-0000-8000-8000-000000000000`)).toMatchObject({ status: 404, code: 'TICKET_NOT_FOUND' });
+    expect(await get(org.key.key, `/partners/${org.partner_id}/tickets/not-a-uuid`)).toMatchObject({ status: 404, code: 'TICKET_NOT_FOUND' });
+  });
+
+  it('re-checks the ticket\u2019s organization: 403 PARTNER_ACCESS_FORBIDDEN when the store says another', async () => {
+    const org = await organization();
+    const item = await org.create();
+    const claim = (await claimInvitation({ invitations, tickets }, item.id, player, new Date())) as { ticketId: string };
+    await stack.client.send(new UpdateCommand({ TableName: stack.tables.domain, Key: ticketKey(claim.ticketId), UpdateExpression: 'SET partner_id = :other', ExpressionAttributeValues: { ':other': 'org_someone_else' } }));
+    expect(await get(org.key.key, `/partners/${org.partner_id}/tickets/${item.id}`)).toMatchObject({ status: 403, code: 'PARTNER_ACCESS_FORBIDDEN' });
+  });
+});
