@@ -4,7 +4,7 @@
  * stdout and bench/results.json. Every ratio is against a baseline measured
  * in the same run; nothing here passes or fails on an absolute number.
  *
- *   npm run bench                full run (about 90 s on 2 cores)
+ *   npm run bench                full run (about 8 minutes on 2 cores: 100,000 records are loaded)
  *   npm run bench -- --quick     a tenth of the requests, to check the harness
  */
 import { writeFileSync } from 'node:fs';
