@@ -4,7 +4,7 @@
  * | item | pk | sk | holds |
  * |---|---|---|---|
  * | invitation | `INV#<id>` | `INV` | the InvitationItem; `gsi1pk` `INVORG#<partner>`, `gsi1sk` its `seq`, zero-padded (the list) |
- * | organization | `INVORG#<partner>` | `STATE` | `seq` (invitations created), `active` (id → expiry, or `claiming`), `version` |
+ * | organization | `INVORG#<partner>` | `STATE` | `seq` (invitations created), `active` (creation number → expiry in epoch ms, or -1 while claiming), `joined`, `version` |
  *
  * Creation is one consistent BatchGetItem (the scope's invitation and the
  * organization item), then, for a new invitation, one transaction: the
@@ -43,11 +43,18 @@ const seqKey = (seq: number) => String(seq).padStart(SEQ_DIGITS, '0');
 interface OrganizationItem {
   readonly seq: number;
   readonly version: number;
-  /** Invitation id → its expiry (pending) or `claiming`. Terminal and expired entries are pruned on the next creation. */
-  readonly active: Readonly<Record<string, string>>;
+  /**
+   * Creation number → expiry in epoch milliseconds (pending), or CLAIMING. Kept compact (about 20
+   * bytes an entry) because every creation rewrites the item in a transaction, which bills its size
+   * twice. Terminal and expired entries are pruned on the next creation.
+   */
+  readonly active: Readonly<Record<string, number>>;
   /** Joined invitations per block of JOINED_BLOCK creation sequence numbers (the ticket list's index). */
   readonly joined?: Readonly<Record<string, number>>;
 }
+
+/** The `active` value of a claiming invitation: it holds its slot whatever the time. */
+const CLAIMING = -1;
 
 /** Creation sequence numbers per block of the joined index: a ticket page reads at most this many entries beyond its own. */
 export const JOINED_BLOCK = 50;
@@ -94,7 +101,7 @@ export class InvitationStore {
       }
 
       const active = Object.entries(organization?.active ?? {});
-      const live = active.filter(([, value]) => value === 'claiming' || Date.parse(value) > now.getTime());
+      const live = active.filter(([, value]) => value === CLAIMING || value > now.getTime());
       if (live.length >= ACTIVE_INVITATION_LIMIT) return { outcome: 'limit' };
 
       const notes = normalizeNotes(input.notes);
@@ -112,7 +119,7 @@ export class InvitationStore {
         ticket_id: null,
         seq: (organization?.seq ?? 0) + 1,
       };
-      const nextActive = Object.fromEntries([...live, [id, item.expires_at]]);
+      const nextActive = Object.fromEntries([...live, [String(item.seq), Date.parse(item.expires_at)]]);
       try {
         await this.client.send(
           new TransactWriteCommand({
@@ -170,6 +177,8 @@ export class InvitationStore {
    * hold (the caller reads the invitation to answer).
    */
   async revoke(partnerId: string, id: string, now: Date): Promise<InvitationItem | undefined> {
+    const read = await this.get(partnerId, id);
+    if (!read) return undefined;
     try {
       await this.client.send(
         new TransactWriteCommand({
@@ -184,7 +193,7 @@ export class InvitationStore {
                 ExpressionAttributeValues: { ':revoked': 'revoked', ':pending': 'pending', ':partner': partnerId, ':now': now.toISOString() },
               },
             },
-            this.activeEntry(partnerId, id, 'release'),
+            this.activeEntry(partnerId, read.seq, 'release'),
           ],
         }),
       );
@@ -220,7 +229,7 @@ export class InvitationStore {
                 ExpressionAttributeValues: { ':claiming': 'claiming', ':pending': 'pending', ':now': now.toISOString(), ':player': claim.player, ':digest': claim.credentialDigest },
               },
             },
-            this.activeEntry(item.partner_id, id, 'claiming'),
+            this.activeEntry(item.partner_id, item.seq, 'claiming'),
           ],
         }),
       );
@@ -254,7 +263,7 @@ export class InvitationStore {
                 ExpressionAttributeValues: { ':joined': 'joined', ':claiming': 'claiming', ':ticket': ticket.id, ':now': now.toISOString() },
               },
             },
-            this.activeEntry(item.partner_id, item.id, 'release', joinedBlock(item.seq)),
+            this.activeEntry(item.partner_id, item.seq, 'release', joinedBlock(item.seq)),
             { Put: { TableName: this.table, Item: { ...joinedEntryKey(item.partner_id, item.seq), kind: 'invitation_joined', invitation_id: item.id }, ConditionExpression: 'attribute_not_exists(pk)' } },
             { Put: { TableName: this.table, Item: event, ConditionExpression: 'attribute_not_exists(pk)' } },
           ],
@@ -300,7 +309,7 @@ export class InvitationStore {
    * The organization item's update when an invitation stops being active (`release`) or starts
    * claiming: it changes `version`, so a creation that read the item before retries.
    */
-  private activeEntry(partnerId: string, id: string, change: 'release' | 'claiming', joinedInBlock?: number) {
+  private activeEntry(partnerId: string, seq: number, change: 'release' | 'claiming', joinedInBlock?: number) {
     const joined = joinedInBlock === undefined ? '' : ', joined.#block = if_not_exists(joined.#block, :zero) + :one';
     return {
       Update: {
@@ -308,8 +317,8 @@ export class InvitationStore {
         Key: organizationKey(partnerId),
         UpdateExpression: change === 'release' ? `REMOVE active.#id SET version = version + :one${joined}` : 'SET active.#id = :claiming, version = version + :one',
         ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#id': id, ...(joinedInBlock === undefined ? {} : { '#block': String(joinedInBlock) }) },
-        ExpressionAttributeValues: { ':one': 1, ...(change === 'claiming' ? { ':claiming': 'claiming' } : {}), ...(joinedInBlock === undefined ? {} : { ':zero': 0 }) },
+        ExpressionAttributeNames: { '#id': String(seq), ...(joinedInBlock === undefined ? {} : { '#block': String(joinedInBlock) }) },
+        ExpressionAttributeValues: { ':one': 1, ...(change === 'claiming' ? { ':claiming': CLAIMING } : {}), ...(joinedInBlock === undefined ? {} : { ':zero': 0 }) },
       },
     };
   }

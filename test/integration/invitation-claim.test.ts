@@ -91,7 +91,7 @@ describe('claiming an invitation', () => {
 
     // It holds its slot: the organization's active entry says claiming, which no expiry frees.
     const { Item: organization } = await stack.client.send(new GetCommand({ TableName: stack.tables.domain, Key: organizationKey(item.partner_id), ConsistentRead: true }));
-    expect(organization!.active).toEqual({ [item.id]: 'claiming' });
+    expect(organization!.active).toEqual({ [String(item.seq)]: -1 });
 
     const claiming = (await invitations.find(item.id))!;
     const ticketId = await finishClaim({ invitations, tickets }, claiming, afterExpiry);
