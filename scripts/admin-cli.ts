@@ -36,7 +36,12 @@ export const USAGE = `Usage: npm run -s admin -- <group> <verb> [--flags] [--sta
   entitlement grant --owner partner:O|account:A --game minecraft|fps (--units N | --unlimited)
                     [--starts-at T] (--expires-at T | --permanent)
   entitlement use --owner partner:O|account:A --game G --units N
-  entitlement refund --use U`;
+  entitlement refund --use U
+  ticket message --invitation I --author staff|user --text T   a visible message (ticket.message.created)
+  ticket status --invitation I --status open|waiting_user|resolved   (ticket.status.updated)
+  ticket assign --invitation I --to NAME                       (ticket.status.updated)
+  invitation archive --org O --invitation I
+  invitation expire-now --invitation I         a pending invitation expires now (to try expiry locally)`;
 
 const OPTIONS = {
   stage: { type: 'string' },
@@ -60,6 +65,10 @@ const OPTIONS = {
   'expires-at': { type: 'string' },
   use: { type: 'string' },
   to: { type: 'string' },
+  invitation: { type: 'string' },
+  author: { type: 'string' },
+  text: { type: 'string' },
+  status: { type: 'string' },
   help: { type: 'boolean' },
 } as const;
 
@@ -74,7 +83,10 @@ export function parseAdminArgs(argv: readonly string[]) {
 
 type Values = ReturnType<typeof parseAdminArgs>['values'];
 
-function required(values: Values, name: 'account' | 'org' | 'role' | 'scopes' | 'key-id' | 'record' | 'owner' | 'game' | 'use' | 'to'): string {
+function required(
+  values: Values,
+  name: 'account' | 'org' | 'role' | 'scopes' | 'key-id' | 'record' | 'owner' | 'game' | 'use' | 'to' | 'invitation' | 'author' | 'status',
+): string {
   const value = values[name];
   if (!value) throw new UsageError(`--${name} is required`);
   return value;
@@ -90,6 +102,11 @@ function wholeNumber(text: string | undefined, name: string, code: BackOfficeCod
   if (text === undefined) return undefined;
   if (!/^\d+$/.test(text)) throw new BackOfficeError(code, `${name} must be a whole number${range}`);
   return Number(text);
+}
+
+function invitationsOf(office: BackOffice) {
+  if (!office.invitations) throw new UsageError('This back office has no domain table');
+  return office.invitations;
 }
 
 function recordsOf(office: BackOffice) {
@@ -150,6 +167,16 @@ export async function runAdminCommand(argv: readonly string[], office: BackOffic
       return recordsOf(office).put(required(values, 'org'), recordJson(values));
     case 'record move':
       return recordsOf(office).move(required(values, 'record'), required(values, 'to'));
+    case 'ticket message':
+      return invitationsOf(office).message(required(values, 'invitation'), required(values, 'author'), values.text);
+    case 'ticket status':
+      return invitationsOf(office).status(required(values, 'invitation'), required(values, 'status'));
+    case 'ticket assign':
+      return invitationsOf(office).assign(required(values, 'invitation'), required(values, 'to'));
+    case 'invitation archive':
+      return invitationsOf(office).archive(required(values, 'org'), required(values, 'invitation'));
+    case 'invitation expire-now':
+      return invitationsOf(office).expireNow(required(values, 'invitation'));
     case 'record archive':
       return recordsOf(office).archive(required(values, 'org'), required(values, 'record'), required(values, 'game'));
     case 'record delete':

@@ -14,6 +14,7 @@ import { IdentityStore, type Clock } from './identity-store';
 import { Memberships } from './memberships';
 import { Organizations } from './organizations';
 import { EntitlementsOffice } from './entitlements';
+import { InvitationsOffice } from './invitations';
 import { RecordsOffice } from './records';
 
 export interface BackOffice {
@@ -24,6 +25,7 @@ export interface BackOffice {
   /** Present when the `domain` table is given. */
   readonly records?: RecordsOffice;
   readonly entitlements?: EntitlementsOffice;
+  readonly invitations?: InvitationsOffice;
 }
 
 /** The back office over the `access` table (identity) and, when given, the `domain` table (records, events). */
@@ -35,7 +37,11 @@ export function createBackOffice(client: DynamoDBDocumentClient, table: string, 
     organizations: new Organizations(store),
     memberships: new Memberships(store),
     keys: new ApiKeys(store),
-    ...(domainTable ? { records: new RecordsOffice(client, domainTable, clock, organizationIsActive), entitlements: new EntitlementsOffice(client, domainTable, clock) } : {}),
+    ...(domainTable ? {
+          records: new RecordsOffice(client, domainTable, clock, organizationIsActive),
+          entitlements: new EntitlementsOffice(client, domainTable, clock),
+          invitations: new InvitationsOffice(client, domainTable, clock),
+        } : {}),
   };
 }
 

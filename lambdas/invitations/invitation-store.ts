@@ -20,7 +20,7 @@
  * back with the cancellation (ReturnValuesOnConditionCheckFailure), so the
  * loser answers the replay, never a second invitation and never a 5xx.
  */
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { eventItem } from '../outbox/outbox';
 import type { GameGroup } from '../records/record-model';
@@ -274,6 +274,65 @@ export class InvitationStore {
       if (isConditionFailure(error)) return false;
       throw error;
     }
+  }
+
+  /** Archive an invitation of the organization (archived_at set once; the list and tickets show it). */
+  async archive(partnerId: string, id: string, now: Date): Promise<InvitationItem | undefined> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: invitationKey(id),
+          UpdateExpression: 'SET archived_at = :now',
+          ConditionExpression: 'partner_id = :partner AND attribute_type(archived_at, :null)',
+          ExpressionAttributeValues: { ':now': now.toISOString(), ':partner': partnerId, ':null': 'NULL' },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    return this.get(partnerId, id);
+  }
+
+  /**
+   * Move a pending invitation's expiry to `now` (the back office's
+   * `invitation expire-now`, for trying expiry locally): the invitation and
+   * its active entry together.
+   */
+  async expireNow(id: string, now: Date): Promise<InvitationItem | undefined> {
+    const item = await this.find(id);
+    if (!item || item.state !== 'pending') return item;
+    try {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.table,
+                Key: invitationKey(id),
+                UpdateExpression: 'SET expires_at = :now',
+                ConditionExpression: '#state = :pending AND expires_at > :now',
+                ExpressionAttributeNames: { '#state': 'state' },
+                ExpressionAttributeValues: { ':now': now.toISOString(), ':pending': 'pending' },
+              },
+            },
+            {
+              Update: {
+                TableName: this.table,
+                Key: organizationKey(item.partner_id),
+                UpdateExpression: 'SET active.#seq = :now, version = version + :one',
+                ConditionExpression: 'attribute_exists(active.#seq)',
+                ExpressionAttributeNames: { '#seq': String(item.seq) },
+                ExpressionAttributeValues: { ':now': now.getTime(), ':one': 1 },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error) && !isWriteConflict(error)) throw error;
+    }
+    return this.find(id);
   }
 
   /** The invitation, whichever organization's (the player site knows only the id). */

@@ -12,10 +12,11 @@
  * the store (timeouts included) is a TicketServiceUnavailable, which the API
  * answers 503 TICKET_SERVICE_UNAVAILABLE with Retry-After.
  */
-import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { eventItem } from '../outbox/outbox';
 import type { GameGroup } from '../records/record-model';
-import { isConditionFailure } from '../shared/storage/conditions';
-import { ticketIdFor, type TicketItem } from './ticket-model';
+import { isConditionFailure, retryOnConflict } from '../shared/storage/conditions';
+import { ticketIdFor, toTicket, type TicketItem, type TicketStatus } from './ticket-model';
 
 export interface TicketRequest {
   readonly invitationId: string;
@@ -30,6 +31,12 @@ export interface TicketBridge {
   createForInvitation(request: TicketRequest, now: Date): Promise<TicketItem>;
   get(ticketId: string): Promise<TicketItem | undefined>;
 }
+
+/** A change of a ticket by staff, the player or the system (the back office today; the player page next). */
+export type TicketChange =
+  | { readonly kind: 'message'; readonly author: 'staff' | 'user'; readonly text: string }
+  | { readonly kind: 'status'; readonly status: TicketStatus }
+  | { readonly kind: 'assign'; readonly to: string };
 
 export class TicketServiceUnavailable extends Error {
   constructor(options?: { cause?: unknown }) {
@@ -79,6 +86,66 @@ export class DynamoTicketBridge implements TicketBridge {
       }
       throw new TicketServiceUnavailable({ cause: error });
     }
+  }
+
+  /**
+   * Apply a change with its event, in one transaction conditioned on the
+   * ticket's `updated_at` as read (a concurrent change retries): a message
+   * appends to the conversation and counts in `message_count` with
+   * `ticket.message.created`; a status change or an assignment (system
+   * actions, not counted) comes with `ticket.status.updated`.
+   */
+  async change(ticketId: string, change: TicketChange, now: Date): Promise<TicketItem | undefined> {
+    return retryOnConflict(
+      async () => {
+        const ticket = await this.get(ticketId);
+        if (!ticket) return undefined;
+        const at = now.toISOString();
+        const next: TicketItem = {
+          ...toTicket(ticket),
+          status: change.kind === 'status' ? change.status : ticket.status,
+          message_count: ticket.message_count + (change.kind === 'message' ? 1 : 0),
+          // Strictly later than what was read, so the condition below tells every change apart.
+          updated_at: at > ticket.updated_at ? at : new Date(Date.parse(ticket.updated_at) + 1).toISOString(),
+        };
+        const entry =
+          change.kind === 'message'
+            ? { author: change.author, text: change.text, at }
+            : change.kind === 'status'
+              ? { author: 'system', text: `status: ${change.status}`, at }
+              : { author: 'system', text: `assigned to ${change.to}`, at };
+        const type = change.kind === 'message' ? 'ticket.message.created' : 'ticket.status.updated';
+        const { item: event } = eventItem(ticket.partner_id, { type, data: { ticket_id: ticket.id, invitation_id: ticket.invitation_id, status: next.status } }, now);
+        await this.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: this.table,
+                  Key: ticketKey(ticketId),
+                  UpdateExpression: `SET #status = :status, message_count = :count, updated_at = :updated, messages = list_append(if_not_exists(messages, :none), :entry)${change.kind === 'assign' ? ', assignee = :to' : ''}`,
+                  ConditionExpression: 'updated_at = :read',
+                  ExpressionAttributeNames: { '#status': 'status' },
+                  ExpressionAttributeValues: {
+                    ':status': next.status,
+                    ':count': next.message_count,
+                    ':updated': next.updated_at,
+                    ':entry': [entry],
+                    ':none': [],
+                    ':read': ticket.updated_at,
+                    ...(change.kind === 'assign' ? { ':to': change.to } : {}),
+                  },
+                },
+              },
+              { Put: { TableName: this.table, Item: event, ConditionExpression: 'attribute_not_exists(pk)' } },
+            ],
+          }),
+        );
+        return next;
+      },
+      10,
+      () => new Error('Too many concurrent changes to this ticket; try again'),
+    );
   }
 
   async get(ticketId: string): Promise<TicketItem | undefined> {

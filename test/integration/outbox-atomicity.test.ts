@@ -1,6 +1,6 @@
 /**
- * Every back-office action writes its business event in the same
- * transaction as its change. For each action: with the event write made to
+ * Every back-office action (records, entitlements, ticket actions) writes
+ * its business event in the same transaction as its change. For each action: with the event write made to
  * fail inside the transaction, the action fails and the domain table is
  * exactly as it was (neither the change nor the event); without the
  * failure, the change and its events are there together.
@@ -10,6 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackOffice, type BackOffice } from '../../lambdas/back-office/back-office';
 import type { localDocumentClient } from '../../local/local-stack';
 import { clientFailingEventWrites } from '../support/failing-events';
+import { claimInvitation } from '../../lambdas/invitations/claim';
+import { InvitationStore } from '../../lambdas/invitations/invitation-store';
+import { DynamoTicketBridge } from '../../lambdas/tickets/ticket-bridge';
 import { startTestStack, type TestStack } from '../support/test-stack';
 
 let stack: TestStack;
@@ -108,6 +111,24 @@ const ACTIONS: Action[] = [
     },
     events: (p) => [[p, 'entitlement.updated']],
   },
+  ...(['message', 'status', 'assign'] as const).map(
+    (kind): Action => ({
+      name: `ticket ${kind}`,
+      prepare: async (p) => {
+        const invitations = new InvitationStore(stack.client, stack.tables.domain);
+        const creation = await invitations.create({ keyId: 'key_atomic', partnerId: p, idempotencyKey: `atomic-ticket-${(serial += 1)}-0123` }, { game: 'fps' }, new Date());
+        const id = (creation as { item: { id: string } }).item.id;
+        await claimInvitation({ invitations, tickets: new DynamoTicketBridge(stack.client, stack.tables.domain) }, id, { in_game_name: 'A', game_account_id: 'a' }, new Date());
+        return (office) =>
+          kind === 'message'
+            ? office.invitations!.message(id, 'staff', 'Hello')
+            : kind === 'status'
+              ? office.invitations!.status(id, 'resolved')
+              : office.invitations!.assign(id, 'Sam');
+      },
+      events: (p) => [[p, kind === 'message' ? 'ticket.message.created' : 'ticket.status.updated']],
+    }),
+  ),
   {
     name: 'entitlement grant',
     prepare: async (p) => (office) => office.entitlements!.grant({ owner: `partner:${p}`, game: 'minecraft', units: 5, startsAt: at(-1), expiresAt: at(30) }),
