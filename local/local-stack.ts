@@ -19,6 +19,7 @@ import { useLocalEnvironment } from './environment';
 import { HANDLERS } from './handlers';
 import { startLocalFront, type LocalFront } from './http-front';
 import { createTables, localTableNames } from './tables';
+import { runClaimReconciler } from '../lambdas/jobs/claim-reconciler/handler';
 import { runEntitlementPeriods } from '../lambdas/jobs/entitlement-periods/handler';
 
 export interface LocalStackOptions {
@@ -83,15 +84,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 }
 
 /**
- * The local counterpart of the schedule: the entitlement-periods job's own code on an interval, one run at a
+ * The local counterpart of the schedules: the entitlement-periods and claim-reconciler jobs' own code on an interval, one run at a
  * time, logging a run only when it wrote something (or failed). `stop()` waits for a run in progress.
  */
 function startScheduledJobs(endpoint: string, domainTable: string, intervalMs: number) {
   const client = localDocumentClient(endpoint);
   let running: Promise<unknown> | undefined;
   const tick = () => {
-    running ??= runEntitlementPeriods({ client, table: domainTable }, 'when-changed')
-      .catch(() => undefined) // Logged by the run; the next tick tries again.
+    running ??= Promise.all([
+      runEntitlementPeriods({ client, table: domainTable }, 'when-changed').catch(() => undefined),
+      runClaimReconciler(client, domainTable, 'when-changed').catch(() => undefined),
+    ]) // Failures are logged by the runs; the next tick tries again.
       .finally(() => (running = undefined));
   };
   const timer = setInterval(tick, intervalMs);

@@ -49,6 +49,9 @@ export interface InvitationItem {
   readonly player?: Readonly<Record<string, string>>;
   /** SHA-256 of the credential in the claiming browser's cookie. */
   readonly credential_digest?: string;
+  /** When the claim started, and the hour bucket of its marker (removed when it completes). */
+  readonly claim_started_at?: string;
+  readonly claim_bucket?: string;
 }
 
 /** The spec's Invitation object (reads carry no `link` and no `replayed`). */

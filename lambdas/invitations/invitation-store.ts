@@ -53,6 +53,10 @@ interface OrganizationItem {
   readonly joined?: Readonly<Record<string, number>>;
 }
 
+/** Claims in progress are listed per UTC hour of their start: `CLAIMING#<YYYY-MM-DDTHH>`, sort key the invitation id. */
+export const claimBucket = (at: Date) => `CLAIMING#${at.toISOString().slice(0, 13)}`;
+export const claimMarkerKey = (bucket: string, id: string) => ({ pk: bucket, sk: id });
+
 /** The `active` value of a claiming invitation: it holds its slot whatever the time. */
 const CLAIMING = -1;
 
@@ -223,17 +227,26 @@ export class InvitationStore {
               Update: {
                 TableName: this.table,
                 Key: invitationKey(id),
-                UpdateExpression: 'SET #state = :claiming, claim_started_at = :now, player = :player, credential_digest = :digest',
+                UpdateExpression: 'SET #state = :claiming, claim_started_at = :now, claim_bucket = :bucket, player = :player, credential_digest = :digest',
                 ConditionExpression: '#state = :pending AND expires_at > :now',
                 ExpressionAttributeNames: { '#state': 'state' },
-                ExpressionAttributeValues: { ':claiming': 'claiming', ':pending': 'pending', ':now': now.toISOString(), ':player': claim.player, ':digest': claim.credentialDigest },
+                ExpressionAttributeValues: {
+                  ':claiming': 'claiming',
+                  ':pending': 'pending',
+                  ':now': now.toISOString(),
+                  ':bucket': claimBucket(now),
+                  ':player': claim.player,
+                  ':digest': claim.credentialDigest,
+                },
               },
             },
+            // Until the claim completes, the reconciler finds it here (claim-reconciler.ts).
+            { Put: { TableName: this.table, Item: { ...claimMarkerKey(claimBucket(now), id), kind: 'claim_marker', invitation_id: id } } },
             this.activeEntry(item.partner_id, item.seq, 'claiming'),
           ],
         }),
       );
-      return { ...item, state: 'claiming', player: claim.player, credential_digest: claim.credentialDigest };
+      return { ...item, state: 'claiming', player: claim.player, credential_digest: claim.credentialDigest, claim_started_at: now.toISOString(), claim_bucket: claimBucket(now) };
     } catch (error) {
       if (isConditionFailure(error) || isWriteConflict(error)) return undefined;
       throw error;
@@ -265,6 +278,7 @@ export class InvitationStore {
             },
             this.activeEntry(item.partner_id, item.seq, 'release', joinedBlock(item.seq)),
             { Put: { TableName: this.table, Item: { ...joinedEntryKey(item.partner_id, item.seq), kind: 'invitation_joined', invitation_id: item.id }, ConditionExpression: 'attribute_not_exists(pk)' } },
+            ...(item.claim_bucket ? [{ Delete: { TableName: this.table, Key: claimMarkerKey(item.claim_bucket, item.id) } }] : []),
             { Put: { TableName: this.table, Item: event, ConditionExpression: 'attribute_not_exists(pk)' } },
           ],
         }),

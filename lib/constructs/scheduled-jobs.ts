@@ -1,8 +1,9 @@
 /**
  * The service's scheduled jobs: functions that run on a clock, not behind
- * the API. Today one: `entitlement-periods` (lambdas/jobs/entitlement-periods),
- * every minute, which writes the `entitlement.updated` event of each
- * organization grant that started or ended.
+ * the API, each every minute: `entitlement-periods` (lambdas/jobs/entitlement-periods),
+ * which writes the `entitlement.updated` event of each organization grant
+ * that started or ended, and `claim-reconciler` (lambdas/jobs/claim-reconciler),
+ * which finishes invitation claims left `claiming`.
  *
  * The function is built like the API's (api-function.ts: Node.js 22 on
  * ARM64, X-Ray, JSON logs in an explicit log group, the SDK bundled by local
@@ -42,6 +43,8 @@ export class ScheduledJobs extends Construct {
   public readonly entitlementPeriods: NodejsFunction;
   public readonly logGroup: logs.LogGroup;
   public readonly schedule: scheduler.Schedule;
+  public readonly claimReconciler: NodejsFunction;
+  public readonly claimReconcilerSchedule: scheduler.Schedule;
 
   constructor(scope: Construct, id: string, props: ScheduledJobsProps) {
     super(scope, id);
@@ -72,6 +75,30 @@ export class ScheduledJobs extends Construct {
       schedule: scheduler.ScheduleExpression.rate(ENTITLEMENT_PERIODS_RATE),
       timeWindow: scheduler.TimeWindow.off(),
       target: new targets.LambdaInvoke(this.entitlementPeriods, { retryAttempts: 0, maxEventAge: Duration.minutes(1) }),
+    });
+
+    // claim-reconciler: finishes claims left `claiming` (lambdas/invitations/claim-reconciler.ts).
+    const reconcilerLogs = serviceLogGroup(this, 'ClaimReconcilerLogGroup', config);
+    this.claimReconciler = new NodejsFunction(this, 'ClaimReconciler', {
+      ...serviceFunctionProps(config, reconcilerLogs),
+      description: `partner-api ${config.stage}: claim-reconciler job (claims left claiming)`,
+      entry: join(PROJECT_ROOT, 'lambdas', 'jobs', 'claim-reconciler', 'handler.ts'),
+      retryAttempts: 0,
+      environment: { ...serviceEnvironment(config), [tableEnvName('domain')]: domain.tableName },
+    });
+    // The claim markers are partitions of the table (Query), then the invitation (GetItem), the ticket
+    // (GetItem, PutItem) and the joining transaction (UpdateItem, PutItem, DeleteItem).
+    this.claimReconciler.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+        resources: [domain.tableArn],
+      }),
+    );
+    this.claimReconcilerSchedule = new scheduler.Schedule(this, 'ClaimReconcilerSchedule', {
+      description: `partner-api ${config.stage}: run the claim-reconciler job every minute`,
+      schedule: scheduler.ScheduleExpression.rate(Duration.minutes(1)),
+      timeWindow: scheduler.TimeWindow.off(),
+      target: new targets.LambdaInvoke(this.claimReconciler, { retryAttempts: 0, maxEventAge: Duration.minutes(1) }),
     });
   }
 }

@@ -20,8 +20,8 @@ describe('function bundling', () => {
 
     // Assess
     const functions = Object.values(resources(statelessTemplate, 'AWS::Lambda::Function'));
-    // One per endpoint group, and the scheduled entitlement-periods job.
-    expect(functions).toHaveLength(ENDPOINT_GROUPS.length + 1);
+    // One per endpoint group, and the two scheduled jobs.
+    expect(functions).toHaveLength(ENDPOINT_GROUPS.length + 2);
     for (const fn of functions) {
       const assetDir = join(outdir, String(fn.Metadata?.['aws:asset:path']));
       expect(readdirSync(assetDir).sort()).toEqual(['index.js', 'index.js.map']);

@@ -13,7 +13,7 @@ describe('stateless stack: functions', () => {
   it('creates one function per endpoint group', () => {
     const { statelessTemplate } = stage('dev');
 
-    statelessTemplate.resourceCountIs(FUNCTION, ENDPOINT_GROUPS.length + 1);
+    statelessTemplate.resourceCountIs(FUNCTION, ENDPOINT_GROUPS.length + 2);
     for (const group of ENDPOINT_GROUPS) expect(functionLogicalId(statelessTemplate, group)).toBeTruthy();
   });
 
@@ -146,7 +146,7 @@ describe('stateless stack: logs', () => {
 
     const logGroups = Object.values(resources(statelessTemplate, 'AWS::Logs::LogGroup'));
     // One per function, the API's access log, and WAF's blocked-request log.
-    expect(logGroups).toHaveLength(ENDPOINT_GROUPS.length + 3);
+    expect(logGroups).toHaveLength(ENDPOINT_GROUPS.length + 4);
     for (const logGroup of logGroups) {
       expect(logGroup.Properties.RetentionInDays).toBe(days);
       expect(logGroup.DeletionPolicy).toBe(policy);

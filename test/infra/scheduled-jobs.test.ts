@@ -60,7 +60,7 @@ describe('scheduled jobs: entitlement-periods', () => {
   });
 
   it('is run every minute by one EventBridge Scheduler schedule, on time, without retries', () => {
-    const schedules = Object.values(resources(statelessTemplate, SCHEDULE));
+    const schedules = Object.values(resources(statelessTemplate, SCHEDULE)).filter((schedule) => JSON.stringify(schedule.Properties.Target).includes(functionId));
     expect(schedules).toHaveLength(1);
     expect(schedules[0].Properties).toMatchObject({
       ScheduleExpression: 'rate(1 minute)',
@@ -71,7 +71,7 @@ describe('scheduled jobs: entitlement-periods', () => {
   });
 
   it('invokes through a role only the scheduler of this account may assume, allowed to invoke this function and nothing else', () => {
-    const [schedule] = Object.values(resources(statelessTemplate, SCHEDULE));
+    const [schedule] = Object.values(resources(statelessTemplate, SCHEDULE)).filter((candidate) => JSON.stringify(candidate.Properties.Target).includes(functionId));
     const roleId = (schedule.Properties.Target as { RoleArn: { 'Fn::GetAtt': [string, string] } }).RoleArn['Fn::GetAtt'][0];
     const role = resources(statelessTemplate, 'AWS::IAM::Role')[roleId];
     const trust = (role.Properties.AssumeRolePolicyDocument as { Statement: Statement[] }).Statement;
@@ -107,5 +107,33 @@ describe('scheduled jobs: entitlement-periods', () => {
     const logGroup = resources(template, 'AWS::Logs::LogGroup')[logicalIdByPath(template, 'AWS::Logs::LogGroup', '/Jobs/EntitlementPeriodsLogGroup/Resource')];
     expect(logGroup.Properties.RetentionInDays).toBe(days);
     expect(logGroup.DeletionPolicy).toBe(policy);
+  });
+});
+
+describe('scheduled jobs: claim-reconciler', () => {
+  const { statelessTemplate } = stage('dev');
+  const functionId = logicalIdByPath(statelessTemplate, FUNCTION, '/Jobs/ClaimReconciler/Resource');
+
+  it('is run every minute by its own schedule, on time, without retries', () => {
+    const schedules = Object.values(resources(statelessTemplate, SCHEDULE)).filter((schedule) => JSON.stringify(schedule.Properties.Target).includes(functionId));
+    expect(schedules).toHaveLength(1);
+    expect(schedules[0].Properties).toMatchObject({
+      ScheduleExpression: 'rate(1 minute)',
+      FlexibleTimeWindow: { Mode: 'OFF' },
+      Target: { RetryPolicy: { MaximumRetryAttempts: 0 } },
+    });
+  });
+
+  it('may do exactly what a reconciliation does on the domain table, and nothing on any index', () => {
+    const fn = resources(statelessTemplate, FUNCTION)[functionId];
+    const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+    const statements = Object.values(resources(statelessTemplate, 'AWS::IAM::Policy'))
+      .filter((p) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
+      .flatMap((p) => (p.Properties.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement)
+      .filter((statement) => JSON.stringify(statement.Action).includes('dynamodb:'));
+    expect(statements).toHaveLength(1);
+    expect([statements[0].Action].flat().sort()).toEqual(['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem']);
+    expect(JSON.stringify(statements[0].Resource)).not.toContain('/index/');
+    expect(Object.keys((fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables).filter((name) => name.startsWith('TABLE_') || name.startsWith('SECRET_'))).toEqual(['TABLE_DOMAIN']);
   });
 });

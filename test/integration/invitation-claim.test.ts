@@ -9,6 +9,7 @@
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimInvitation, finishClaim } from '../../lambdas/invitations/claim';
+import { reconcileClaims } from '../../lambdas/invitations/claim-reconciler';
 import { InvitationStore, organizationKey } from '../../lambdas/invitations/invitation-store';
 import { DynamoTicketBridge, TicketServiceUnavailable, type TicketBridge } from '../../lambdas/tickets/ticket-bridge';
 import { startTestStack, type TestStack } from '../support/test-stack';
@@ -100,5 +101,39 @@ describe('claiming an invitation', () => {
     expect(await invitations.find(item.id)).toMatchObject({ state: 'joined', ticket_id: ticketId });
     expect((await domainItems('TICKET#')).filter((t) => t.invitation_id === item.id)).toHaveLength(1);
     expect((await stack.office.records!.events(item.partner_id)).events.filter((e) => e.type === 'invitation.joined')).toHaveLength(1);
+  });
+
+  it('is finished by the reconciler once the ticket store is back: one ticket, one event, the marker removed, concurrent runs included', async () => {
+    const { item } = await newInvitation('notes');
+    const failing: TicketBridge = {
+      createForInvitation: async () => {
+        throw new TicketServiceUnavailable();
+      },
+      get: async () => undefined,
+    };
+    const started = new Date();
+    expect(await claimInvitation({ invitations, tickets: failing }, item.id, player, started)).toMatchObject({ outcome: 'claiming' });
+    expect((await domainItems('CLAIMING#')).filter((m) => m.invitation_id === item.id)).toHaveLength(1);
+
+    // Too young: left to the player's own request.
+    const young = await reconcileClaims({ client: stack.client, table: stack.tables.domain, invitations, tickets, clock: () => started });
+    expect(young.joined).toBe(0);
+    // The store still failing: deferred, still claiming.
+    const later = new Date(started.getTime() + 2 * 60_000);
+    expect(await reconcileClaims({ client: stack.client, table: stack.tables.domain, invitations, tickets: failing, clock: () => later })).toMatchObject({ deferred: 1, joined: 0 });
+    expect(await invitations.find(item.id)).toMatchObject({ state: 'claiming' });
+
+    await Promise.all(Array.from({ length: 3 }, () => reconcileClaims({ client: stack.client, table: stack.tables.domain, invitations, tickets, clock: () => later })));
+    expect(await invitations.find(item.id)).toMatchObject({ state: 'joined', ticket_id: expect.stringMatching(/^tkt_/) });
+    expect((await domainItems('TICKET#')).filter((t) => t.invitation_id === item.id)).toHaveLength(1);
+    expect((await stack.office.records!.events(item.partner_id)).events.filter((e) => e.type === 'invitation.joined')).toHaveLength(1);
+    await reconcileClaims({ client: stack.client, table: stack.tables.domain, invitations, tickets, clock: () => later });
+    expect((await domainItems('CLAIMING#')).filter((m) => m.invitation_id === item.id)).toEqual([]);
+  });
+
+  it('leaves no claim marker behind a claim that joined at once', async () => {
+    const { item } = await newInvitation();
+    await claimInvitation({ invitations, tickets }, item.id, player, new Date());
+    expect((await domainItems('CLAIMING#')).filter((m) => m.invitation_id === item.id)).toEqual([]);
   });
 });
