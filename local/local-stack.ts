@@ -68,7 +68,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     edge: options.edgeProtection === false ? undefined : localEdge(options.limits ?? LIMITS),
   });
   // Join links point at the local player site (the deployed stack uses the API's host, or the stage's PLAYER_SITE_URL).
-  process.env.PLAYER_SITE_URL = `${new URL(front.baseUrl).origin}/join`;
+  process.env.PLAYER_SITE_URL = `${front.baseUrl}/join`;
   const jobs = options.scheduledJobs === false ? undefined : startScheduledJobs(endpoint, tables.domain, options.scheduledJobs?.intervalMs ?? 60_000);
   return {
     baseUrl: front.baseUrl,

@@ -9,10 +9,11 @@
  * rotation).
  *
  * The player site's address: PLAYER_SITE_URL when the stage sets it (a
- * custom domain), else the API's own host (`https://<host>/join`), where
- * the stack serves the player site.
+ * custom domain), else the API's own host and stage (`https://<host>/v1/join`),
+ * where the stack is to serve the player site.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { API_STAGE_NAME } from '../shared/http/routes';
 import type { SecretVersions } from '../shared/secrets';
 
 export function joinToken(key: Buffer, invitationId: string): string {
@@ -32,7 +33,7 @@ export function isJoinToken(token: string, invitationId: string, secrets: Secret
 export function playerSiteBase(env: NodeJS.ProcessEnv, host: string | undefined): string {
   const configured = env.PLAYER_SITE_URL;
   if (configured) return configured.replace(/\/+$/, '');
-  return `https://${host ?? 'localhost'}/join`;
+  return `https://${host ?? 'localhost'}/${API_STAGE_NAME}/join`;
 }
 
 export function joinLink(base: string, invitationId: string, token: string): string {

@@ -22,6 +22,7 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import {
+  API_STAGE_NAME,
   dataAccessOf,
   GROUP_SECRET_ACCESS,
   ENDPOINT_GROUPS,
@@ -38,7 +39,7 @@ import type { SecretMap } from './service-secrets';
 import { GATEWAY_REQUEST_ID, errorEnvelope, type EnvelopeCode } from './error-envelope';
 
 /** The deployment stage; part of the base URL (`…/v1`). */
-export const API_STAGE_NAME = 'v1';
+export { API_STAGE_NAME };
 
 /**
  * TLS security policy of the execute-api endpoint: TLS 1.2 and 1.3 only. The

@@ -70,7 +70,7 @@ describe('POST /partners/{partner_id}/invitations', () => {
     expect(created.data).toMatchObject({ game: 'minecraft', state: 'pending', ticket_id: null, archived_at: null, replayed: false });
     expect(Date.parse(created.data!.expires_at) - Date.parse(created.data!.created_at)).toBe(7 * 86_400_000);
     const link = new URL(created.data!.link);
-    expect(link.pathname).toBe(`/join/${created.data!.id}`);
+    expect(link.pathname).toBe(`/v1/join/${created.data!.id}`);
     expect(link.hash).toMatch(/^#token=[A-Za-z0-9_-]{43}$/);
     expect(link.search).toBe('');
     expect(created.text).not.toContain('re-check');

@@ -11,6 +11,9 @@ import type { SecretId } from '../secret-names';
 import type { RouteCategory } from '../limits/limits-table';
 import { RECORD_LIST_INDEXES, type TableId } from '../storage/table-definitions';
 
+/** The API Gateway stage every path lives under: the base URL ends with it. */
+export const API_STAGE_NAME = 'v1';
+
 /** A Lambda function serving a group of endpoints. */
 export type EndpointGroup = 'system' | 'identity' | 'records' | 'entitlements' | 'invitations' | 'tickets';
 

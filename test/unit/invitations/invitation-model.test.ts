@@ -73,7 +73,7 @@ describe('join link', () => {
   it('puts the token only in the fragment and verifies it under the current or previous secret', () => {
     const token = joinToken(key, item.id);
     const link = new URL(joinLink(playerSiteBase({}, 'api.example.com'), item.id, token));
-    expect(link.origin + link.pathname).toBe(`https://api.example.com/join/${item.id}`);
+    expect(link.origin + link.pathname).toBe(`https://api.example.com/v1/join/${item.id}`);
     expect(link.hash).toBe(`#token=${token}`);
     expect(isJoinToken(token, item.id, { current: key })).toBe(true);
     expect(isJoinToken(token, item.id, { current: Buffer.alloc(32, 4), previous: key })).toBe(true);
