@@ -1,20 +1,12 @@
 import { ApiError } from '../shared/errors';
 import type { Operation } from '../shared/http/pipeline';
 import type { Principal } from '../shared/identity/principal';
-import type { Platform } from '../shared/platform';
+import { perPlatform, type Platform } from '../shared/platform';
 import { requireTable } from '../shared/storage/dynamo-client';
 import { summarizeEntitlements } from './entitlement-summary';
 import { EntitlementStore, type Owner } from './entitlement-store';
 
-const stores = new WeakMap<Platform, EntitlementStore>();
-function storeOf(platform: Platform): EntitlementStore {
-  let store = stores.get(platform);
-  if (!store) {
-    store = new EntitlementStore(platform.documentClient, requireTable(platform.tables, 'domain'), platform.clock);
-    stores.set(platform, store);
-  }
-  return store;
-}
+const storeOf = perPlatform((platform) => new EntitlementStore(platform.documentClient, requireTable(platform.tables, 'domain'), platform.clock));
 
 async function summaryOf(owner: Owner, platform: Platform, now: Date) {
   return summarizeEntitlements(owner, await storeOf(platform).grants(owner), now);

@@ -54,13 +54,13 @@ export const credentialDigest = (credential: string) => createHash('sha256').upd
 
 export async function claimInvitation(deps: ClaimDependencies, invitationId: string, player: PlayerData, now: Date): Promise<ClaimOutcome> {
   const credential = randomBytes(32).toString('base64url');
-  const claimed = await deps.invitations.beginClaim(invitationId, { player, credentialDigest: credentialDigest(credential) }, now);
-  if (!claimed) {
-    const item = await deps.invitations.find(invitationId);
+  const begun = await deps.invitations.beginClaim(invitationId, { player, credentialDigest: credentialDigest(credential) }, now);
+  if (!('claimed' in begun)) {
+    const item = begun.current;
     return { outcome: 'unavailable', state: item ? (stateAt(item, now) as 'claiming' | 'joined' | 'revoked' | 'expired') : 'missing' };
   }
   try {
-    const ticketId = await finishClaim(deps, claimed, now);
+    const ticketId = await finishClaim(deps, begun.claimed, now);
     return { outcome: 'joined', ticketId, credential };
   } catch (error) {
     if (error instanceof TicketServiceUnavailable) return { outcome: 'claiming', credential };

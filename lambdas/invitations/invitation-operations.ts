@@ -7,19 +7,14 @@
 import { ApiError } from '../shared/errors';
 import type { Operation, OperationInput } from '../shared/http/pipeline';
 import type { Principal } from '../shared/identity/principal';
-import type { Platform } from '../shared/platform';
+import { perPlatform } from '../shared/platform';
 import { requireTable } from '../shared/storage/dynamo-client';
 import type { GameGroup } from '../records/record-model';
 import { IDEMPOTENCY_KEY_PATTERN, INVITATION_PAGE_SIZE, stateAt, toInvitation, type InvitationItem } from './invitation-model';
 import { InvitationStore } from './invitation-store';
 import { joinLink, joinToken, playerSiteBase } from './join-link';
 
-const stores = new WeakMap<Platform, InvitationStore>();
-function storeOf(platform: Platform): InvitationStore {
-  let store = stores.get(platform);
-  if (!store) stores.set(platform, (store = new InvitationStore(platform.documentClient, requireTable(platform.tables, 'domain'))));
-  return store;
-}
+const storeOf = perPlatform((platform) => new InvitationStore(platform.documentClient, requireTable(platform.tables, 'domain')));
 
 const partnerOf = (input: OperationInput) => (input.principal as Principal).partnerId as string;
 
@@ -57,19 +52,23 @@ export const listInvitations: Operation = async (input) => {
   return { data: { items: items.map((item) => toInvitation(item, input.now)), page, page_count: Math.ceil(total / INVITATION_PAGE_SIZE) } };
 };
 
-async function found(input: OperationInput, status: 404 | 409): Promise<InvitationItem> {
+/**
+ * The invitation of the path, or INVITE_UNAVAILABLE: 404 on reads, 409 on link and revoke, as each
+ * route's contract says (errorStatus; the pipeline answers with it).
+ */
+async function found(input: OperationInput): Promise<InvitationItem> {
   const item = await storeOf(input.platform).get(partnerOf(input), String(input.pathParameters.invitation_id));
-  if (!item) throw new ApiError('INVITE_UNAVAILABLE', undefined, {}, { status });
+  if (!item) throw new ApiError('INVITE_UNAVAILABLE');
   return item;
 }
 
 /** GET …/invitations/{id}: state metadata only. */
-export const readInvitation: Operation = async (input) => ({ data: toInvitation(await found(input, 404), input.now) });
+export const readInvitation: Operation = async (input) => ({ data: toInvitation(await found(input), input.now) });
 
 /** GET …/invitations/{id}/link: the link of an unclaimed, unexpired invitation; 409 INVITE_UNAVAILABLE otherwise. */
 export const readInvitationLink: Operation = async (input) => {
-  const item = await found(input, 409);
-  if (!isUsable(item, input.now)) throw new ApiError('INVITE_UNAVAILABLE', undefined, {}, { status: 409 });
+  const item = await found(input);
+  if (!isUsable(item, input.now)) throw new ApiError('INVITE_UNAVAILABLE');
   return { data: { ...toInvitation(item, input.now), link: await linkOf(input, item) } };
 };
 
@@ -79,10 +78,7 @@ export const readInvitationLink: Operation = async (input) => {
  * a claiming, joined or expired one is 409 INVITE_UNAVAILABLE.
  */
 export const revokeInvitation: Operation = async (input) => {
-  const store = storeOf(input.platform);
-  const partnerId = partnerOf(input);
-  const id = String(input.pathParameters.invitation_id);
-  const revoked = (await store.revoke(partnerId, id, input.now)) ?? (await store.get(partnerId, id));
-  if (!revoked || revoked.state !== 'revoked') throw new ApiError('INVITE_UNAVAILABLE', undefined, {}, { status: 409 });
-  return { data: toInvitation(revoked, input.now) };
+  const item = await storeOf(input.platform).revoke(partnerOf(input), String(input.pathParameters.invitation_id), input.now);
+  if (item?.state !== 'revoked') throw new ApiError('INVITE_UNAVAILABLE');
+  return { data: toInvitation(item, input.now) };
 };

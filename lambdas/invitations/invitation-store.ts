@@ -27,6 +27,7 @@ import type { GameGroup } from '../records/record-model';
 import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
 import {
   ACTIVE_INVITATION_LIMIT,
+  stateAt,
   INVITATION_LIFETIME_MS,
   INVITATION_PAGE_SIZE,
   invitationIdFor,
@@ -170,40 +171,36 @@ export class InvitationStore {
 
   /** The invitation, if it is this organization's. One strongly consistent read. */
   async get(partnerId: string, id: string): Promise<InvitationItem | undefined> {
-    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: invitationKey(id), ConsistentRead: true }));
-    const item = Item as InvitationItem | undefined;
+    const item = await this.find(id);
     return item?.partner_id === partnerId ? item : undefined;
   }
 
   /**
    * Revoke a pending, unexpired invitation of the organization: its state and
-   * its active entry change together. Undefined when the condition did not
-   * hold (the caller reads the invitation to answer).
+   * its active entry change together. Answers the invitation as it is then:
+   * `revoked` (also when it already was), or in the state that kept it from
+   * being revoked; undefined when the organization has no such invitation.
    */
   async revoke(partnerId: string, id: string, now: Date): Promise<InvitationItem | undefined> {
     const read = await this.get(partnerId, id);
-    if (!read) return undefined;
+    if (!read || stateAt(read, now) !== 'pending') return read;
     try {
       await this.client.send(
         new TransactWriteCommand({
           TransactItems: [
-            {
-              Update: {
-                TableName: this.table,
-                Key: invitationKey(id),
-                UpdateExpression: 'SET #state = :revoked, revoked_at = :now',
-                ConditionExpression: 'partner_id = :partner AND #state = :pending AND expires_at > :now',
-                ExpressionAttributeNames: { '#state': 'state' },
-                ExpressionAttributeValues: { ':revoked': 'revoked', ':pending': 'pending', ':partner': partnerId, ':now': now.toISOString() },
-              },
-            },
+            this.invitationUpdate(id, 'SET #state = :revoked, revoked_at = :now', '#state = :pending AND expires_at > :now', {
+              ':revoked': 'revoked',
+              ':pending': 'pending',
+              ':now': now.toISOString(),
+            }),
             this.activeEntry(partnerId, read.seq, 'release'),
           ],
         }),
       );
-      return await this.get(partnerId, id);
+      return { ...read, state: 'revoked', revoked_at: now.toISOString() };
     } catch (error) {
-      if (isConditionFailure(error) || isWriteConflict(error)) return undefined;
+      // Changed meanwhile (claimed, or revoked by a concurrent request): answer what it is now.
+      if (isConditionFailure(error) || isWriteConflict(error)) return this.get(partnerId, id);
       throw error;
     }
   }
@@ -213,42 +210,38 @@ export class InvitationStore {
    * data and the digest of the credential their browser will hold, and the
    * organization's active entry marked `claiming` (it stays active past the
    * expiry until the claim completes). Of any number of concurrent claims,
-   * exactly one passes the condition; the others get undefined.
+   * exactly one passes the condition (`claimed`); the others get the
+   * invitation as it was read (`current`, undefined when there is none).
    */
-  async beginClaim(id: string, claim: { player: Readonly<Record<string, string>>; credentialDigest: string }, now: Date): Promise<InvitationItem | undefined> {
-    const read = await this.client.send(new GetCommand({ TableName: this.table, Key: invitationKey(id), ConsistentRead: true }));
-    const item = read.Item as InvitationItem | undefined;
-    if (!item || item.state !== 'pending' || Date.parse(item.expires_at) <= now.getTime()) return undefined;
+  async beginClaim(
+    id: string,
+    claim: { player: Readonly<Record<string, string>>; credentialDigest: string },
+    now: Date,
+  ): Promise<{ claimed: InvitationItem } | { current: InvitationItem | undefined }> {
+    const item = await this.find(id);
+    if (!item || stateAt(item, now) !== 'pending') return { current: item };
+    const at = now.toISOString();
+    const bucket = claimBucket(now);
     try {
       await this.client.send(
         new TransactWriteCommand({
           TransactItems: [
-            {
-              Update: {
-                TableName: this.table,
-                Key: invitationKey(id),
-                UpdateExpression: 'SET #state = :claiming, claim_started_at = :now, claim_bucket = :bucket, player = :player, credential_digest = :digest',
-                ConditionExpression: '#state = :pending AND expires_at > :now',
-                ExpressionAttributeNames: { '#state': 'state' },
-                ExpressionAttributeValues: {
-                  ':claiming': 'claiming',
-                  ':pending': 'pending',
-                  ':now': now.toISOString(),
-                  ':bucket': claimBucket(now),
-                  ':player': claim.player,
-                  ':digest': claim.credentialDigest,
-                },
-              },
-            },
+            this.invitationUpdate(
+              id,
+              'SET #state = :claiming, claim_started_at = :now, claim_bucket = :bucket, player = :player, credential_digest = :digest',
+              '#state = :pending AND expires_at > :now',
+              { ':claiming': 'claiming', ':pending': 'pending', ':now': at, ':bucket': bucket, ':player': claim.player, ':digest': claim.credentialDigest },
+            ),
             // Until the claim completes, the reconciler finds it here (claim-reconciler.ts).
-            { Put: { TableName: this.table, Item: { ...claimMarkerKey(claimBucket(now), id), kind: 'claim_marker', invitation_id: id } } },
-            this.activeEntry(item.partner_id, item.seq, 'claiming'),
+            { Put: { TableName: this.table, Item: { ...claimMarkerKey(bucket, id), kind: 'claim_marker', invitation_id: id } } },
+            this.activeEntry(item.partner_id, item.seq, CLAIMING),
           ],
         }),
       );
-      return { ...item, state: 'claiming', player: claim.player, credential_digest: claim.credentialDigest, claim_started_at: now.toISOString(), claim_bucket: claimBucket(now) };
+      return { claimed: { ...item, state: 'claiming', player: claim.player, credential_digest: claim.credentialDigest, claim_started_at: at, claim_bucket: bucket } };
     } catch (error) {
-      if (isConditionFailure(error) || isWriteConflict(error)) return undefined;
+      // Another submission (or a revoke) came first: answer what it is now.
+      if (isConditionFailure(error) || isWriteConflict(error)) return { current: await this.find(id) };
       throw error;
     }
   }
@@ -266,16 +259,12 @@ export class InvitationStore {
       await this.client.send(
         new TransactWriteCommand({
           TransactItems: [
-            {
-              Update: {
-                TableName: this.table,
-                Key: invitationKey(item.id),
-                UpdateExpression: 'SET #state = :joined, ticket_id = :ticket, joined_at = :now REMOVE notes',
-                ConditionExpression: '#state = :claiming',
-                ExpressionAttributeNames: { '#state': 'state' },
-                ExpressionAttributeValues: { ':joined': 'joined', ':claiming': 'claiming', ':ticket': ticket.id, ':now': now.toISOString() },
-              },
-            },
+            this.invitationUpdate(item.id, 'SET #state = :joined, ticket_id = :ticket, joined_at = :now REMOVE notes', '#state = :claiming', {
+              ':joined': 'joined',
+              ':claiming': 'claiming',
+              ':ticket': ticket.id,
+              ':now': now.toISOString(),
+            }),
             this.activeEntry(item.partner_id, item.seq, 'release', joinedBlock(item.seq)),
             { Put: { TableName: this.table, Item: { ...joinedEntryKey(item.partner_id, item.seq), kind: 'invitation_joined', invitation_id: item.id }, ConditionExpression: 'attribute_not_exists(pk)' } },
             ...(item.claim_bucket ? [{ Delete: { TableName: this.table, Key: claimMarkerKey(item.claim_bucket, item.id) } }] : []),
@@ -320,26 +309,8 @@ export class InvitationStore {
       await this.client.send(
         new TransactWriteCommand({
           TransactItems: [
-            {
-              Update: {
-                TableName: this.table,
-                Key: invitationKey(id),
-                UpdateExpression: 'SET expires_at = :now',
-                ConditionExpression: '#state = :pending AND expires_at > :now',
-                ExpressionAttributeNames: { '#state': 'state' },
-                ExpressionAttributeValues: { ':now': now.toISOString(), ':pending': 'pending' },
-              },
-            },
-            {
-              Update: {
-                TableName: this.table,
-                Key: organizationKey(item.partner_id),
-                UpdateExpression: 'SET active.#seq = :now, version = version + :one',
-                ConditionExpression: 'attribute_exists(active.#seq)',
-                ExpressionAttributeNames: { '#seq': String(item.seq) },
-                ExpressionAttributeValues: { ':now': now.getTime(), ':one': 1 },
-              },
-            },
+            this.invitationUpdate(id, 'SET expires_at = :now', '#state = :pending AND expires_at > :now', { ':now': now.toISOString(), ':pending': 'pending' }),
+            this.activeEntry(item.partner_id, item.seq, now.getTime()),
           ],
         }),
       );
@@ -379,19 +350,34 @@ export class InvitationStore {
   }
 
   /**
-   * The organization item's update when an invitation stops being active (`release`) or starts
-   * claiming: it changes `version`, so a creation that read the item before retries.
+   * The organization item's update of an invitation's active entry: `release` removes it (counting
+   * a join in `joinedInBlock`), a number sets it (an expiry, or CLAIMING). It changes `version`, so
+   * a creation that read the item before retries.
    */
-  private activeEntry(partnerId: string, seq: number, change: 'release' | 'claiming', joinedInBlock?: number) {
+  private activeEntry(partnerId: string, seq: number, change: 'release' | number, joinedInBlock?: number) {
     const joined = joinedInBlock === undefined ? '' : ', joined.#block = if_not_exists(joined.#block, :zero) + :one';
     return {
       Update: {
         TableName: this.table,
         Key: organizationKey(partnerId),
-        UpdateExpression: change === 'release' ? `REMOVE active.#id SET version = version + :one${joined}` : 'SET active.#id = :claiming, version = version + :one',
+        UpdateExpression: change === 'release' ? `REMOVE active.#id SET version = version + :one${joined}` : 'SET active.#id = :value, version = version + :one',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeNames: { '#id': String(seq), ...(joinedInBlock === undefined ? {} : { '#block': String(joinedInBlock) }) },
-        ExpressionAttributeValues: { ':one': 1, ...(change === 'claiming' ? { ':claiming': CLAIMING } : {}), ...(joinedInBlock === undefined ? {} : { ':zero': 0 }) },
+        ExpressionAttributeValues: { ':one': 1, ...(change === 'release' ? {} : { ':value': change }), ...(joinedInBlock === undefined ? {} : { ':zero': 0 }) },
+      },
+    };
+  }
+
+  /** A conditional update of an invitation in a transaction (`#state` names its state). */
+  private invitationUpdate(id: string, update: string, condition: string, values: Record<string, unknown>) {
+    return {
+      Update: {
+        TableName: this.table,
+        Key: invitationKey(id),
+        UpdateExpression: update,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: values,
       },
     };
   }

@@ -18,7 +18,7 @@
 import { ApiError } from '../shared/errors';
 import type { Operation } from '../shared/http/pipeline';
 import type { Principal } from '../shared/identity/principal';
-import type { Platform } from '../shared/platform';
+import { perPlatform } from '../shared/platform';
 import { requireTable } from '../shared/storage/dynamo-client';
 import { signCursor, verifyCursor } from './record-cursor';
 import { RecordList, type PageRead, type RecordFilters } from './record-list';
@@ -37,12 +37,7 @@ interface ListQuery {
   readonly player_name?: string;
 }
 
-const lists = new WeakMap<Platform, RecordList>();
-function recordListOf(platform: Platform): RecordList {
-  let list = lists.get(platform);
-  if (!list) lists.set(platform, (list = new RecordList(platform.documentClient, requireTable(platform.tables, 'domain'))));
-  return list;
-}
+const recordListOf = perPlatform((platform) => new RecordList(platform.documentClient, requireTable(platform.tables, 'domain')));
 
 export const listOrganizationRecords: Operation = async ({ query, principal, platform }) => {
   const partnerId = (principal as Principal).partnerId as string;

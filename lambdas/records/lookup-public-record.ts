@@ -1,20 +1,12 @@
 import { ApiError } from '../shared/errors';
 import type { Operation } from '../shared/http/pipeline';
-import type { Platform } from '../shared/platform';
+import { perPlatform } from '../shared/platform';
 import { requireTable } from '../shared/storage/dynamo-client';
 import { toPublicRecord } from './record-model';
 import { RecordStore } from './record-store';
 
 /** One store per container (per platform), built on first use. */
-const stores = new WeakMap<Platform, RecordStore>();
-export function recordStoreOf(platform: Platform): RecordStore {
-  let store = stores.get(platform);
-  if (!store) {
-    store = new RecordStore(platform.documentClient, requireTable(platform.tables, 'domain'), platform.clock);
-    stores.set(platform, store);
-  }
-  return store;
-}
+export const recordStoreOf = perPlatform((platform) => new RecordStore(platform.documentClient, requireTable(platform.tables, 'domain'), platform.clock));
 
 /** GET /records/{uuid}: the public record, exact and case-insensitive; 404 RECORD_NOT_FOUND otherwise (never a pass). */
 export const lookupPublicRecord: Operation = async ({ pathParameters, platform }) => {

@@ -89,12 +89,7 @@ export class RecordList {
   async readPage(partnerId: string, filters: RecordFilters, limit: number, position?: string): Promise<PageRead> {
     const lead = leadingFilter(filters);
     const index = RECORD_LIST_INDEXES[lead ?? 'all'];
-    const partition = {
-      all: partnerId,
-      result: `${partnerId}#${filters.result}`,
-      game: `${partnerId}#${filters.game}`,
-      player_name: `${partnerId}#${filters.playerName}`,
-    }[lead ?? 'all'];
+    const partition = lead === undefined ? partnerId : `${partnerId}#${filterValue(filters, lead)}`;
 
     const values: Record<string, unknown> = { ':partition': partition };
     let range = '';

@@ -66,6 +66,19 @@ function memoizedSecrets(): (id: SecretId) => SecretSource {
   };
 }
 
+/**
+ * A value built once per platform (that is, per container), on first use: a group's stores over
+ * the platform's client and tables.
+ */
+export function perPlatform<T>(build: (platform: Platform) => T): (platform: Platform) => T {
+  const built = new WeakMap<Platform, T>();
+  return (platform) => {
+    let value = built.get(platform);
+    if (value === undefined) built.set(platform, (value = build(platform)));
+    return value;
+  };
+}
+
 let shared: Platform | undefined;
 
 /** The container's platform, created on first use (after the environment is in place). */

@@ -7,7 +7,7 @@
 import { ApiError } from '../shared/errors';
 import type { Operation, OperationInput } from '../shared/http/pipeline';
 import type { Principal } from '../shared/identity/principal';
-import type { Platform } from '../shared/platform';
+import { perPlatform } from '../shared/platform';
 import { requireTable } from '../shared/storage/dynamo-client';
 import { INVITATION_PAGE_SIZE, toInvitation } from '../invitations/invitation-model';
 import { InvitationStore } from '../invitations/invitation-store';
@@ -17,16 +17,10 @@ import { toTicket } from './ticket-model';
 /** Seconds a client waits before asking again when the ticket store is unavailable. */
 export const TICKET_RETRY_AFTER_SECONDS = 5;
 
-const stores = new WeakMap<Platform, { invitations: InvitationStore; tickets: TicketBridge }>();
-function storesOf(platform: Platform) {
-  let found = stores.get(platform);
-  if (!found) {
-    const table = requireTable(platform.tables, 'domain');
-    found = { invitations: new InvitationStore(platform.documentClient, table), tickets: new DynamoTicketBridge(platform.documentClient, table) };
-    stores.set(platform, found);
-  }
-  return found;
-}
+const storesOf = perPlatform((platform): { invitations: InvitationStore; tickets: TicketBridge } => {
+  const table = requireTable(platform.tables, 'domain');
+  return { invitations: new InvitationStore(platform.documentClient, table), tickets: new DynamoTicketBridge(platform.documentClient, table) };
+});
 
 const partnerOf = (input: OperationInput) => (input.principal as Principal).partnerId as string;
 

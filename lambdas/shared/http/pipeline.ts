@@ -128,11 +128,21 @@ function envelope(getPlatform: () => Platform): Middleware {
     },
     after: (request) => finish(request, request.response as APIGatewayProxyResult),
     onError: (request) => {
-      const error = toApiError(request.error);
+      const error = withRouteStatus(toApiError(request.error), request.context.pipeline?.route);
       const requestId = request.context.pipeline?.event.requestId ?? request.event?.requestContext?.requestId ?? 'unknown';
       return finish(request, errorResponse(requestId, error), error);
     },
   };
+}
+
+/**
+ * The status this route answers a code with, when its contract names another of the code's
+ * catalog statuses (`errorStatus`: INVITE_UNAVAILABLE is 404 on reads, 409 on link and revoke),
+ * whoever threw it: input parsing or the operation.
+ */
+function withRouteStatus(error: ApiError, route: RouteDefinition | undefined): ApiError {
+  const status = route && contractOf(route)?.errorStatus?.[error.code];
+  return status === undefined || status === error.status ? error : new ApiError(error.code, error.message, error.headers, { status, cause: error.cause });
 }
 
 const edge = (): Middleware => ({
@@ -229,15 +239,9 @@ const input = (): Middleware => ({
     const route = state.route as RouteDefinition;
     const { query, body } = enforceInputRules(state.event, route);
     const contract = contractOf(route);
-    try {
-      state.pathParameters = contract?.pathParameters ? parseInput(contract.pathParameters, state.event.pathParameters, 'NOT_FOUND') : state.event.pathParameters;
-      state.query = contract?.query ? parseInput(contract.query, query, 'INVALID_FIELD') : { ...query };
-      state.body = contract?.body && body !== undefined ? parseInput(contract.body, body, 'INVALID_FIELD') : body;
-    } catch (error) {
-      // A code this route answers with another of its statuses (e.g. INVITE_UNAVAILABLE as 409 on revoke).
-      const status = error instanceof ApiError ? contract?.errorStatus?.[error.code] : undefined;
-      throw status === undefined ? error : new ApiError((error as ApiError).code, (error as ApiError).message, {}, { status });
-    }
+    state.pathParameters = contract?.pathParameters ? parseInput(contract.pathParameters, state.event.pathParameters, 'NOT_FOUND') : state.event.pathParameters;
+    state.query = contract?.query ? parseInput(contract.query, query, 'INVALID_FIELD') : { ...query };
+    state.body = contract?.body && body !== undefined ? parseInput(contract.body, body, 'INVALID_FIELD') : body;
   },
 });
 

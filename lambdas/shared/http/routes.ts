@@ -162,8 +162,6 @@ export const ROUTES = [
     query: [],
     body: 'none',
   },
-
-
 ] as const satisfies readonly RouteDefinition[];
 
 export type RouteId = (typeof ROUTES)[number]['id'];

@@ -22,19 +22,8 @@ import { NOW, PARTNER_ID, accountItem, bearer, issueKey, orgItem, serveAdmission
 
 const ddbMock = mockClient(DynamoDBDocumentClient);
 
-/** A concurrency-limited route, as the ticket endpoints will declare it. */
-const TICKETS: RouteDefinition = {
-  id: 'tickets',
-  method: 'GET',
-  path: '/partners/{partner_id}/tickets',
-  group: 'identity',
-  auth: 'key',
-  scope: 'tickets:read',
-  partnerBound: true,
-  category: 'ticket',
-  query: [],
-  body: 'none',
-};
+/** A concurrency-limited route: the ticket list as the route table declares it, served here by a test operation. */
+const TICKETS: RouteDefinition = { ...(ROUTES.find((route) => route.id === 'tickets') as RouteDefinition), group: 'identity' };
 
 function handlerWith(options: { edgeGuard?: EdgeGuard; tickets?: Operation } = {}) {
   const platform = createPlatform({ documentClient, tables: TABLES, edgeGuard: options.edgeGuard, clock: () => NOW });
