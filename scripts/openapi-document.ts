@@ -133,7 +133,8 @@ function operation(route: RouteDefinition, contract: RouteContract, named: Recor
 export function buildOpenApiDocument(routes: readonly RouteDefinition[] = ROUTES): Json {
   const named: Record<string, Json> = {};
   const paths: Record<string, Json> = {};
-  for (const route of routes) {
+  // The player site is not part of the partner API (docs/player-site.md describes it).
+  for (const route of routes.filter((r) => r.auth !== 'player')) {
     const contract = ROUTE_CONTRACTS[route.id as RouteId];
     if (!contract) throw new Error(`Route ${route.id} has no contract in route-contracts.ts`);
     paths[route.path] = { ...(paths[route.path] as Json | undefined), [route.method.toLowerCase()]: operation(route, contract, named) };

@@ -28,14 +28,15 @@ import { TicketServiceUnavailable, type TicketBridge } from '../tickets/ticket-b
 import { stateAt, type InvitationItem } from './invitation-model';
 import type { InvitationStore } from './invitation-store';
 
-export const PlayerDataSchema = z.strictObject({
+export const PLAYER_DATA_FIELDS = {
   in_game_name: z.string().check(
     z.trim(),
     z.refine((name) => [...name].length >= 1 && [...name].length <= 40),
     z.regex(/^[^\p{Cc}]*$/u),
   ),
   game_account_id: z.string().check(z.trim(), z.regex(/^[A-Za-z0-9_.:-]{1,64}$/)),
-});
+};
+export const PlayerDataSchema = z.strictObject(PLAYER_DATA_FIELDS);
 export type PlayerData = z.output<typeof PlayerDataSchema>;
 
 export type ClaimOutcome =

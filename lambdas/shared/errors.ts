@@ -11,6 +11,9 @@ export const ERROR_CATALOG = {
   CREDENTIALS_IN_URL: { status: 400, message: 'Credentials must be sent in the Authorization header, never in the URL.' },
   BODY_NOT_ALLOWED: { status: 400, message: 'This operation does not accept a request body.' },
   IDEMPOTENCY_KEY_REQUIRED: { status: 400, message: 'A valid Idempotency-Key header is required.' },
+  // The player site (lambdas/player): it needs no key and takes none; its access is the claiming browser's cookie.
+  API_KEY_NOT_ACCEPTED: { status: 400, message: 'The player site does not accept API keys.' },
+  PLAYER_CREDENTIAL_REQUIRED: { status: 403, message: 'This browser has no access to this ticket.' },
   INVALID_API_KEY: { status: 401, message: 'The API key is missing or invalid.' },
   INSUFFICIENT_SCOPE: { status: 403, message: 'The API key lacks the scope this operation needs.' },
   PARTNER_SCOPE_MISMATCH: { status: 403, message: 'The API key is not bound to this organization.' },

@@ -32,6 +32,16 @@ export interface Platform {
   readonly clock: Clock;
   /** A service secret (secrets.ts), one source per secret per container so its value is cached. */
   secret(id: SecretId): SecretSource;
+  /**
+   * Switches of the local stack only (local/local-stack.ts sets them through configureSharedPlatform;
+   * no environment variable or setting does): a deployed function never has any.
+   */
+  readonly localSwitches?: LocalSwitches;
+}
+
+export interface LocalSwitches {
+  /** `ticket bridge --fail on`: the ticket bridge fails as an unavailable store would. */
+  ticketBridgeDown(): boolean;
 }
 
 export function createPlatform(overrides: Partial<Platform> = {}): Platform {
@@ -54,6 +64,7 @@ export function createPlatform(overrides: Partial<Platform> = {}): Platform {
       'edgeGuard' in overrides ? overrides.edgeGuard : process.env.EDGE_GUARD === 'off' ? undefined : new EdgeGuard(limits, 'application'),
     clock: overrides.clock ?? (() => new Date()),
     secret: overrides.secret ?? memoizedSecrets(),
+    ...(overrides.localSwitches ? { localSwitches: overrides.localSwitches } : {}),
   };
 }
 
@@ -80,9 +91,16 @@ export function perPlatform<T>(build: (platform: Platform) => T): (platform: Pla
 }
 
 let shared: Platform | undefined;
+let sharedOverrides: Partial<Platform> = {};
 
 /** The container's platform, created on first use (after the environment is in place). */
 export function sharedPlatform(): Platform {
-  shared ??= createPlatform();
+  shared ??= createPlatform(sharedOverrides);
   return shared;
+}
+
+/** What the local stack gives the shared platform before the first request (its switches); never called in a deployed function. */
+export function configureSharedPlatform(overrides: Pick<Partial<Platform>, 'localSwitches'>): void {
+  sharedOverrides = overrides;
+  shared = undefined;
 }

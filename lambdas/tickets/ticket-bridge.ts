@@ -4,7 +4,12 @@
  *
  * | item | pk | sk | holds |
  * |---|---|---|---|
- * | ticket | `TICKET#<ticket id>` | `TICKET` | the TicketItem, the player's data and the draft notes as its first message |
+ * | ticket | `TICKET#<ticket id>` | `TICKET` | the TicketItem, the player's data, `entry_count` |
+ * | entry | `TICKET#<ticket id>` | `ENTRY#<000001…>` | one conversation entry: author (organization, staff, user, system), text, time |
+ *
+ * The draft notes are the first entry (author `organization`). Entries are
+ * items of their own so a conversation never meets DynamoDB's 400 KB item
+ * limit; a page of the latest ones is one Query.
  *
  * Creating the ticket of an invitation is idempotent: the ticket id is
  * derived from the invitation id and the Put is conditioned on its absence,
@@ -12,8 +17,11 @@
  * the store (timeouts included) is a TicketServiceUnavailable, which the API
  * answers 503 TICKET_SERVICE_UNAVAILABLE with Retry-After.
  */
-import { GetCommand, PutCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { eventItem } from '../outbox/outbox';
+import { ApiError } from '../shared/errors';
+import { perPlatform } from '../shared/platform';
+import { requireTable } from '../shared/storage/dynamo-client';
 import type { GameGroup } from '../records/record-model';
 import { isConditionFailure, retryOnConflict } from '../shared/storage/conditions';
 import { ticketIdFor, toTicket, type TicketItem, type TicketStatus } from './ticket-model';
@@ -32,28 +40,56 @@ export interface TicketBridge {
   get(ticketId: string): Promise<TicketItem | undefined>;
 }
 
-/** A change of a ticket by staff, the player or the system (the back office today; the player page next). */
+export type EntryAuthor = 'organization' | 'staff' | 'user' | 'system';
+
+export interface ConversationEntry {
+  readonly seq: number;
+  readonly author: EntryAuthor;
+  readonly text: string;
+  readonly at: string;
+}
+
+/**
+ * Makes the bridge unavailable while it answers true: every call fails as a
+ * store that does not answer would (TicketServiceUnavailable). Only the local
+ * stack passes one (`ticket bridge --fail on`, local/ticket-bridge-switch.ts);
+ * a deployed function builds its bridge without it, and no setting adds it.
+ */
+export type BridgeOutage = () => boolean;
+
+/** A change of a ticket by staff, the player or the system (the back office, the player site). */
 export type TicketChange =
   | { readonly kind: 'message'; readonly author: 'staff' | 'user'; readonly text: string }
   | { readonly kind: 'status'; readonly status: TicketStatus }
   | { readonly kind: 'assign'; readonly to: string };
 
-export class TicketServiceUnavailable extends Error {
+/** Seconds a client waits before asking again when the ticket store is unavailable. */
+export const TICKET_RETRY_AFTER_SECONDS = 5;
+
+/** The ticket store failed or did not answer in time: 503 TICKET_SERVICE_UNAVAILABLE with Retry-After. */
+export class TicketServiceUnavailable extends ApiError {
   constructor(options?: { cause?: unknown }) {
-    super('The ticket service is unavailable', options);
+    super('TICKET_SERVICE_UNAVAILABLE', undefined, { 'Retry-After': String(TICKET_RETRY_AFTER_SECONDS) }, { cause: options?.cause });
     this.name = 'TicketServiceUnavailable';
   }
 }
 
 export const ticketKey = (ticketId: string) => ({ pk: `TICKET#${ticketId}`, sk: 'TICKET' });
+const entryKey = (ticketId: string, seq: number) => ({ pk: `TICKET#${ticketId}`, sk: `ENTRY#${String(seq).padStart(6, '0')}` });
 
 export class DynamoTicketBridge implements TicketBridge {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly table: string,
+    private readonly outage?: BridgeOutage,
   ) {}
 
+  private available(): void {
+    if (this.outage?.()) throw new TicketServiceUnavailable({ cause: new Error('ticket bridge switched off (local stack)') });
+  }
+
   async createForInvitation(request: TicketRequest, now: Date): Promise<TicketItem> {
+    this.available();
     const ticket: TicketItem = {
       id: ticketIdFor(request.invitationId),
       invitation_id: request.invitationId,
@@ -64,20 +100,18 @@ export class DynamoTicketBridge implements TicketBridge {
       updated_at: now.toISOString(),
       message_count: request.notes ? 1 : 0,
     };
+    const put = {
+      TableName: this.table,
+      Item: { ...ticketKey(ticket.id), kind: 'ticket', ...ticket, player: request.player, entry_count: request.notes ? 1 : 0 },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    };
     try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: {
-            ...ticketKey(ticket.id),
-            kind: 'ticket',
-            ...ticket,
-            player: request.player,
-            messages: request.notes ? [{ author: 'organization', text: request.notes, at: ticket.created_at }] : [],
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      if (request.notes) {
+        const entry = { ...entryKey(ticket.id, 1), kind: 'ticket_entry', seq: 1, author: 'organization', text: request.notes, at: ticket.created_at };
+        await this.client.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, { Put: { TableName: this.table, Item: entry } }] }));
+      } else {
+        await this.client.send(new PutCommand(put));
+      }
       return ticket;
     } catch (error) {
       if (isConditionFailure(error)) {
@@ -91,15 +125,23 @@ export class DynamoTicketBridge implements TicketBridge {
   /**
    * Apply a change with its event, in one transaction conditioned on the
    * ticket's `updated_at` as read (a concurrent change retries): a message
-   * appends to the conversation and counts in `message_count` with
+   * adds a conversation entry and counts in `message_count` with
    * `ticket.message.created`; a status change or an assignment (system
    * actions, not counted) comes with `ticket.status.updated`.
    */
   async change(ticketId: string, change: TicketChange, now: Date): Promise<TicketItem | undefined> {
+    this.available();
+    return this.applyChange(ticketId, change, now).catch((error: unknown) => {
+      throw error instanceof TicketServiceUnavailable ? error : new TicketServiceUnavailable({ cause: error });
+    });
+  }
+
+  private async applyChange(ticketId: string, change: TicketChange, now: Date): Promise<TicketItem | undefined> {
     return retryOnConflict(
       async () => {
-        const ticket = await this.get(ticketId);
+        const ticket = (await this.get(ticketId)) as (TicketItem & { entry_count?: number }) | undefined;
         if (!ticket) return undefined;
+        const seq = (ticket.entry_count ?? 0) + 1;
         const at = now.toISOString();
         const next: TicketItem = {
           ...toTicket(ticket),
@@ -110,10 +152,10 @@ export class DynamoTicketBridge implements TicketBridge {
         };
         const entry =
           change.kind === 'message'
-            ? { author: change.author, text: change.text, at }
+            ? { author: change.author, text: change.text }
             : change.kind === 'status'
-              ? { author: 'system', text: `status: ${change.status}`, at }
-              : { author: 'system', text: `assigned to ${change.to}`, at };
+              ? { author: 'system', text: `status: ${change.status}` }
+              : { author: 'system', text: `assigned to ${change.to}` };
         const type = change.kind === 'message' ? 'ticket.message.created' : 'ticket.status.updated';
         const { item: event } = eventItem(ticket.partner_id, { type, data: { ticket_id: ticket.id, invitation_id: ticket.invitation_id, status: next.status } }, now);
         await this.client.send(
@@ -123,20 +165,20 @@ export class DynamoTicketBridge implements TicketBridge {
                 Update: {
                   TableName: this.table,
                   Key: ticketKey(ticketId),
-                  UpdateExpression: `SET #status = :status, message_count = :count, updated_at = :updated, messages = list_append(if_not_exists(messages, :none), :entry)${change.kind === 'assign' ? ', assignee = :to' : ''}`,
+                  UpdateExpression: `SET #status = :status, message_count = :count, updated_at = :updated, entry_count = :seq${change.kind === 'assign' ? ', assignee = :to' : ''}`,
                   ConditionExpression: 'updated_at = :read',
                   ExpressionAttributeNames: { '#status': 'status' },
                   ExpressionAttributeValues: {
                     ':status': next.status,
                     ':count': next.message_count,
                     ':updated': next.updated_at,
-                    ':entry': [entry],
-                    ':none': [],
+                    ':seq': seq,
                     ':read': ticket.updated_at,
                     ...(change.kind === 'assign' ? { ':to': change.to } : {}),
                   },
                 },
               },
+              { Put: { TableName: this.table, Item: { ...entryKey(ticketId, seq), kind: 'ticket_entry', seq, ...entry, at }, ConditionExpression: 'attribute_not_exists(pk)' } },
               { Put: { TableName: this.table, Item: event, ConditionExpression: 'attribute_not_exists(pk)' } },
             ],
           }),
@@ -148,7 +190,28 @@ export class DynamoTicketBridge implements TicketBridge {
     );
   }
 
+  /** The latest `limit` conversation entries, oldest first: one Query, however long the conversation. */
+  async conversation(ticketId: string, limit: number): Promise<ConversationEntry[]> {
+    this.available();
+    try {
+      const { Items = [] } = await this.client.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :entry)',
+          ExpressionAttributeValues: { ':pk': ticketKey(ticketId).pk, ':entry': 'ENTRY#' },
+          ScanIndexForward: false,
+          Limit: limit,
+          ConsistentRead: true,
+        }),
+      );
+      return Items.reverse().map((item) => ({ seq: item.seq as number, author: item.author as EntryAuthor, text: item.text as string, at: item.at as string }));
+    } catch (error) {
+      throw new TicketServiceUnavailable({ cause: error });
+    }
+  }
+
   async get(ticketId: string): Promise<TicketItem | undefined> {
+    this.available();
     try {
       const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: ticketKey(ticketId), ConsistentRead: true }));
       return Item as TicketItem | undefined;
@@ -157,3 +220,11 @@ export class DynamoTicketBridge implements TicketBridge {
     }
   }
 }
+
+/**
+ * The container's ticket bridge over the platform's client and `domain` table (the tickets and
+ * player functions), unavailable while the local stack's switch says so (platform.localSwitches).
+ */
+export const ticketBridgeOf = perPlatform(
+  (platform) => new DynamoTicketBridge(platform.documentClient, requireTable(platform.tables, 'domain'), platform.localSwitches?.ticketBridgeDown),
+);

@@ -11,16 +11,13 @@ import { perPlatform } from '../shared/platform';
 import { requireTable } from '../shared/storage/dynamo-client';
 import { INVITATION_PAGE_SIZE, toInvitation } from '../invitations/invitation-model';
 import { InvitationStore } from '../invitations/invitation-store';
-import { DynamoTicketBridge, TicketServiceUnavailable, type TicketBridge } from './ticket-bridge';
+import { ticketBridgeOf, type TicketBridge } from './ticket-bridge';
 import { toTicket } from './ticket-model';
 
-/** Seconds a client waits before asking again when the ticket store is unavailable. */
-export const TICKET_RETRY_AFTER_SECONDS = 5;
-
-const storesOf = perPlatform((platform): { invitations: InvitationStore; tickets: TicketBridge } => {
-  const table = requireTable(platform.tables, 'domain');
-  return { invitations: new InvitationStore(platform.documentClient, table), tickets: new DynamoTicketBridge(platform.documentClient, table) };
-});
+const storesOf = perPlatform((platform): { invitations: InvitationStore; tickets: TicketBridge } => ({
+  invitations: new InvitationStore(platform.documentClient, requireTable(platform.tables, 'domain')),
+  tickets: ticketBridgeOf(platform),
+}));
 
 const partnerOf = (input: OperationInput) => (input.principal as Principal).partnerId as string;
 
@@ -44,15 +41,8 @@ export const readTicket: Operation = async (input) => {
   const invitation = await invitations.get(partnerId, String(input.pathParameters.invitation_id));
   if (!invitation) throw new ApiError('TICKET_NOT_FOUND');
   if (invitation.state !== 'joined' || !invitation.ticket_id) throw new ApiError('PLAYER_NOT_JOINED');
-  let ticket;
-  try {
-    ticket = await tickets.get(invitation.ticket_id);
-  } catch (error) {
-    if (error instanceof TicketServiceUnavailable) {
-      throw new ApiError('TICKET_SERVICE_UNAVAILABLE', undefined, { 'Retry-After': String(TICKET_RETRY_AFTER_SECONDS) }, { cause: error });
-    }
-    throw error;
-  }
+  // A store failure is TicketServiceUnavailable: 503 with Retry-After.
+  const ticket = await tickets.get(invitation.ticket_id);
   if (!ticket || ticket.invitation_id !== invitation.id) throw new ApiError('TICKET_NOT_FOUND');
   if (ticket.partner_id !== partnerId) throw new ApiError('PARTNER_ACCESS_FORBIDDEN');
   return { data: toTicket(ticket) };

@@ -24,6 +24,26 @@ export function successResponse(
   };
 }
 
+/**
+ * A page of the player site (text/html), with the headers that keep it to itself: its content
+ * security policy (given by the page: the hashes of its inline script and style), no referrer, no
+ * framing, no caching.
+ */
+export function pageResponse(requestId: string, html: string, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  return {
+    statusCode: 200,
+    headers: {
+      ...BASE_HEADERS,
+      'Content-Type': 'text/html; charset=utf-8',
+      'Referrer-Policy': 'no-referrer',
+      'X-Frame-Options': 'DENY',
+      ...headers,
+      'X-Request-Id': requestId,
+    },
+    body: html,
+  };
+}
+
 export function errorResponse(requestId: string, error: ApiError, headers: Record<string, string> = {}): APIGatewayProxyResult {
   return {
     statusCode: error.status,

@@ -6,9 +6,11 @@
  *   2. edge           – the 10-second burst limits below WAF's resolution
  *   3. transport      – HTTPS, sizes, credentials in the URL, encodings (before routing)
  *   4. routing        – the route API Gateway invoked, or 404 NOT_FOUND
- *   5. authentication – the key behind the Authorization header (cached facts or one read)
+ *   5. authentication – the key behind the Authorization header (cached facts or one read);
+ *                       the player site's routes take no key (and refuse one)
  *   6. admission      – the key's standing (revocation, account, organization, membership,
- *                       re-checked inside the quota writes), quotas, concurrency
+ *                       re-checked inside the quota writes), quotas, concurrency; on the
+ *                       player site, its limits by source IP and join link
  *   7. authorization  – scope and organization binding of the admitted request
  *   8. input          – query parameters and body against the route's declaration
  * The envelope middleware is attached first, so its after/onError hooks run
@@ -22,11 +24,14 @@ import { authenticateKey, type AuthenticatedKey } from '../identity/key-authenti
 import { principalOf, type Principal } from '../identity/principal';
 import { admitRequest, type Admission } from '../limits/admission';
 import { edgeRejection } from '../limits/edge-guard';
+import { isPlayerCategory } from '../limits/limits-table';
+import { admitPlayerCall } from '../limits/player-admission';
+import { INVITATION_ID_PATTERN } from '../../invitations/invitation-model';
 import { logger } from '../observability/logger';
 import { currentRequestScope, runInRequestScope } from '../observability/request-scope';
 import { sharedPlatform, type Platform } from '../platform';
 import { normalizeEvent, type ApiEvent } from './api-event';
-import { errorResponse, successResponse } from './envelope';
+import { errorResponse, pageResponse, successResponse } from './envelope';
 import { parseInput, type RouteContract } from './contract';
 import { enforceInputRules, enforceTransportRules } from './request-rules';
 import { ROUTE_CONTRACTS } from './route-contracts';
@@ -39,6 +44,8 @@ export interface OperationInput {
   readonly query: Readonly<Record<string, unknown>>;
   readonly body: unknown;
   readonly headers: ApiEvent['headers'];
+  /** The path as the client addressed it, stage included (e.g. `/v1/join/<id>/claim`). */
+  readonly fullPath: string;
   /** Present on routes that need a key. */
   readonly principal?: Principal;
   readonly requestId: string;
@@ -50,6 +57,8 @@ export interface OperationResult {
   readonly status?: number;
   readonly data: unknown;
   readonly headers?: Record<string, string>;
+  /** A page (text/html) instead of the JSON envelope: the player site's page, whose `data` is its HTML. */
+  readonly page?: true;
 }
 
 export type Operation = (input: OperationInput) => Promise<OperationResult>;
@@ -193,6 +202,11 @@ const authentication = (): Middleware => ({
     }
     const { platform, event } = state;
     state.signal = admissionSignal(request.context);
+    if (route.auth === 'player') {
+      // The player site is not reachable with API keys, nor does it take one.
+      if (event.headers.has('authorization')) throw apiError('API_KEY_NOT_ACCEPTED');
+      return;
+    }
     const authorization = event.headers.get('authorization');
     state.key = await authenticateKey(authorization?.length === 1 ? authorization[0] : undefined, {
       reader: platform.admissionStore,
@@ -209,6 +223,11 @@ const authentication = (): Middleware => ({
 const admission = (): Middleware => ({
   before: async (request) => {
     const state = request.context.pipeline;
+    const route = state.route as RouteDefinition;
+    if (route.auth === 'player') {
+      await admitPlayerRoute(state, route);
+      return;
+    }
     if (!state.key) return;
     const { platform } = state;
     state.admission = await admitRequest(state.key, { category: (state.route as RouteDefinition).category }, {
@@ -222,6 +241,19 @@ const admission = (): Middleware => ({
     state.admitted = true;
   },
 });
+
+/** The player site's abuse limits (by source IP and join link) for a route that has a category; the page itself has none. */
+async function admitPlayerRoute(state: PipelineState, route: RouteDefinition): Promise<void> {
+  const { platform, event } = state;
+  if (isPlayerCategory(route.category)) {
+    const id = event.pathParameters.invitation_id;
+    await admitPlayerCall(
+      { category: route.category, sourceIp: event.sourceIp ?? 'unknown', invitationId: id !== undefined && INVITATION_ID_PATTERN.test(id) ? id : undefined },
+      { store: platform.admissionStore, windows: platform.windowMemory, limits: platform.limits, now: platform.clock(), signal: state.signal },
+    );
+  }
+  state.admitted = true;
+}
 
 /** Scope and organization binding of the admitted request. */
 const authorization = (): Middleware => ({
@@ -281,11 +313,13 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         query: state.query ?? {},
         body: state.body,
         headers: state.event.headers,
+        fullPath: state.event.fullPath,
         principal: state.admission?.principal,
         requestId: state.event.requestId,
         now: state.platform.clock(),
         platform: state.platform,
       });
+      if (result.page) return pageResponse(state.event.requestId, String(result.data), result.headers);
       return successResponse(state.event.requestId, result.data, result.status ?? 200, result.headers);
     });
 

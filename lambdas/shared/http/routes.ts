@@ -15,9 +15,9 @@ import { RECORD_LIST_INDEXES, type TableId } from '../storage/table-definitions'
 export const API_STAGE_NAME = 'v1';
 
 /** A Lambda function serving a group of endpoints. */
-export type EndpointGroup = 'system' | 'identity' | 'records' | 'entitlements' | 'invitations' | 'tickets';
+export type EndpointGroup = 'system' | 'identity' | 'records' | 'entitlements' | 'invitations' | 'tickets' | 'player';
 
-export const ENDPOINT_GROUPS: readonly EndpointGroup[] = ['system', 'identity', 'records', 'entitlements', 'invitations', 'tickets'];
+export const ENDPOINT_GROUPS: readonly EndpointGroup[] = ['system', 'identity', 'records', 'entitlements', 'invitations', 'tickets', 'player'];
 
 /** The group whose function answers every path or method that no route declares (404 `NOT_FOUND`). */
 export const FALLBACK_GROUP: EndpointGroup = 'system';
@@ -28,8 +28,12 @@ export interface RouteDefinition {
   /** API Gateway resource template, e.g. `/partners/{partner_id}/records`. */
   readonly path: string;
   readonly group: EndpointGroup;
-  /** `none`: no key needed; `key`: a valid API key is required. */
-  readonly auth: 'none' | 'key';
+  /**
+   * `none`: no key needed; `key`: a valid API key is required; `player`: the player site, which
+   * takes no key (a request carrying an Authorization header is 400 API_KEY_NOT_ACCEPTED) and
+   * counts toward the player limits of its category (by source IP and join link).
+   */
+  readonly auth: 'none' | 'key' | 'player';
   /** Business scope the key must carry, if any. */
   readonly scope?: Scope;
   /** Whether the route is bound to the `{partner_id}` path organization. */
@@ -41,6 +45,9 @@ export interface RouteDefinition {
   /** `none`: a body is 400 `BODY_NOT_ALLOWED`; `json`: a JSON object body is required. */
   readonly body: 'none' | 'json';
 }
+
+/** The player site's path prefix under the stage: join links are `<base URL>/join/<invitation id>#token=…`. */
+export const PLAYER_SITE_PATH = '/join';
 
 export const ROUTES = [
   { id: 'health', method: 'GET', path: '/health', group: 'system', auth: 'none', query: [], body: 'none' },
@@ -162,6 +169,11 @@ export const ROUTES = [
     query: [],
     body: 'none',
   },
+  // The player site (not part of the partner API: docs/player-site.md): the page, and the calls its script makes.
+  { id: 'player-page', method: 'GET', path: '/join/{invitation_id}', group: 'player', auth: 'player', query: [], body: 'none' },
+  { id: 'player-view', method: 'GET', path: '/join/{invitation_id}/view', group: 'player', auth: 'player', category: 'player-view', query: [], body: 'none' },
+  { id: 'player-claim', method: 'POST', path: '/join/{invitation_id}/claim', group: 'player', auth: 'player', category: 'player-claim', query: [], body: 'json' },
+  { id: 'player-message', method: 'POST', path: '/join/{invitation_id}/messages', group: 'player', auth: 'player', category: 'player-message', query: [], body: 'json' },
 ] as const satisfies readonly RouteDefinition[];
 
 export type RouteId = (typeof ROUTES)[number]['id'];
@@ -261,6 +273,9 @@ export interface TableAccess {
  */
 export const ADMISSION_DATA_ACCESS: TableAccess = { table: 'access', actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] };
 
+/** The player site's admission (lambdas/shared/limits/player-admission.ts): conditional UpdateItems of its IP and join-link counters. */
+export const PLAYER_ADMISSION_DATA_ACCESS: TableAccess = { table: 'access', actions: ['dynamodb:UpdateItem'] };
+
 /**
  * What each group's own operations do with the tables, beyond admission:
  * declared here, next to the group's routes, and granted to its function
@@ -289,6 +304,9 @@ export const GROUP_DATA_ACCESS: Readonly<Record<EndpointGroup, readonly TableAcc
   // lambdas/tickets: the organization item and the joined index's partitions (Query on the table),
   // the invitations (BatchGetItem, GetItem) and the ticket (GetItem).
   tickets: [{ table: 'domain', actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'] }],
+  // lambdas/player: the invitation and the ticket (GetItem), the conversation (Query), the claim's and the
+  // ticket's transactions (Put, Update, Delete of the claim marker).
+  player: [{ table: 'domain', actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'] }],
 };
 
 /** The service secrets (lambdas/shared/secret-names.ts) each group's function reads. */
@@ -301,6 +319,8 @@ export const GROUP_SECRET_ACCESS: Readonly<Record<EndpointGroup, readonly Secret
   // Join links are derived from the invitation id under this secret (lambdas/invitations/join-link.ts).
   invitations: ['invitation-token'],
   tickets: [],
+  // The player site checks a link's token by computing it again.
+  player: ['invitation-token'],
 };
 
 /**
@@ -309,7 +329,12 @@ export const GROUP_SECRET_ACCESS: Readonly<Record<EndpointGroup, readonly Secret
  */
 export function dataAccessOf(group: EndpointGroup, routes: readonly RouteDefinition[] = ROUTES): TableAccess[] {
   const needsAdmission = routes.some((route) => route.group === group && route.auth === 'key');
-  const declared = [...(needsAdmission ? [ADMISSION_DATA_ACCESS] : []), ...GROUP_DATA_ACCESS[group]];
+  const needsPlayerAdmission = routes.some((route) => route.group === group && route.auth === 'player' && route.category !== undefined);
+  const declared = [
+    ...(needsAdmission ? [ADMISSION_DATA_ACCESS] : []),
+    ...(needsPlayerAdmission ? [PLAYER_ADMISSION_DATA_ACCESS] : []),
+    ...GROUP_DATA_ACCESS[group],
+  ];
   const merged = new Map<string, { table: TableId; indexes: string[]; actions: Set<DynamoAction> }>();
   for (const access of declared) {
     const indexes = [...(access.indexes ?? [])].sort();

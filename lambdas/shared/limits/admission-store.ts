@@ -35,6 +35,8 @@ export interface ItemKey {
 
 /** What must still hold of the item for the key to be usable. */
 export type Guard =
+  /** Nothing to re-check (the player site's IP and join-link items: counters only, created on first use). */
+  | { readonly kind: 'none' }
   | { readonly kind: 'key' }
   | { readonly kind: 'account'; readonly credGen: number }
   | { readonly kind: 'organization'; readonly keyGen: number; readonly accountId: string; readonly grant: string };
@@ -117,6 +119,8 @@ export function buildAdmissionUpdate(table: string, plan: ItemPlan) {
   const removes: string[] = [];
 
   switch (plan.guard.kind) {
+    case 'none':
+      break;
     case 'key':
       conditions.push('attribute_exists(pk) AND attribute_not_exists(revoked_at)');
       break;

@@ -53,14 +53,18 @@ export interface Admission {
   release(): Promise<void>;
 }
 
-export interface AdmissionDeps {
+/** What a decision over holder items needs (the key's admission here, the player site's in player-admission.ts). */
+export interface DecisionDeps {
   readonly store: AdmissionStore;
   readonly windows: WindowMemory;
-  readonly rateLog: RateLogSampler;
   readonly limits: readonly Limit[];
   readonly now: Date;
   /** Aborts the store calls when the request's admission deadline passes (then 503). */
   readonly signal?: AbortSignal;
+}
+
+export interface AdmissionDeps extends DecisionDeps {
+  readonly rateLog: RateLogSampler;
 }
 
 const MAX_ATTEMPTS_PER_ITEM = 5;
@@ -81,7 +85,7 @@ export const counterAttribute = (policy: string) => `q_${policy.replace(/-/g, '_
  */
 const newAdmissionId = () => `r${randomUUID().replace(/-/g, '')}`;
 
-interface HolderItem {
+export interface HolderItem {
   readonly holder: QuotaHolder;
   readonly plan: ItemPlan;
   readonly quotas: readonly QuotaLimit[];
@@ -99,9 +103,7 @@ type Settled =
   | { readonly kind: 'concurrency'; readonly item: HolderItem }
   | { readonly kind: 'unavailable'; readonly item: HolderItem; readonly error: unknown };
 
-function planItems(facts: KeyFacts, route: AdmissionRoute, deps: AdmissionDeps): HolderItem[] {
-  const nowMs = deps.now.getTime();
-  const admissionId = newAdmissionId();
+function planItems(facts: KeyFacts, route: AdmissionRoute, deps: DecisionDeps): HolderItem[] {
   const items: { holder: QuotaHolder; key: ItemKey; guard: Guard }[] = [
     { holder: 'key', key: apiKeyKey(facts.key_id), guard: { kind: 'key' } },
     { holder: 'account', key: accountKey(facts.account_id), guard: { kind: 'account', credGen: facts.account_gen } },
@@ -113,6 +115,17 @@ function planItems(facts: KeyFacts, route: AdmissionRoute, deps: AdmissionDeps):
       guard: { kind: 'organization', keyGen: facts.org_gen ?? 0, accountId: facts.account_id, grant: facts.manager_grant ?? '' },
     });
   }
+  return planHolderItems(items, route, deps);
+}
+
+/** Each holder item's counters (every quota of its holder covering the route) and lease (its concurrency limit), under one admission id. */
+export function planHolderItems(
+  items: readonly { holder: QuotaHolder; key: ItemKey; guard: Guard }[],
+  route: AdmissionRoute,
+  deps: DecisionDeps,
+): HolderItem[] {
+  const nowMs = deps.now.getTime();
+  const admissionId = newAdmissionId();
   return items.map(({ holder, key, guard }) => {
     const quotas = quotaLimits(deps.limits).filter((l) => l.holder === holder && covers(l, route.category));
     const concurrency = concurrencyLimits(deps.limits).find((l) => l.holder === holder && covers(l, route.category));
@@ -133,7 +146,8 @@ function planItems(facts: KeyFacts, route: AdmissionRoute, deps: AdmissionDeps):
 }
 
 /** The answer the old image of a refusing item implies for this key, if it is about the key's standing. */
-function denialFrom(item: HolderItem, old: Record<string, unknown> | undefined, facts: KeyFacts, now: Date): ErrorCode | undefined {
+function denialFrom(item: HolderItem, old: Readonly<Record<string, unknown>> | undefined, facts: KeyFacts, now: Date): ErrorCode | undefined {
+  if (!old) return 'INVALID_API_KEY';
   const passing: KeyState = {
     key: {},
     account: { status: 'active', cred_gen: facts.account_gen },
@@ -149,11 +163,18 @@ function denialFrom(item: HolderItem, old: Record<string, unknown> | undefined, 
   return standing.usable ? undefined : standing.denial;
 }
 
-/** A store failure on one item is an outcome too, so the items that did admit the request are compensated. */
-const settleOrFail = (item: HolderItem, facts: KeyFacts, deps: AdmissionDeps): Promise<Settled> =>
-  settle(item, facts, deps).catch((error: unknown) => ({ kind: 'unavailable' as const, item, error }));
+/**
+ * What the old image of a refusing item says about the caller's standing (a key's revocation, say):
+ * a code to answer, or undefined when the refusal is about windows and slots. `old` is undefined
+ * when the item does not exist.
+ */
+export type DenialOf = (item: HolderItem, old: Readonly<Record<string, unknown>> | undefined) => ErrorCode | undefined;
 
-async function settle(item: HolderItem, facts: KeyFacts, deps: AdmissionDeps): Promise<Settled> {
+/** A store failure on one item is an outcome too, so the items that did admit the request are compensated. */
+const settleOrFail = (item: HolderItem, deny: DenialOf, deps: DecisionDeps): Promise<Settled> =>
+  settle(item, deny, deps).catch((error: unknown) => ({ kind: 'unavailable' as const, item, error }));
+
+async function settle(item: HolderItem, deny: DenialOf, deps: DecisionDeps): Promise<Settled> {
   let plan = item.plan;
   const nowMs = deps.now.getTime();
   for (let attempt = 0; attempt < MAX_ATTEMPTS_PER_ITEM; attempt += 1) {
@@ -162,13 +183,12 @@ async function settle(item: HolderItem, facts: KeyFacts, deps: AdmissionDeps): P
       deps.windows.remember(plan);
       return { kind: 'admitted', item, plan, counts: outcome.counts };
     }
-    const old = outcome.old;
-    const denial = denialFrom(item, old, facts, deps.now);
+    const denial = deny(item, outcome.old);
     if (denial) return { kind: 'denied', item, code: denial };
-    if (!old) return { kind: 'denied', item, code: 'INVALID_API_KEY' };
+    const old = outcome.old ?? {};
     deps.windows.learn(plan.key.pk, old);
 
-    // Not the key's standing: full windows, full slots, or a wrong guess about the item's state.
+    // Not the caller's standing: full windows, full slots, or a wrong guess about the item's state.
     // Every full window is collected: the answer names the one that frees up last.
     const refusals: QuotaRefusal[] = [];
     const counters: CounterPlan[] = [];
@@ -199,7 +219,7 @@ async function settle(item: HolderItem, facts: KeyFacts, deps: AdmissionDeps): P
   throw new QuotaStoreUnavailable(new Error(`No admission decision for ${plan.key.pk} after ${MAX_ATTEMPTS_PER_ITEM} attempts`));
 }
 
-const HOLDER_ORDER: readonly QuotaHolder[] = ['key', 'account', 'organization'];
+const HOLDER_ORDER: readonly QuotaHolder[] = ['key', 'account', 'organization', 'player-ip', 'join-link'];
 
 /**
  * Concurrency-limited routes (invitations, tickets) take their slots layer by
@@ -209,10 +229,10 @@ const HOLDER_ORDER: readonly QuotaHolder[] = ['key', 'account', 'organization'];
  * should have admitted; in order, a refused request never touches the layers
  * after the one that refused it. One round trip per layer, on these routes only.
  */
-async function settleInOrder(items: readonly HolderItem[], facts: KeyFacts, deps: AdmissionDeps): Promise<Settled[]> {
+async function settleInOrder(items: readonly HolderItem[], deny: DenialOf, deps: DecisionDeps): Promise<Settled[]> {
   const settled: Settled[] = [];
   for (const item of items) {
-    const outcome = await settleOrFail(item, facts, deps);
+    const outcome = await settleOrFail(item, deny, deps);
     settled.push(outcome);
     if (outcome.kind !== 'admitted') break;
   }
@@ -248,17 +268,27 @@ function rejectionOf(settled: readonly Settled[], limits: readonly Limit[], now:
   return undefined;
 }
 
+export interface Decision {
+  readonly admitted: readonly Extract<Settled, { kind: 'admitted' }>[];
+  /** Free the concurrency leases the request holds (idempotent; never throws). */
+  release(): Promise<void>;
+}
+
 /**
- * Admit the authenticated key's request, or throw the ApiError that refuses
- * it (nothing then stays counted); a store that does not answer in time is
- * QuotaStoreUnavailable, 503 RATE_LIMIT_UNAVAILABLE.
+ * Apply every holder item's plan (in parallel, or layer by layer when one takes a lease) and
+ * decide: admitted, or the ApiError that refuses the request, after the items that admitted it
+ * were compensated (nothing then stays counted). A store that does not answer in time is
+ * QuotaStoreUnavailable, 503 RATE_LIMIT_UNAVAILABLE. `onRejected` runs before a 429 is thrown.
  */
-export async function admitRequest({ facts, coldImage }: AuthenticatedKey, route: AdmissionRoute, deps: AdmissionDeps): Promise<Admission> {
-  if (coldImage) deps.windows.learn(String(coldImage.pk), coldImage);
-  const items = planItems(facts, route, deps);
+export async function decide(
+  items: readonly HolderItem[],
+  deny: DenialOf,
+  deps: DecisionDeps,
+  onRejected?: (rejection: ApiError) => Promise<void>,
+): Promise<Decision> {
   const settled = items.some((item) => item.plan.lease)
-    ? await settleInOrder(items, facts, deps)
-    : await Promise.all(items.map((item) => settleOrFail(item, facts, deps)));
+    ? await settleInOrder(items, deny, deps)
+    : await Promise.all(items.map((item) => settleOrFail(item, deny, deps)));
   const admitted = settled.filter((s): s is Extract<Settled, { kind: 'admitted' }> => s.kind === 'admitted');
   const compensate = () =>
     Promise.all(admitted.map((a) => deps.store.compensate(a.plan, a.plan.lease !== undefined, AbortSignal.timeout(CLEANUP_TIMEOUT_MS)))).catch(
@@ -273,19 +303,14 @@ export async function admitRequest({ facts, coldImage }: AuthenticatedKey, route
   const rejection = rejectionOf(settled, deps.limits, deps.now);
   if (rejection) {
     await compensate();
-    if (rejection.code === 'RATE_LIMITED' || rejection.code === 'CONCURRENCY_LIMITED') {
-      await logRejectionSample(facts, rejection, { ...deps, signal: AbortSignal.timeout(CLEANUP_TIMEOUT_MS) });
-    }
+    if (rejection.code === 'RATE_LIMITED' || rejection.code === 'CONCURRENCY_LIMITED') await onRejected?.(rejection);
     throw rejection;
   }
 
   const leased = admitted.filter((a) => a.plan.lease !== undefined);
   let released = false;
-  const headline = quotaLimits(deps.limits).find((l) => l.policy === HEADLINE_POLICY);
-  const keyItem = admitted.find((a) => a.item.holder === 'key');
   return {
-    principal: principalOf(facts),
-    headers: headlineHeaders(headline, headline && keyItem ? (keyItem.counts[counterAttribute(headline.policy)] ?? 0) : undefined, deps.now),
+    admitted,
     release: async () => {
       if (released || leased.length === 0) return;
       released = true;
@@ -293,5 +318,27 @@ export async function admitRequest({ facts, coldImage }: AuthenticatedKey, route
         leased.map((a) => deps.store.release(a.plan.key, (a.plan.lease as { leaseId: string }).leaseId, AbortSignal.timeout(CLEANUP_TIMEOUT_MS))),
       ).catch((error) => logger.error('concurrency lease not released; it expires by itself', { error }));
     },
+  };
+}
+
+/**
+ * Admit the authenticated key's request, or throw the ApiError that refuses
+ * it (nothing then stays counted); a store that does not answer in time is
+ * QuotaStoreUnavailable, 503 RATE_LIMIT_UNAVAILABLE.
+ */
+export async function admitRequest({ facts, coldImage }: AuthenticatedKey, route: AdmissionRoute, deps: AdmissionDeps): Promise<Admission> {
+  if (coldImage) deps.windows.learn(String(coldImage.pk), coldImage);
+  const decision = await decide(
+    planItems(facts, route, deps),
+    (item, old) => denialFrom(item, old, facts, deps.now),
+    deps,
+    (rejection) => logRejectionSample(facts, rejection, { ...deps, signal: AbortSignal.timeout(CLEANUP_TIMEOUT_MS) }),
+  );
+  const headline = quotaLimits(deps.limits).find((l) => l.policy === HEADLINE_POLICY);
+  const keyItem = decision.admitted.find((a) => a.item.holder === 'key');
+  return {
+    principal: principalOf(facts),
+    headers: headlineHeaders(headline, headline && keyItem ? (keyItem.counts[counterAttribute(headline.policy)] ?? 0) : undefined, deps.now),
+    release: decision.release,
   };
 }

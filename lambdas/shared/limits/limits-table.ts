@@ -8,11 +8,21 @@
  * hour at :00 minutes, a day at 00:00 UTC (window id = floor(epoch / length)).
  */
 
-/** What a route counts toward beyond the general quotas. */
-export type RouteCategory = 'invitation-create' | 'invitation' | 'ticket';
+/**
+ * What a route counts toward beyond the general quotas: the partner API's invitation and ticket
+ * routes, and the player site's routes (which need no key: they count by source IP and join link).
+ */
+export type RouteCategory = 'invitation-create' | 'invitation' | 'ticket' | PlayerCategory;
+export type PlayerCategory = 'player-view' | 'player-claim' | 'player-message';
+export const isPlayerCategory = (category: RouteCategory | undefined): category is PlayerCategory => category?.startsWith('player-') ?? false;
 
-/** The item whose counters and leases a limit lives on: the key, its creating account, or its organization. */
-export type QuotaHolder = 'key' | 'account' | 'organization';
+/**
+ * The item whose counters and leases a limit lives on: the key, its creating account, or its
+ * organization (partner API); the source IP or the join link (player site).
+ */
+export type QuotaHolder = KeyHolder | PlayerHolder;
+export type KeyHolder = 'key' | 'account' | 'organization';
+export type PlayerHolder = 'player-ip' | 'join-link';
 
 export interface QuotaLimit {
   readonly kind: 'quota';
@@ -67,6 +77,7 @@ export interface EdgeLimit {
 export type Limit = QuotaLimit | ConcurrencyLimit | EdgeLimit;
 
 const INVITATION_AND_TICKET: readonly RouteCategory[] = ['invitation-create', 'invitation', 'ticket'];
+const PLAYER_CALLS: readonly RouteCategory[] = ['player-view', 'player-claim', 'player-message'];
 
 export const LIMITS: readonly Limit[] = [
   { kind: 'quota', policy: 'key-minute', holder: 'key', windowSeconds: 60, limit: 60, covers: 'all', description: 'each valid API key, per minute' },
@@ -82,6 +93,12 @@ export const LIMITS: readonly Limit[] = [
   { kind: 'concurrency', policy: 'ticket-concurrency', holder: 'key', limit: 2, covers: INVITATION_AND_TICKET, description: 'invitation and ticket requests in flight per key' },
   { kind: 'concurrency', policy: 'ticket-concurrency', holder: 'organization', limit: 4, covers: INVITATION_AND_TICKET, description: 'invitation and ticket requests in flight per organization' },
   { kind: 'concurrency', policy: 'ticket-concurrency', holder: 'account', limit: 6, covers: INVITATION_AND_TICKET, description: 'invitation and ticket requests in flight per account' },
+  { kind: 'quota', policy: 'player-ip-minute', holder: 'player-ip', windowSeconds: 60, limit: 30, covers: PLAYER_CALLS, description: 'player site calls (view, claim, message) by source IP, per minute' },
+  { kind: 'quota', policy: 'player-ip-hour', holder: 'player-ip', windowSeconds: 3600, limit: 300, covers: PLAYER_CALLS, description: 'player site calls by source IP, per UTC hour' },
+  { kind: 'quota', policy: 'join-link-minute', holder: 'join-link', windowSeconds: 60, limit: 20, covers: PLAYER_CALLS, description: 'player site calls of one join link (its token), from any IP, per minute' },
+  { kind: 'quota', policy: 'join-claim-hour', holder: 'join-link', windowSeconds: 3600, limit: 10, covers: ['player-claim'], description: 'claim submissions of one join link (refused ones included), per UTC hour' },
+  { kind: 'quota', policy: 'join-message-hour', holder: 'join-link', windowSeconds: 3600, limit: 20, covers: ['player-message'], description: "the player's messages on one ticket, per UTC hour" },
+  { kind: 'quota', policy: 'join-message-day', holder: 'join-link', windowSeconds: 86_400, limit: 100, covers: ['player-message'], description: "the player's messages on one ticket, per UTC day" },
   { kind: 'edge', policy: 'edge-ip-burst', aggregate: 'ip', windowSeconds: 10, limit: 30, counts: 'all', enforcedBy: 'application', description: 'by source IP (health included), per 10 seconds' },
   { kind: 'edge', policy: 'edge-ip-minute', aggregate: 'ip', windowSeconds: 60, limit: 180, counts: 'all', enforcedBy: 'waf', description: 'by source IP (health included), per minute' },
   { kind: 'edge', policy: 'edge-credential-burst', aggregate: 'credential', windowSeconds: 10, limit: 20, counts: 'credentialed', enforcedBy: 'application', description: 'by credential (well-formed unknown credentials included), per 10 seconds' },

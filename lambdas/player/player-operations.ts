@@ -1,0 +1,138 @@
+/**
+ * The player site's operations (routes.ts, group `player`): the page, what
+ * the link or the claiming browser may see, the claim, and the player's
+ * messages. Who the caller is, is decided here, per invitation:
+ *
+ * - the claiming browser: its cookie's credential matches the digest the
+ *   claim stored (player-credential.ts) → the ticket and its conversation;
+ * - a holder of the link: the `X-Join-Token` header (or the claim's
+ *   `token`) is the invitation's token (join-link.ts) → the invitation's
+ *   game and state, nothing of the player or the ticket;
+ * - anyone else: 404 INVITE_UNAVAILABLE, the same for a missing invitation
+ *   and a wrong token.
+ *
+ * Opening the page or the view changes nothing (a preview occupies no slot
+ * and creates nothing); only the claim writes. A claiming invitation seen by
+ * its own browser is finished on the spot when the ticket store answers
+ * again (finishClaim is safe to repeat; the reconciler does the same every
+ * minute), so the page's polling recovers as soon as the store does.
+ */
+import { ApiError } from '../shared/errors';
+import type { Operation, OperationInput } from '../shared/http/pipeline';
+import type { PlayerView } from '../shared/http/player-contracts';
+import { JOIN_TOKEN_PATTERN } from '../shared/http/player-contracts';
+import { API_STAGE_NAME } from '../shared/http/routes';
+import { perPlatform } from '../shared/platform';
+import { requireTable } from '../shared/storage/dynamo-client';
+import { claimInvitation, finishClaim, type PlayerData } from '../invitations/claim';
+import { stateAt, type InvitationItem } from '../invitations/invitation-model';
+import { InvitationStore } from '../invitations/invitation-store';
+import { isJoinToken } from '../invitations/join-link';
+import { ticketBridgeOf, TicketServiceUnavailable, type DynamoTicketBridge } from '../tickets/ticket-bridge';
+import { holdsCredential, playerCookie, presentedCredentials } from './player-credential';
+import { PLAYER_PAGE_HEADERS, PLAYER_PAGE_HTML } from './player-page';
+
+/** Conversation entries the page shows: the latest ones. */
+export const VISIBLE_ENTRIES = 50;
+
+const storesOf = perPlatform((platform) => ({
+  invitations: new InvitationStore(platform.documentClient, requireTable(platform.tables, 'domain')),
+  tickets: ticketBridgeOf(platform),
+}));
+
+const invitationIdOf = (input: OperationInput) => String(input.pathParameters.invitation_id);
+
+async function isLinkHolder(input: OperationInput, item: InvitationItem, token: string | undefined): Promise<boolean> {
+  if (token === undefined || !JOIN_TOKEN_PATTERN.test(token)) return false;
+  return isJoinToken(token, item.id, await input.platform.secret('invitation-token').versions());
+}
+
+const isClaimingBrowser = (input: OperationInput, item: InvitationItem) => holdsCredential(item, presentedCredentials(input.headers.get('cookie')), input.now);
+
+/** What the claiming browser sees: its ticket and the visible conversation (staff and its own messages), once joined. */
+async function playerView(input: OperationInput, item: InvitationItem, tickets: DynamoTicketBridge): Promise<PlayerView> {
+  const invitation = { id: item.id, game: item.game, state: stateAt(item, input.now) };
+  if (item.state !== 'joined' || !item.ticket_id) return { invitation, access: 'player', ticket: null };
+  const [ticket, entries] = await Promise.all([tickets.get(item.ticket_id), tickets.conversation(item.ticket_id, VISIBLE_ENTRIES)]);
+  if (!ticket || ticket.invitation_id !== item.id) throw new ApiError('INVITE_UNAVAILABLE');
+  const messages = entries.flatMap((entry) =>
+    entry.author === 'staff' || entry.author === 'user' ? [{ author: entry.author === 'user' ? ('player' as const) : ('staff' as const), text: entry.text, at: entry.at }] : [],
+  );
+  return { invitation, access: 'player', ticket: { id: ticket.id, status: ticket.status, updated_at: ticket.updated_at, messages } };
+}
+
+/** GET /join/{invitation_id}: the page. */
+export const playerPage: Operation = async () => ({ data: PLAYER_PAGE_HTML, page: true, headers: { ...PLAYER_PAGE_HEADERS } });
+
+/** GET /join/{invitation_id}/view: the claiming browser's ticket, or to the link's holder the invitation's game and state. */
+export const viewInvitation: Operation = async (input) => {
+  const { invitations, tickets } = storesOf(input.platform);
+  let item = await invitations.find(invitationIdOf(input));
+  if (!item) throw new ApiError('INVITE_UNAVAILABLE');
+  if (isClaimingBrowser(input, item)) {
+    if (item.state === 'claiming') item = await finishIfPossible(input, item);
+    return { data: await playerView(input, item, tickets) };
+  }
+  if (!(await isLinkHolder(input, item, input.headers.get('x-join-token')?.[0]))) throw new ApiError('INVITE_UNAVAILABLE');
+  const view: PlayerView = { invitation: { id: item.id, game: item.game, state: stateAt(item, input.now) }, access: 'link', ticket: null };
+  return { data: view };
+};
+
+/** The claim's ticket, created now if the store answers; otherwise the invitation stays claiming (the reconciler's job). */
+async function finishIfPossible(input: OperationInput, item: InvitationItem): Promise<InvitationItem> {
+  try {
+    const ticketId = await finishClaim(storesOf(input.platform), item, input.now);
+    return { ...item, state: 'joined', ticket_id: ticketId };
+  } catch (error) {
+    if (error instanceof TicketServiceUnavailable) return item;
+    throw error;
+  }
+}
+
+/**
+ * POST /join/{invitation_id}/claim: the first complete valid submission wins (claim.ts). 201 joined,
+ * 202 while the ticket is being created; either way the browser gets its credential. A link that
+ * was used, revoked or expired (or a wrong token) is 409 INVITE_UNAVAILABLE.
+ */
+export const claim: Operation = async (input) => {
+  const body = input.body as PlayerData & { token: string };
+  const stores = storesOf(input.platform);
+  const item = await stores.invitations.find(invitationIdOf(input));
+  if (!item || !(await isLinkHolder(input, item, body.token))) throw new ApiError('INVITE_UNAVAILABLE', 'This link is not valid.');
+  // The claiming browser submitting again (a retry after a lost answer): its view, nothing claimed twice.
+  if (isClaimingBrowser(input, item)) return { data: await playerView(input, item, stores.tickets) };
+  const outcome = await claimInvitation(stores, item.id, { in_game_name: body.in_game_name, game_account_id: body.game_account_id }, input.now);
+  if (outcome.outcome === 'unavailable') throw new ApiError('INVITE_UNAVAILABLE', UNAVAILABLE_MESSAGES[outcome.state]);
+  const claimed: InvitationItem =
+    outcome.outcome === 'joined' ? { ...item, state: 'joined', ticket_id: outcome.ticketId } : { ...item, state: 'claiming' };
+  return {
+    status: outcome.outcome === 'joined' ? 201 : 202,
+    data: await playerView(input, claimed, stores.tickets),
+    headers: { 'Set-Cookie': playerCookie(outcome.credential, cookiePathOf(input)) },
+  };
+};
+
+/** The invitation's path as the client addressed it (`/v1/join/<id>`): the cookie goes to that page and its calls only. */
+function cookiePathOf(input: OperationInput): string {
+  const addressed = input.fullPath.replace(/\/claim\/?$/, '');
+  return /^[A-Za-z0-9/_.-]+$/.test(addressed) ? addressed : `/${API_STAGE_NAME}/join/${invitationIdOf(input)}`;
+}
+
+const UNAVAILABLE_MESSAGES = {
+  claiming: 'This link has already been used.',
+  joined: 'This link has already been used.',
+  revoked: 'This invitation was withdrawn.',
+  expired: 'This invitation has expired.',
+  missing: 'This link is not valid.',
+} as const;
+
+/** POST /join/{invitation_id}/messages: the claiming browser adds a message to its ticket (ticket.message.created). */
+export const addMessage: Operation = async (input) => {
+  const { invitations, tickets } = storesOf(input.platform);
+  const item = await invitations.find(invitationIdOf(input));
+  if (!item || !isClaimingBrowser(input, item)) throw new ApiError('PLAYER_CREDENTIAL_REQUIRED');
+  if (item.state !== 'joined' || !item.ticket_id) throw new ApiError('PLAYER_NOT_JOINED');
+  const changed = await tickets.change(item.ticket_id, { kind: 'message', author: 'user', text: (input.body as { text: string }).text }, input.now);
+  if (!changed) throw new ApiError('INVITE_UNAVAILABLE');
+  return { status: 201, data: await playerView(input, item, tickets) };
+};

@@ -1,0 +1,43 @@
+/**
+ * Admission of a player-site call: the site needs no key, so its abuse
+ * limits (the `player-ip` and `join-link` rows of the limits table) count by
+ * the caller's source IP (as API Gateway saw it) and by the join link (the
+ * invitation the call is about: one link, one token). Exact, like every
+ * quota: one conditional update per item, both in parallel (one round trip,
+ * one write unit each), compensated when the other refuses; the store not
+ * answering fails closed (503 RATE_LIMIT_UNAVAILABLE).
+ *
+ * The counters live in the `access` table beside the keys' (items
+ * `PLAYER#IP#<ip>` and `PLAYER#LINK#<invitation id>`, sort key `LIMITS`),
+ * created on first use. A link counter is only written for a well-formed
+ * invitation id: a random id is refused before it (INVITE_UNAVAILABLE) after
+ * counting the IP, so junk paths cannot fill the table beyond the IP limits.
+ */
+import { ApiError } from '../errors';
+import type { ItemKey } from './admission-store';
+import { decide, planHolderItems, type DecisionDeps } from './admission';
+import type { PlayerCategory } from './limits-table';
+
+export const playerIpKey = (sourceIp: string): ItemKey => ({ pk: `PLAYER#IP#${sourceIp}`, sk: 'LIMITS' });
+export const joinLinkKey = (invitationId: string): ItemKey => ({ pk: `PLAYER#LINK#${invitationId}`, sk: 'LIMITS' });
+
+export interface PlayerCall {
+  readonly category: PlayerCategory;
+  readonly sourceIp: string;
+  /** The invitation of the join link; undefined when the path's id is not a well-formed invitation id. */
+  readonly invitationId: string | undefined;
+}
+
+/** Count the call under every player limit covering it, or throw the 429 (Retry-After: the longest wait). */
+export async function admitPlayerCall(call: PlayerCall, deps: DecisionDeps): Promise<void> {
+  const items = planHolderItems(
+    [
+      { holder: 'player-ip', key: playerIpKey(call.sourceIp), guard: { kind: 'none' } },
+      ...(call.invitationId ? [{ holder: 'join-link' as const, key: joinLinkKey(call.invitationId), guard: { kind: 'none' as const } }] : []),
+    ],
+    { category: call.category },
+    deps,
+  );
+  await decide(items, () => undefined, deps);
+  if (!call.invitationId) throw new ApiError('INVITE_UNAVAILABLE');
+}
