@@ -11,6 +11,7 @@ import type { Router } from '../lambdas/shared/http/routes';
 import { EdgeGuard, edgeRejection } from '../lambdas/shared/limits/edge-guard';
 import { LIMITS, type Limit } from '../lambdas/shared/limits/limits-table';
 import { SECRET_IDS } from '../lambdas/shared/secret-names';
+import { configureSharedPlatform, type LocalSwitches } from '../lambdas/shared/platform';
 import { provideLocalSecret } from '../lambdas/shared/secrets';
 import { createDocumentClient } from '../lambdas/shared/storage/dynamo-client';
 import type { TableId } from '../lambdas/shared/storage/table-definitions';
@@ -40,6 +41,8 @@ export interface LocalStackOptions {
    * the entitlement-periods job once at start, then every `intervalMs` (default: every 60 s). `false`: never.
    */
   readonly scheduledJobs?: false | { readonly intervalMs: number };
+  /** Switches of this local stack (`npm start`: the `ticket bridge --fail` file, local/ticket-bridge-switch.ts). */
+  readonly switches?: LocalSwitches;
 }
 
 export interface LocalStack {
@@ -60,6 +63,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   useLocalEnvironment(endpoint, tables);
   // What a deployed stage keeps in Secrets Manager, handed to the handlers in process (lambdas/shared/secrets.ts).
   for (const id of SECRET_IDS) provideLocalSecret(id, randomBytes(32));
+  if (options.switches) configureSharedPlatform({ localSwitches: options.switches });
 
   const front = await startLocalFront({
     handlers: options.handlers ?? HANDLERS,
@@ -69,7 +73,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   });
   // Join links point at the local player site (the deployed stack uses the API's host, or the stage's PLAYER_SITE_URL).
   process.env.PLAYER_SITE_URL = `${front.baseUrl}/join`;
-  const jobs = options.scheduledJobs === false ? undefined : startScheduledJobs(endpoint, tables.domain, options.scheduledJobs?.intervalMs ?? 60_000);
+  const jobs =
+    options.scheduledJobs === false ? undefined : startScheduledJobs(endpoint, tables.domain, options.scheduledJobs?.intervalMs ?? 60_000, options.switches);
   return {
     baseUrl: front.baseUrl,
     dynamoEndpoint: endpoint,
@@ -87,13 +92,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
  * The local counterpart of the schedules: the entitlement-periods and claim-reconciler jobs' own code on an interval, one run at a
  * time, logging a run only when it wrote something (or failed). `stop()` waits for a run in progress.
  */
-function startScheduledJobs(endpoint: string, domainTable: string, intervalMs: number) {
+function startScheduledJobs(endpoint: string, domainTable: string, intervalMs: number, switches?: LocalSwitches) {
   const client = localDocumentClient(endpoint);
   let running: Promise<unknown> | undefined;
   const tick = () => {
     running ??= Promise.all([
       runEntitlementPeriods({ client, table: domainTable }, 'when-changed').catch(() => undefined),
-      runClaimReconciler(client, domainTable, 'when-changed').catch(() => undefined),
+      runClaimReconciler(client, domainTable, 'when-changed', undefined, switches?.ticketBridgeDown).catch(() => undefined),
     ]) // Failures are logged by the runs; the next tick tries again.
       .finally(() => (running = undefined));
   };

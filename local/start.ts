@@ -7,12 +7,14 @@
  *   PORT=4000 npm start            serve on another port (default 3000)
  *   DYNAMO_PORT=8001 npm start     DynamoDB Local on another port (default: a free one)
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startLocalStack, localDocumentClient } from './local-stack';
 import { seedDemoBusinessData, type DemoBusinessData } from './demo-business-data';
 import { seedDemo, type DemoData } from './seed';
 import { LOCAL_STATE_DIR, LOCAL_STATE_FILE } from './state-file';
+import { fileSwitches, setTicketBridgeFailing } from './ticket-bridge-switch';
 
 async function main() {
   const { values } = parseArgs({
@@ -25,7 +27,10 @@ async function main() {
     port,
     dynamoPort: process.env.DYNAMO_PORT ? Number(process.env.DYNAMO_PORT) : undefined,
     dataPath: values.data,
+    // `npm run -s admin -- ticket bridge --fail on|off` (local/ticket-bridge-switch.ts); starts available.
+    switches: fileSwitches(),
   });
+  setTicketBridgeFailing(false);
 
   mkdirSync(LOCAL_STATE_DIR, { recursive: true });
   writeFileSync(
@@ -45,6 +50,9 @@ async function main() {
     client.destroy();
     if (demoFile) writeFileSync(demoFile, JSON.stringify(demo, null, 2));
   }
+
+  // One invitation to open in a browser: the player site's page (the link's token is in its fragment).
+  const invitation = demo ? await demoInvitation(stack.baseUrl, demo).catch(() => undefined) : undefined;
 
   const lines = [
     '',
@@ -72,6 +80,18 @@ async function main() {
             `  (${business.records} demo records; next_cursor continues a list: add &cursor=<next_cursor> with the same filters)`,
           ]
         : []),
+      ...(invitation
+        ? [
+            '',
+            'Player site (open in a browser; a claim creates the ticket):',
+            `  ${invitation.link}`,
+            `  curl -s -H "Authorization: Bearer ${demo.organization_key}" ${stack.baseUrl}/partners/${demo.partner_id}/invitations/${invitation.id}`,
+            `  curl -s -H "Authorization: Bearer ${demo.organization_key}" ${stack.baseUrl}/partners/${demo.partner_id}/tickets/${invitation.id}`,
+            `  npm run -s admin -- ticket message --invitation ${invitation.id} --author staff --text "Hello from staff"`,
+            '  npm run -s admin -- ticket bridge --fail on     (then claim another link: it stays claiming until --fail off)',
+            `  new link: curl -s -X POST -H "Authorization: Bearer ${demo.organization_key}" -H "Idempotency-Key: $(openssl rand -hex 16)" -H "Content-Type: application/json" -d '{"game":"minecraft"}' ${stack.baseUrl}/partners/${demo.partner_id}/invitations`,
+          ]
+        : []),
     );
   }
   lines.push('', 'Admin CLI: npm run -s admin -- account create   (Ctrl-C stops everything)', '');
@@ -83,6 +103,17 @@ async function main() {
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
+}
+
+/** A fresh invitation of the demo organization, created through the API as an integration would. */
+async function demoInvitation(baseUrl: string, demo: DemoData): Promise<{ id: string; link: string }> {
+  const response = await fetch(`${baseUrl}/partners/${demo.partner_id}/invitations`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${demo.organization_key}`, 'Content-Type': 'application/json', 'Idempotency-Key': `npm-start-${randomUUID()}` },
+    body: JSON.stringify({ game: 'minecraft', notes: 'Demo invitation created by npm start' }),
+  });
+  const { data } = (await response.json()) as { data: { id: string; link: string } };
+  return data;
 }
 
 main().catch((error: NodeJS.ErrnoException) => {

@@ -8,6 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { setTicketBridgeFailing } from '../local/ticket-bridge-switch';
 import { BackOfficeError, type BackOffice, type BackOfficeCode } from '../lambdas/back-office/back-office';
 
 export class UsageError extends Error {
@@ -41,7 +42,9 @@ export const USAGE = `Usage: npm run -s admin -- <group> <verb> [--flags] [--sta
   ticket status --invitation I --status open|waiting_user|resolved   (ticket.status.updated)
   ticket assign --invitation I --to NAME                       (ticket.status.updated)
   invitation archive --org O --invitation I
-  invitation expire-now --invitation I         a pending invitation expires now (to try expiry locally)`;
+  invitation expire-now --invitation I         a pending invitation expires now (to try expiry locally)
+  ticket bridge --fail on|off                  local stack only: make the ticket bridge unavailable (503,
+                                               claims stay claiming until it is back), or available again`;
 
 const OPTIONS = {
   stage: { type: 'string' },
@@ -69,6 +72,7 @@ const OPTIONS = {
   author: { type: 'string' },
   text: { type: 'string' },
   status: { type: 'string' },
+  fail: { type: 'string' },
   help: { type: 'boolean' },
 } as const;
 
@@ -123,6 +127,19 @@ function recordJson(values: Values): unknown {
   } catch {
     throw new BackOfficeError('INVALID_ARGUMENT', 'The record is not valid JSON');
   }
+}
+
+/**
+ * Commands about the local stack itself rather than the back office (`ticket bridge --fail on|off`):
+ * their answer, or undefined for every other command. Refused with --stage: a deployed stage has no
+ * such switch.
+ */
+export function runLocalCommand(argv: readonly string[], switchFile?: string): unknown {
+  const { values, positionals } = parseAdminArgs(argv);
+  if (positionals.join(' ') !== 'ticket bridge') return undefined;
+  if (values.stage) throw new UsageError('ticket bridge is a switch of the local stack (npm start) only; a deployed stage has none');
+  if (values.fail !== 'on' && values.fail !== 'off') throw new UsageError('--fail must be on or off');
+  return setTicketBridgeFailing(values.fail === 'on', switchFile);
 }
 
 export async function runAdminCommand(argv: readonly string[], office: BackOffice): Promise<unknown> {

@@ -6,7 +6,7 @@ import { createDocumentClient } from '../lambdas/shared/storage/dynamo-client';
 import { physicalTableName } from '../lambdas/shared/storage/table-definitions';
 import { localDynamoClient } from '../local/dynamo-local';
 import { LOCAL_STATE_FILE } from '../local/state-file';
-import { describeFailure, parseAdminArgs, runAdminCommand, USAGE } from './admin-cli';
+import { describeFailure, parseAdminArgs, runAdminCommand, runLocalCommand, USAGE } from './admin-cli';
 
 class NotRunning extends Error {
   readonly code = 'LOCAL_STACK_NOT_RUNNING';
@@ -28,7 +28,8 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${USAGE}\n`);
       return 0;
     }
-    const result = await runAdminCommand(argv, backOffice(values.stage));
+    if (!values.stage && !existsSync(LOCAL_STATE_FILE)) throw new NotRunning('No local stack found: run `npm start` first, or pass --stage <name>');
+    const result = runLocalCommand(argv) ?? (await runAdminCommand(argv, backOffice(values.stage)));
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {

@@ -122,4 +122,9 @@ export const SPEC_ROUTES: readonly RouteDefinition[] = [
   { id: 'revokeInvitation', method: 'POST', path: '/partners/{partner_id}/invitations/{invitation_id}/revoke', group: 'invitations', auth: 'key', query: [], body: 'none' },
   { id: 'tickets', method: 'GET', path: '/partners/{partner_id}/tickets', group: 'tickets', auth: 'key', query: [], body: 'none' },
   { id: 'ticket', method: 'GET', path: '/partners/{partner_id}/tickets/{invitation_id}', group: 'tickets', auth: 'key', query: [], body: 'none' },
+  // The player site (not an API operation, but served by the stack).
+  { id: 'playerPage', method: 'GET', path: '/join/{invitation_id}', group: 'player', auth: 'player', query: [], body: 'none' },
+  { id: 'playerView', method: 'GET', path: '/join/{invitation_id}/view', group: 'player', auth: 'player', query: [], body: 'none' },
+  { id: 'playerClaim', method: 'POST', path: '/join/{invitation_id}/claim', group: 'player', auth: 'player', query: [], body: 'json' },
+  { id: 'playerMessage', method: 'POST', path: '/join/{invitation_id}/messages', group: 'player', auth: 'player', query: [], body: 'json' },
 ];

@@ -9,13 +9,20 @@ import { reconcileClaims, type ReconcileResult } from '../../invitations/claim-r
 import { InvitationStore } from '../../invitations/invitation-store';
 import { logger } from '../../shared/observability/logger';
 import { createDocumentClient, requireTable, tableNamesFromEnv } from '../../shared/storage/dynamo-client';
-import { DynamoTicketBridge } from '../../tickets/ticket-bridge';
+import { DynamoTicketBridge, type BridgeOutage } from '../../tickets/ticket-bridge';
 
 /** One run on `table`, logged (`when-changed`: only runs that found something). */
-export async function runClaimReconciler(client: DynamoDBDocumentClient, table: string, log: 'always' | 'when-changed' = 'always', clock?: () => Date): Promise<ReconcileResult> {
+export async function runClaimReconciler(
+  client: DynamoDBDocumentClient,
+  table: string,
+  log: 'always' | 'when-changed' = 'always',
+  clock?: () => Date,
+  /** The local stack's `ticket bridge --fail` switch; never set in AWS. */
+  outage?: BridgeOutage,
+): Promise<ReconcileResult> {
   const started = Date.now();
   try {
-    const result = await reconcileClaims({ client, table, invitations: new InvitationStore(client, table), tickets: new DynamoTicketBridge(client, table), clock });
+    const result = await reconcileClaims({ client, table, invitations: new InvitationStore(client, table), tickets: new DynamoTicketBridge(client, table, outage), clock });
     if (log === 'always' || result.found > 0) logger.info('claim reconciler run', { job: 'claim-reconciler', ...result, duration_ms: Date.now() - started });
     return result;
   } catch (error) {
