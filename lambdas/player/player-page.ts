@@ -17,6 +17,7 @@ const STYLE = `
 body { margin: 0; background: #f4f5f7; color: #1d2330; }
 main { max-width: 34rem; margin: 3rem auto; background: #fff; border-radius: 12px; padding: 2rem 2.25rem; box-shadow: 0 1px 3px rgba(0,0,0,.08); }
 h1 { font-size: 1.35rem; margin: 0 0 .75rem; }
+h2 { font-size: 1.05rem; margin: 1.5rem 0 .5rem; }
 p { line-height: 1.5; margin: .5rem 0; }
 .muted { color: #5b6474; font-size: .9rem; }
 label { display: block; font-weight: 600; margin: 1rem 0 .3rem; }
@@ -96,6 +97,12 @@ const SCRIPT = `
     const result = await call('/view', { headers: token ? { 'X-Join-Token': token } : {} });
     if (result.ok) return render(result.data);
     if (result.status === 404 || result.status === 403) return unavailable('This link is not valid', 'Check that you opened the whole link you were given, or ask the organization that invited you for a new one.');
+    // Busy, limited or offline: ask again after the delay the service gave (the processing screen keeps showing meanwhile).
+    if (result.status === 429 || result.status === 503 || result.status === 0) {
+      clearTimeout(poll);
+      poll = setTimeout(load, (Number(result.retryAfter) || 5) * 1000);
+      if (document.body.dataset.state === 'processing') return;
+    }
     unavailable('The page cannot be shown right now', errorText(result));
   }
 

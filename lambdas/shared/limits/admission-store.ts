@@ -65,6 +65,12 @@ export interface ItemPlan {
   readonly guard: Guard;
   readonly counters: readonly CounterPlan[];
   readonly lease?: LeasePlan;
+  /**
+   * Epoch seconds for the table's `ttl` attribute, on items that exist only for their counters
+   * (the player site's IP and link items): set after every window they hold has ended, so TTL's
+   * late removal never loses a live count (code reads windows, never relies on the removal).
+   */
+  readonly ttl?: number;
 }
 
 export type ItemOutcome =
@@ -145,6 +151,8 @@ export function buildAdmissionUpdate(table: string, plan: ItemPlan) {
       sets.push(`${attr} = ${x.value({ w: counter.windowId, n: 1 })}`);
     }
   }
+
+  if (plan.ttl !== undefined) sets.push(`${x.name('ttl')} = ${x.value(plan.ttl)}`);
 
   // A retry of this very write, already applied, must not apply twice (see the module header).
   const stamp = x.name(ADMISSION_STAMP);

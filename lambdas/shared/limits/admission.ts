@@ -120,13 +120,13 @@ function planItems(facts: KeyFacts, route: AdmissionRoute, deps: DecisionDeps): 
 
 /** Each holder item's counters (every quota of its holder covering the route) and lease (its concurrency limit), under one admission id. */
 export function planHolderItems(
-  items: readonly { holder: QuotaHolder; key: ItemKey; guard: Guard }[],
+  items: readonly { holder: QuotaHolder; key: ItemKey; guard: Guard; ttl?: number }[],
   route: AdmissionRoute,
   deps: DecisionDeps,
 ): HolderItem[] {
   const nowMs = deps.now.getTime();
   const admissionId = newAdmissionId();
-  return items.map(({ holder, key, guard }) => {
+  return items.map(({ holder, key, guard, ttl }) => {
     const quotas = quotaLimits(deps.limits).filter((l) => l.holder === holder && covers(l, route.category));
     const concurrency = concurrencyLimits(deps.limits).find((l) => l.holder === holder && covers(l, route.category));
     const counters = quotas.map((limit): CounterPlan => {
@@ -141,7 +141,7 @@ export function planHolderItems(
       expired: [],
       mode: deps.windows.hasLeases(key.pk) ? ('add' as const) : ('create' as const),
     };
-    return { holder, quotas, plan: { admissionId, key, guard, counters, ...(lease ? { lease } : {}) } };
+    return { holder, quotas, plan: { admissionId, key, guard, counters, ...(lease ? { lease } : {}), ...(ttl !== undefined ? { ttl } : {}) } };
   });
 }
 

@@ -9,7 +9,8 @@
  *
  * The counters live in the `access` table beside the keys' (items
  * `PLAYER#IP#<ip>` and `PLAYER#LINK#<invitation id>`, sort key `LIMITS`),
- * created on first use. A link counter is only written for a well-formed
+ * created on first use, with a `ttl` two days ahead (after every window
+ * they hold has ended), so addresses seen once do not stay for good. A link counter is only written for a well-formed
  * invitation id: a random id is refused before it (INVITE_UNAVAILABLE) after
  * counting the IP, so junk paths cannot fill the table beyond the IP limits.
  */
@@ -17,6 +18,9 @@ import { ApiError } from '../errors';
 import type { ItemKey } from './admission-store';
 import { decide, planHolderItems, type DecisionDeps } from './admission';
 import type { PlayerCategory } from './limits-table';
+
+/** Longer than the longest window (a day) by a day: a removed item never held a live count. */
+export const COUNTER_ITEM_LIFETIME_SECONDS = 2 * 86_400;
 
 export const playerIpKey = (sourceIp: string): ItemKey => ({ pk: `PLAYER#IP#${sourceIp}`, sk: 'LIMITS' });
 export const joinLinkKey = (invitationId: string): ItemKey => ({ pk: `PLAYER#LINK#${invitationId}`, sk: 'LIMITS' });
@@ -30,10 +34,11 @@ export interface PlayerCall {
 
 /** Count the call under every player limit covering it, or throw the 429 (Retry-After: the longest wait). */
 export async function admitPlayerCall(call: PlayerCall, deps: DecisionDeps): Promise<void> {
+  const ttl = Math.floor(deps.now.getTime() / 1000) + COUNTER_ITEM_LIFETIME_SECONDS;
   const items = planHolderItems(
     [
-      { holder: 'player-ip', key: playerIpKey(call.sourceIp), guard: { kind: 'none' } },
-      ...(call.invitationId ? [{ holder: 'join-link' as const, key: joinLinkKey(call.invitationId), guard: { kind: 'none' as const } }] : []),
+      { holder: 'player-ip', key: playerIpKey(call.sourceIp), guard: { kind: 'none' }, ttl },
+      ...(call.invitationId ? [{ holder: 'join-link' as const, key: joinLinkKey(call.invitationId), guard: { kind: 'none' as const }, ttl }] : []),
     ],
     { category: call.category },
     deps,

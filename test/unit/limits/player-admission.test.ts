@@ -34,6 +34,8 @@ describe('player admission', () => {
     expect(resolveUpdate(ip).update).toContain('q_player_ip_hour');
     expect(resolveUpdate(link).update).toMatch(/q_join_link_minute.*q_join_claim_hour/);
     expect(resolveUpdate(link).update).not.toContain('q_join_message');
+    // Removed by TTL only after every window it holds has ended.
+    expect(resolveUpdate(ip).update).toContain(`ttl = ${NOW.getTime() / 1000 + 2 * 86_400}`);
     for (const update of [ip, link]) {
       expect(resolveUpdate(update).condition).not.toMatch(/status|revoked_at|attribute_exists\(pk\)/);
       expect(unusedPlaceholders(update)).toEqual([]);
