@@ -62,6 +62,32 @@ describe('npm start', () => {
     }
   });
 
+  it('prints a join link whose player page works, and `ticket bridge --fail` switches the running stack\'s ticket store', async () => {
+    const link = /(http:\/\/127\.0\.0\.1:\d+\/v1\/join\/[0-9a-f-]+)#token=([A-Za-z0-9_-]+)/.exec(output);
+    expect(link).not.toBeNull();
+    const [, page, token] = link as RegExpExecArray;
+    const html = await fetch(page);
+    expect([html.status, html.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    const view = await fetch(`${page}/view`, { headers: { 'X-Join-Token': token } });
+    expect(((await view.json()) as { data: { invitation: { state: string } } }).data.invitation.state).toBe('pending');
+
+    expect(JSON.parse(admin('ticket', 'bridge', '--fail', 'on').stdout)).toEqual({ ticket_bridge: 'failing' });
+    const claim = await fetch(`${page}/claim`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ token, in_game_name: 'Newcomer', game_account_id: 'newcomer_1' }),
+    });
+    expect(claim.status).toBe(202);
+    const cookie = (claim.headers.get('set-cookie') as string).split(';')[0];
+    expect(admin('ticket', 'bridge', '--fail', 'on', '--stage', 'prod').status).not.toBe(0);
+    expect(JSON.parse(admin('ticket', 'bridge', '--fail', 'off').stdout)).toEqual({ ticket_bridge: 'available' });
+    const recovered = await fetch(`${page}/view`, { headers: { Cookie: cookie } });
+    expect(((await recovered.json()) as { data: { invitation: { state: string }; ticket: { status: string } } }).data).toMatchObject({
+      invitation: { state: 'joined' },
+      ticket: { status: 'open' },
+    });
+  });
+
   it('lets the admin CLI manage the running stack: JSON on stdout, {code,message} on stderr and a non-zero exit on failure', async () => {
     const created = admin('account', 'create', '--name', 'CLI');
     expect(created.status).toBe(0);
