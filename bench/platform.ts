@@ -7,7 +7,10 @@
  *   same policies cover the same routes, so admission writes the same items,
  *   counters, leases and conditions as deployed (only the numbers in
  *   `n < limit` differ), and thousands of requests of one key in a minute,
- *   up to 8 at once, are all admitted.
+ *   up to 8 at once, are all admitted. The player site's limits too (by
+ *   source IP and join link: 30 calls a minute per IP, 10 claims an hour per
+ *   link as deployed), which the bench's claims and views from 127.0.0.1
+ *   would cross after a second.
  * - Hot organization: a few quotas lowered so a burst of a couple of hundred
  *   requests crosses them.
  * Edge protection is off in both: the bench's load comes from one IP and one
@@ -17,6 +20,7 @@
 import { operations as entitlementOperations } from '../lambdas/entitlements/handler';
 import { operations as identityOperations } from '../lambdas/identity/handler';
 import { operations as invitationOperations } from '../lambdas/invitations/handler';
+import { operations as playerOperations } from '../lambdas/player/handler';
 import { operations as recordOperations } from '../lambdas/records/handler';
 import type { ApiHandler } from '../lambdas/shared/http/pipeline';
 import { createApiHandler, type Operation } from '../lambdas/shared/http/pipeline';
@@ -67,6 +71,8 @@ export function benchHandlers(platform: () => Platform): Record<string, ApiHandl
     records: recordOperations,
     entitlements: entitlementOperations,
     invitations: invitationOperations,
+    // The player site: its limits count by source IP and join link, and the bench's claims all come from 127.0.0.1.
+    player: playerOperations,
   };
   const missing = ROUTES.filter((r) => groups[r.group] && !groups[r.group][r.id]).map((r) => r.id);
   if (missing.length > 0) throw new Error(`bench/platform.ts: add the operations ${missing.join(', ')}`);

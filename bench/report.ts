@@ -206,6 +206,200 @@ export function invitationComparison(rows: readonly LatencyResult[]): Invitation
   return results;
 }
 
+// ── the player's claim ─────────────────────────────────────────────────────
+
+const CLAIM_ROWS: Readonly<Record<string, string>> = {
+  'service claim': 'claim, service (HTTP)',
+  'service view': 'view, service (HTTP)',
+  'domain claim': 'claim, claimInvitation in process',
+};
+const claimRowName = (c: NonNullable<LatencyResult['claim']>) => CLAIM_ROWS[`${c.path} ${c.operation}`] ?? `${c.operation}, ${c.path}`;
+
+/** The raw UpdateItem row (one conditional write) at the same concurrency, if the run measured it. */
+const updateItemRowOf = (rows: readonly LatencyResult[], concurrency: number) =>
+  rows.find((r) => r.scenario === 'dynamodb-update-item' && r.variant === 'raw' && r.concurrency === concurrency);
+
+/** The in-process claimInvitation row at the same concurrency. */
+const domainClaimOf = (rows: readonly LatencyResult[], concurrency: number) =>
+  rows.find((r) => r.claim?.path === 'domain' && r.claim.operation === 'claim' && r.concurrency === concurrency);
+
+/** Reads the service's claim makes beyond claimInvitation's: the operation's find (the token check), and its answer's GetItem + Query of the new ticket. */
+const SERVICE_CLAIM_EXTRA_READS = 3;
+
+/**
+ * The least AWS bills per request for the writes (2 WCU per transaction item, 1 per single write, failed
+ * conditional writes included, GSI writes left out): counted in process; for the service's claim, the
+ * in-process floor plus its other writes (its calls beyond claimInvitation's, less the extra reads: the
+ * player admission's writes, a retried one included).
+ */
+function awsWcuFloor(rows: readonly LatencyResult[], r: LatencyResult): number | undefined {
+  if (r.claim?.aws_wcu_floor !== undefined) return r.claim.aws_wcu_floor;
+  if (r.claim?.path !== 'service' || r.claim.operation !== 'claim' || !r.dynamo) return undefined;
+  const domain = domainClaimOf(rows, r.concurrency);
+  if (domain?.claim?.aws_wcu_floor === undefined || !domain.dynamo) return undefined;
+  return round(domain.claim.aws_wcu_floor + r.dynamo.calls - domain.dynamo.calls - SERVICE_CLAIM_EXTRA_READS, 2);
+}
+
+/**
+ * The player's claim and the link's preview: through the service (player admission included) and the
+ * domain's claimInvitation in process, against GetItem and UpdateItem of the same run and clients.
+ */
+export function claimTable(rows: readonly LatencyResult[]): string {
+  const claims = rows.filter((r) => r.claim);
+  const headers = [
+    'what',
+    'clients',
+    'n',
+    'p50 ms',
+    'p99 ms',
+    'p50 ×GetItem',
+    'p99 ×GetItem',
+    'p50 ×UpdateItem',
+    'p50 ×in process',
+    'calls',
+    'round trips',
+    'excl. admission',
+    'p50 ×GetItem per round trip',
+    'RCU',
+    'WCU',
+    'AWS WCU ≥',
+    'failed cond. writes',
+  ];
+  const body = claims.map((r) => {
+    const c = r.claim!;
+    const update = updateItemRowOf(rows, r.concurrency);
+    const domain = c.path === 'service' && c.operation === 'claim' ? domainClaimOf(rows, r.concurrency) : undefined;
+    const trips = r.dynamo && (r.dynamo.round_trips_min === r.dynamo.round_trips_max ? String(r.dynamo.round_trips) : `${r.dynamo.round_trips} (${r.dynamo.round_trips_min}–${r.dynamo.round_trips_max})`);
+    return [
+      claimRowName(c),
+      r.concurrency,
+      r.samples,
+      fixed(r.p50_ms, 2),
+      fixed(r.p99_ms, 2),
+      times(r.ratio?.p50),
+      times(r.ratio?.p99),
+      update && times(r.p50_ms / update.p50_ms),
+      domain && times(r.p50_ms / domain.p50_ms),
+      withMax(r.dynamo?.calls, r.dynamo?.calls_max),
+      trips,
+      r.dynamo && figure(r.dynamo.round_trips - c.admission_round_trips),
+      r.ratio && r.dynamo?.round_trips ? times(r.ratio.p50 / r.dynamo.round_trips) : undefined,
+      withMax(r.dynamo?.rcu, r.dynamo?.rcu_max),
+      withMax(r.dynamo?.wcu, r.dynamo?.wcu_max),
+      figure(awsWcuFloor(rows, r)),
+      figure(c.failed_conditional_writes),
+    ];
+  });
+  return table(headers, body, new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]));
+}
+
+/** What each kind of claim row does when nothing is retried, the requests that retried a write, and what AWS would bill (printed under the table). */
+export function claimNotes(rows: readonly LatencyResult[]): string[] {
+  const claims = rows.filter((row) => row.claim);
+  const seen = new Set<string>();
+  const notes: string[] = [];
+  for (const r of claims) {
+    const c = r.claim!;
+    const name = claimRowName(c);
+    if (seen.has(name)) continue;
+    seen.add(name);
+    notes.push(`${name}: ${c.planned}${c.admission_calls ? ' (the first round trip is the player admission: the IP and link counters)' : ''}.`);
+  }
+  for (const r of claims) {
+    const retried = r.dynamo?.retried ?? 0;
+    if (retried === 0) continue;
+    notes.push(
+      `${claimRowName(r.claim!)}, ${clients(r.concurrency)}: ${retried} of ${r.dynamo!.logged} requests made more calls than planned` +
+        (r.claim!.path === 'service'
+          ? ' (a join link\'s first player call: the container does not know the link item, plans an increment, the write fails its condition and is sent again as a reset: one call, one round trip and one failed conditional write more).'
+          : '.'),
+    );
+  }
+  const domain = claims.find((r) => r.claim!.path === 'domain' && r.claim!.transaction_items !== undefined);
+  if (domain?.claim?.transaction_items !== undefined && domain.dynamo) {
+    notes.push(
+      `DynamoDB Local reports a TransactWriteItems as 2 WCU per distinct item size (items of the same size counted once), AWS bills 2 WCU per KB of every item: ` +
+        `claimInvitation's transactions write ${figure(domain.claim.transaction_items)} items, so AWS bills it at least ${figure(domain.claim.aws_wcu_floor)} WCU (GSI writes not included) where DynamoDB Local reports ${figure(domain.dynamo.wcu)} ("AWS WCU ≥").`,
+    );
+  }
+  return notes;
+}
+
+export interface ClaimFiguresResult {
+  readonly p50_ms: number;
+  readonly p99_ms: number;
+  readonly p50_over_get_item?: number;
+  readonly p99_over_get_item?: number;
+  readonly p50_over_update_item?: number;
+  readonly calls: number;
+  readonly round_trips: number;
+  readonly round_trips_excl_admission: number;
+  readonly rcu: number;
+  readonly wcu: number;
+  /** The least AWS bills for the writes (see awsWcuFloor); DynamoDB Local under-reports transactions. */
+  readonly aws_wcu_floor?: number;
+  readonly transaction_items?: number;
+  readonly retried?: number;
+  readonly failed_conditional_writes?: number;
+  readonly planned: string;
+  readonly operations?: readonly string[];
+}
+
+export interface ClaimComparison {
+  readonly concurrency: number;
+  readonly baseline_get_item_p50_ms?: number;
+  readonly baseline_update_item_p50_ms?: number;
+  /** POST /join/{id}/claim through the local front, player admission included. */
+  readonly service_claim?: ClaimFiguresResult;
+  /** GET /join/{id}/view with the link's token, player admission included. */
+  readonly service_view?: ClaimFiguresResult;
+  /** claimInvitation in process (no HTTP, no admission, no token check, no answer). */
+  readonly domain_claim?: ClaimFiguresResult;
+  /** The service's claim over the domain's in process: what HTTP, the pipeline, the admission, the token check and the answer add. */
+  readonly service_over_domain?: { readonly p50: number; readonly p99: number };
+}
+
+/** Per concurrency, the claim and the view through the service and the claim in process (results.json `invitation_claim`). */
+export function claimComparison(rows: readonly LatencyResult[]): ClaimComparison[] {
+  const claims = rows.filter((r) => r.claim);
+  const results: ClaimComparison[] = [];
+  for (const concurrency of [...new Set(claims.map((r) => r.concurrency))].sort((a, b) => a - b)) {
+    const update = updateItemRowOf(rows, concurrency);
+    const of = (path: 'service' | 'domain', operation: 'claim' | 'view') => claims.find((r) => r.concurrency === concurrency && r.claim!.path === path && r.claim!.operation === operation);
+    const figures = (r: LatencyResult | undefined): ClaimFiguresResult | undefined =>
+      r && {
+        p50_ms: r.p50_ms,
+        p99_ms: r.p99_ms,
+        p50_over_get_item: r.ratio?.p50,
+        p99_over_get_item: r.ratio?.p99,
+        p50_over_update_item: update && round(r.p50_ms / update.p50_ms, 2),
+        calls: r.dynamo?.calls ?? 0,
+        round_trips: r.dynamo?.round_trips ?? 0,
+        round_trips_excl_admission: round((r.dynamo?.round_trips ?? 0) - r.claim!.admission_round_trips, 2),
+        rcu: r.dynamo?.rcu ?? 0,
+        wcu: r.dynamo?.wcu ?? 0,
+        aws_wcu_floor: awsWcuFloor(rows, r),
+        transaction_items: r.claim!.transaction_items,
+        retried: r.dynamo?.retried,
+        failed_conditional_writes: r.claim!.failed_conditional_writes,
+        planned: r.claim!.planned,
+        operations: r.claim!.operations,
+      };
+    const service = of('service', 'claim');
+    const domain = of('domain', 'claim');
+    results.push({
+      concurrency,
+      baseline_get_item_p50_ms: (service ?? domain)?.ratio?.baseline_p50_ms,
+      baseline_update_item_p50_ms: update?.p50_ms,
+      service_claim: figures(service),
+      service_view: figures(of('service', 'view')),
+      domain_claim: figures(domain),
+      ...(service && domain ? { service_over_domain: { p50: round(service.p50_ms / domain.p50_ms, 2), p99: round(service.p99_ms / domain.p99_ms, 2) } } : {}),
+    });
+  }
+  return results;
+}
+
 export function bundleTable(rows: readonly BundleResult[]): string {
   const headers = ['bundle', 'KiB', 'map KiB', 'require ms', '×bare', '+ms over bare', 'no source maps: ms', '×bare'];
   const body = rows.map((r) => [

@@ -24,6 +24,11 @@ export interface LoadPlan {
   readonly listRecords: number;
   /** The hot-organization quota run (scenarios/hot-organization.ts). */
   readonly hotOrganization: HotOrganizationPlan;
+  /**
+   * Claims per run of scenarios/invitation-claim.ts (its views use the counts above): each claim takes an
+   * invitation of its own, created beforehand, and costs about ten GetItems, so fewer are measured.
+   */
+  readonly claims: { readonly warmupRequests: number; readonly measuredRequests: number };
 }
 
 export interface HotOrganizationPlan {
@@ -105,6 +110,37 @@ export interface LatencyRow extends LatencySummary {
   readonly list?: { readonly filter: string; readonly page: 'first' | 'deep'; readonly records: number; readonly returned: number; readonly read: number };
   /** Invitation creation rows (scenarios/invitation-create.ts, invitation-peers.ts): see InvitationFigures. */
   readonly invitation?: InvitationFigures;
+  /** The player's claim and the link's preview (scenarios/invitation-claim.ts): see ClaimFigures. */
+  readonly claim?: ClaimFigures;
+}
+
+/** What a claim-scenario row measured, and the part of its DynamoDB work that is the player admission's. */
+export interface ClaimFigures {
+  /** `service`: through the local front (player admission included); `domain`: `claimInvitation` in process, no HTTP. */
+  readonly path: 'service' | 'domain';
+  /** `claim`: POST /join/{id}/claim of a fresh invitation (201 joined); `view`: GET /join/{id}/view with the link's token (200, changes nothing). */
+  readonly operation: 'claim' | 'view';
+  /** Distinct invitations the requests went to (claims: one each, warmup included; views: a cycle). */
+  readonly invitations: number;
+  /** Organizations those invitations belong to (at most 50 active each; concurrent claims on different ones). */
+  readonly organizations: number;
+  /** DynamoDB calls (and round trips) of the player admission in the service rows (the IP and link counters, in parallel); 0 in process. */
+  readonly admission_calls: number;
+  readonly admission_round_trips: number;
+  /** DynamoDB calls of a claim or view that retried nothing, in order (round trips separated by `→`, parallel calls by `+`). */
+  readonly planned: string;
+  /** Mean per request of the writes that failed their condition; undefined where not counted (service rows). */
+  readonly failed_conditional_writes?: number;
+  /** The operations one request made, in call order, as its instrumented client saw them (in-process rows; the first measured request). */
+  readonly operations?: readonly string[];
+  /** Mean per request of the items written in TransactWriteItems calls (in-process rows). */
+  readonly transaction_items?: number;
+  /**
+   * The least AWS would bill per request for the writes (in-process rows): 2 WCU per item of a transaction and 1 per
+   * single write (failed conditional writes included), each item counted as at most 1 KB, GSI writes left out.
+   * DynamoDB Local reports less for transactions (see bench/README.md), so this can exceed the `wcu` column.
+   */
+  readonly aws_wcu_floor?: number;
 }
 
 /**

@@ -10,9 +10,10 @@ import { dynamoUpdateItem } from './dynamo-update-item';
 import { entitlementSummary } from './entitlement-summary';
 import { getMe, getMePersonalKey } from './get-me';
 import { hotOrganization } from './hot-organization';
+import { invitationClaim } from './invitation-claim';
 import { invitationCreate } from './invitation-create';
 import { invitationPeers } from './invitation-peers';
 import { recordList } from './record-list';
 import { recordLookup } from './record-lookup';
 
-export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMe, getMePersonalKey, recordLookup, entitlementSummary, recordList, invitationCreate, invitationPeers, hotOrganization, bundles];
+export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMe, getMePersonalKey, recordLookup, entitlementSummary, recordList, invitationCreate, invitationPeers, invitationClaim, hotOrganization, bundles];

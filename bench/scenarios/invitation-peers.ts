@@ -71,7 +71,7 @@ interface CreationRequest {
 const failedConditions = new WeakMap<RequestScope, number>();
 
 /** Counts, in the current request scope, the writes that fail their condition. */
-function countFailedConditions(client: DynamoDBClient): DynamoDBClient {
+export function countFailedConditions(client: DynamoDBClient): DynamoDBClient {
   client.middlewareStack.add(
     (next) => async (args) => {
       try {
@@ -90,18 +90,24 @@ function countFailedConditions(client: DynamoDBClient): DynamoDBClient {
   return client;
 }
 
-interface Measured {
+export interface Measured {
   readonly figures: DynamoFigures;
   readonly failedConditions: number;
+  /** The DynamoDB operations of the call, in call order. */
+  readonly operations: readonly string[];
 }
 
 /** Runs one call in a request scope of its own and returns what its client counted. */
-async function inScope(id: string, call: () => Promise<void>): Promise<Measured> {
+export async function inScope(id: string, call: () => Promise<void>): Promise<Measured> {
   return runInRequestScope(id, async () => {
     await call();
     const scope = currentRequestScope() as RequestScope;
     const d = scope.dynamo;
-    return { figures: { calls: d.calls, round_trips: d.roundTrips, rcu: d.readUnits, wcu: d.writeUnits }, failedConditions: failedConditions.get(scope) ?? 0 };
+    return {
+      figures: { calls: d.calls, round_trips: d.roundTrips, rcu: d.readUnits, wcu: d.writeUnits },
+      failedConditions: failedConditions.get(scope) ?? 0,
+      operations: [...d.operations],
+    };
   });
 }
 
