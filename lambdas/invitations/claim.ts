@@ -24,7 +24,9 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import * as z from 'zod/mini';
+import { logger } from '../shared/observability/logger';
 import { TicketServiceUnavailable, type TicketBridge } from '../tickets/ticket-bridge';
+import type { TicketItem } from '../tickets/ticket-model';
 import { stateAt, type InvitationItem } from './invitation-model';
 import type { InvitationStore } from './invitation-store';
 
@@ -40,7 +42,7 @@ export const PlayerDataSchema = z.strictObject(PLAYER_DATA_FIELDS);
 export type PlayerData = z.output<typeof PlayerDataSchema>;
 
 export type ClaimOutcome =
-  | { readonly outcome: 'joined'; readonly ticketId: string; readonly credential: string }
+  | { readonly outcome: 'joined'; readonly ticketId: string; readonly ticket: TicketItem; readonly credential: string }
   /** The claim is ours but its ticket is not confirmed yet: the reconciler finishes it. */
   | { readonly outcome: 'claiming'; readonly credential: string }
   /** The link cannot be claimed (any more): the state says why. */
@@ -53,28 +55,31 @@ export interface ClaimDependencies {
 
 export const credentialDigest = (credential: string) => createHash('sha256').update(`player-credential/v1\n${credential}`).digest('base64url');
 
-export async function claimInvitation(deps: ClaimDependencies, invitationId: string, player: PlayerData, now: Date): Promise<ClaimOutcome> {
+/** `read`: the invitation as the caller just read it (the player site reads it to check the token). */
+export async function claimInvitation(deps: ClaimDependencies, invitationId: string, player: PlayerData, now: Date, read?: InvitationItem): Promise<ClaimOutcome> {
   const credential = randomBytes(32).toString('base64url');
-  const begun = await deps.invitations.beginClaim(invitationId, { player, credentialDigest: credentialDigest(credential) }, now);
+  const begun = await deps.invitations.beginClaim(invitationId, { player, credentialDigest: credentialDigest(credential) }, now, read);
   if (!('claimed' in begun)) {
     const item = begun.current;
     return { outcome: 'unavailable', state: item ? (stateAt(item, now) as 'claiming' | 'joined' | 'revoked' | 'expired') : 'missing' };
   }
   try {
-    const ticketId = await finishClaim(deps, begun.claimed, now);
-    return { outcome: 'joined', ticketId, credential };
+    const ticket = await finishClaim(deps, begun.claimed, now);
+    return { outcome: 'joined', ticketId: ticket.id, ticket, credential };
   } catch (error) {
-    if (error instanceof TicketServiceUnavailable) return { outcome: 'claiming', credential };
-    throw error;
+    // The claim is this submission's: whatever failed after it, the browser must get its credential. The
+    // invitation stays claiming and is finished by the reconciler (or the player's next view).
+    if (!(error instanceof TicketServiceUnavailable)) logger.error('claim not finished; the reconciler will', { invitation_id: invitationId, error });
+    return { outcome: 'claiming', credential };
   }
 }
 
-/** Steps 2 and 3 for a `claiming` invitation; safe to repeat. Returns the ticket id. */
-export async function finishClaim(deps: ClaimDependencies, item: InvitationItem, now: Date): Promise<string> {
+/** Steps 2 and 3 for a `claiming` invitation; safe to repeat. Returns the ticket. */
+export async function finishClaim(deps: ClaimDependencies, item: InvitationItem, now: Date): Promise<TicketItem> {
   const ticket = await deps.tickets.createForInvitation(
     { invitationId: item.id, partnerId: item.partner_id, game: item.game, notes: item.notes, player: { in_game_name: item.player?.in_game_name ?? '', game_account_id: item.player?.game_account_id ?? '' } },
     now,
   );
   await deps.invitations.completeClaim(item, ticket, now);
-  return ticket.id;
+  return ticket;
 }

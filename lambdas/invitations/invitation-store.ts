@@ -24,6 +24,7 @@ import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, Update
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { eventItem } from '../outbox/outbox';
 import type { GameGroup } from '../records/record-model';
+import { ApiError } from '../shared/errors';
 import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
 import {
   ACTIVE_INVITATION_LIMIT,
@@ -182,27 +183,31 @@ export class InvitationStore {
    * being revoked; undefined when the organization has no such invitation.
    */
   async revoke(partnerId: string, id: string, now: Date): Promise<InvitationItem | undefined> {
-    const read = await this.get(partnerId, id);
-    if (!read || stateAt(read, now) !== 'pending') return read;
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            this.invitationUpdate(id, 'SET #state = :revoked, revoked_at = :now', '#state = :pending AND expires_at > :now', {
-              ':revoked': 'revoked',
-              ':pending': 'pending',
-              ':now': now.toISOString(),
-            }),
-            this.activeEntry(partnerId, read.seq, 'release'),
-          ],
-        }),
-      );
-      return { ...read, state: 'revoked', revoked_at: now.toISOString() };
-    } catch (error) {
-      // Changed meanwhile (claimed, or revoked by a concurrent request): answer what it is now.
-      if (isConditionFailure(error) || isWriteConflict(error)) return this.get(partnerId, id);
-      throw error;
+    for (let attempt = 0; attempt < CONFLICT_ATTEMPTS; attempt += 1) {
+      const read = await this.get(partnerId, id);
+      if (!read || stateAt(read, now) !== 'pending') return read;
+      try {
+        await this.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              this.invitationUpdate(id, 'SET #state = :revoked, revoked_at = :now', '#state = :pending AND expires_at > :now', {
+                ':revoked': 'revoked',
+                ':pending': 'pending',
+                ':now': now.toISOString(),
+              }),
+              this.activeEntry(partnerId, read.seq, 'release'),
+            ],
+          }),
+        );
+        return { ...read, state: 'revoked', revoked_at: now.toISOString() };
+      } catch (error) {
+        // Changed meanwhile (claimed, or revoked by a concurrent request), or another write to the organization
+        // item won the race (a creation, another claim): read again and decide on what it is now.
+        if (!isConditionFailure(error) && !isWriteConflict(error)) throw error;
+        await conflictBackoff(attempt);
+      }
     }
+    throw new InvitationStoreContended(id);
   }
 
   /**
@@ -217,33 +222,41 @@ export class InvitationStore {
     id: string,
     claim: { player: Readonly<Record<string, string>>; credentialDigest: string },
     now: Date,
+    /** The invitation as the caller just read it (saves the first read). */
+    read?: InvitationItem,
   ): Promise<{ claimed: InvitationItem } | { current: InvitationItem | undefined }> {
-    const item = await this.find(id);
-    if (!item || stateAt(item, now) !== 'pending') return { current: item };
-    const at = now.toISOString();
-    const bucket = claimBucket(now);
-    try {
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            this.invitationUpdate(
-              id,
-              'SET #state = :claiming, claim_started_at = :now, claim_bucket = :bucket, player = :player, credential_digest = :digest',
-              '#state = :pending AND expires_at > :now',
-              { ':claiming': 'claiming', ':pending': 'pending', ':now': at, ':bucket': bucket, ':player': claim.player, ':digest': claim.credentialDigest },
-            ),
-            // Until the claim completes, the reconciler finds it here (claim-reconciler.ts).
-            { Put: { TableName: this.table, Item: { ...claimMarkerKey(bucket, id), kind: 'claim_marker', invitation_id: id } } },
-            this.activeEntry(item.partner_id, item.seq, CLAIMING),
-          ],
-        }),
-      );
-      return { claimed: { ...item, state: 'claiming', player: claim.player, credential_digest: claim.credentialDigest, claim_started_at: at, claim_bucket: bucket } };
-    } catch (error) {
-      // Another submission (or a revoke) came first: answer what it is now.
-      if (isConditionFailure(error) || isWriteConflict(error)) return { current: await this.find(id) };
-      throw error;
+    let item = read;
+    for (let attempt = 0; attempt < CONFLICT_ATTEMPTS; attempt += 1) {
+      item ??= await this.find(id);
+      if (!item || stateAt(item, now) !== 'pending') return { current: item };
+      const at = now.toISOString();
+      const bucket = claimBucket(now);
+      try {
+        await this.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              this.invitationUpdate(
+                id,
+                'SET #state = :claiming, claim_started_at = :now, claim_bucket = :bucket, player = :player, credential_digest = :digest',
+                '#state = :pending AND expires_at > :now',
+                { ':claiming': 'claiming', ':pending': 'pending', ':now': at, ':bucket': bucket, ':player': claim.player, ':digest': claim.credentialDigest },
+              ),
+              // Until the claim completes, the reconciler finds it here (claim-reconciler.ts).
+              { Put: { TableName: this.table, Item: { ...claimMarkerKey(bucket, id), kind: 'claim_marker', invitation_id: id } } },
+              this.activeEntry(item.partner_id, item.seq, CLAIMING),
+            ],
+          }),
+        );
+        return { claimed: { ...item, state: 'claiming', player: claim.player, credential_digest: claim.credentialDigest, claim_started_at: at, claim_bucket: bucket } };
+      } catch (error) {
+        // Another submission (or a revoke) came first, or another write to the organization item (a creation,
+        // a claim of another invitation) won the race: read again; only a state other than pending ends it.
+        if (!isConditionFailure(error) && !isWriteConflict(error)) throw error;
+        item = undefined;
+        await conflictBackoff(attempt);
+      }
     }
+    throw new InvitationStoreContended(id);
   }
 
   /**
@@ -254,6 +267,19 @@ export class InvitationStore {
    * condition false and writes nothing.
    */
   async completeClaim(item: InvitationItem, ticket: { id: string; status: string }, now: Date): Promise<boolean> {
+    for (let attempt = 0; attempt < CONFLICT_ATTEMPTS; attempt += 1) {
+      try {
+        return await this.joinOnce(item, ticket, now);
+      } catch (error) {
+        // Another write to the organization item won the race (the transaction wrote nothing): try again.
+        if (!isWriteConflict(error) || isConditionFailure(error)) throw error;
+        await conflictBackoff(attempt);
+      }
+    }
+    throw new InvitationStoreContended(item.id);
+  }
+
+  private async joinOnce(item: InvitationItem, ticket: { id: string; status: string }, now: Date): Promise<boolean> {
     const { item: event } = eventItem(item.partner_id, { type: 'invitation.joined', data: { ticket_id: ticket.id, invitation_id: item.id, status: ticket.status } }, now);
     try {
       await this.client.send(
@@ -462,4 +488,20 @@ function cancelledItem(error: unknown, index: number): Record<string, unknown> |
   if (reason?.Code !== 'ConditionalCheckFailed' || !reason.Item) return undefined;
   // The document client does not unmarshall cancellation reasons.
   return unmarshall(reason.Item as Parameters<typeof unmarshall>[0]);
+}
+
+/** Attempts of a write that loses races on the organization item to other invitations' writes. */
+const CONFLICT_ATTEMPTS = 8;
+
+const conflictBackoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** attempt)));
+
+/**
+ * The organization item stayed contended through every attempt (many concurrent writes of one
+ * organization's invitations): nothing was written; the caller may try again shortly (503).
+ */
+export class InvitationStoreContended extends ApiError {
+  constructor(id: string) {
+    super('TICKET_SERVICE_UNAVAILABLE', 'The invitation service is busy; try again shortly.', { 'Retry-After': '1' }, { cause: new Error(`invitation ${id}: organization item contended`) });
+    this.name = 'InvitationStoreContended';
+  }
 }

@@ -81,8 +81,8 @@ export const viewInvitation: Operation = async (input) => {
 /** The claim's ticket, created now if the store answers; otherwise the invitation stays claiming (the reconciler's job). */
 async function finishIfPossible(input: OperationInput, item: InvitationItem): Promise<InvitationItem> {
   try {
-    const ticketId = await finishClaim(storesOf(input.platform), item, input.now);
-    return { ...item, state: 'joined', ticket_id: ticketId };
+    const ticket = await finishClaim(storesOf(input.platform), item, input.now);
+    return { ...item, state: 'joined', ticket_id: ticket.id };
   } catch (error) {
     if (error instanceof TicketServiceUnavailable) return item;
     throw error;
@@ -101,13 +101,15 @@ export const claim: Operation = async (input) => {
   if (!item || !(await isLinkHolder(input, item, body.token))) throw new ApiError('INVITE_UNAVAILABLE', 'This link is not valid.');
   // The claiming browser submitting again (a retry after a lost answer): its view, nothing claimed twice.
   if (isClaimingBrowser(input, item)) return { data: await playerView(input, item, stores.tickets) };
-  const outcome = await claimInvitation(stores, item.id, { in_game_name: body.in_game_name, game_account_id: body.game_account_id }, input.now);
+  const outcome = await claimInvitation(stores, item.id, { in_game_name: body.in_game_name, game_account_id: body.game_account_id }, input.now, item);
   if (outcome.outcome === 'unavailable') throw new ApiError('INVITE_UNAVAILABLE', UNAVAILABLE_MESSAGES[outcome.state]);
-  const claimed: InvitationItem =
-    outcome.outcome === 'joined' ? { ...item, state: 'joined', ticket_id: outcome.ticketId } : { ...item, state: 'claiming' };
+  const invitation = { id: item.id, game: item.game, state: outcome.outcome === 'joined' ? ('joined' as const) : ('claiming' as const) };
+  // Answered from what the claim wrote: a new ticket's conversation holds at most the organization's notes, which the player does not see.
+  const ticket = outcome.outcome === 'joined' ? { id: outcome.ticket.id, status: outcome.ticket.status, updated_at: outcome.ticket.updated_at, messages: [] } : null;
+  const view: PlayerView = { invitation, access: 'player', ticket };
   return {
     status: outcome.outcome === 'joined' ? 201 : 202,
-    data: await playerView(input, claimed, stores.tickets),
+    data: view,
     headers: { 'Set-Cookie': playerCookie(outcome.credential, cookiePathOf(input)) },
   };
 };

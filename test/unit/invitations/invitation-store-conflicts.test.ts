@@ -1,0 +1,73 @@
+/**
+ * Writes of one organization's invitations share its organization item, so
+ * in DynamoDB a claim, a revoke or a join can lose a transaction conflict to
+ * a write of another invitation (DynamoDB Local serializes them and never
+ * shows it). The losing write wrote nothing: it reads again and retries,
+ * never answering "unavailable" for a pending invitation, never a 500; a
+ * store contended through every attempt is a 503 with Retry-After.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { InvitationItem } from '../../../lambdas/invitations/invitation-model';
+import { InvitationStore, InvitationStoreContended } from '../../../lambdas/invitations/invitation-store';
+import { documentClient } from '../support/admission-fixtures';
+
+const ddbMock = mockClient(DynamoDBDocumentClient);
+const NOW = new Date('2026-11-23T12:00:00.000Z');
+const pending: InvitationItem = {
+  id: '0196a0b2-7c1d-8e4f-9a0b-1c2d3e4f5a6b',
+  partner_id: 'org_1',
+  key_id: 'key_1',
+  game: 'minecraft',
+  request_fp: 'fp',
+  state: 'pending',
+  created_at: '2026-11-22T12:00:00.000Z',
+  expires_at: '2026-11-29T12:00:00.000Z',
+  archived_at: null,
+  ticket_id: null,
+  seq: 7,
+};
+const conflict = () =>
+  new TransactionCanceledException({
+    message: 'Transaction cancelled',
+    $metadata: { httpStatusCode: 400 },
+    CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }],
+  });
+const store = () => new InvitationStore(documentClient, 'domain');
+const player = { player: { in_game_name: 'Steve', game_account_id: 'steve' }, credentialDigest: 'digest' };
+
+beforeEach(() => {
+  ddbMock.reset();
+  ddbMock.on(GetCommand).resolves({ Item: pending });
+});
+
+describe('invitation writes that lose a conflict on the organization item', () => {
+  it('claim: reads again and claims the still-pending invitation', async () => {
+    ddbMock.on(TransactWriteCommand).rejectsOnce(conflict()).resolves({});
+    const outcome = await store().beginClaim(pending.id, player, NOW, pending);
+    expect(outcome).toMatchObject({ claimed: { id: pending.id, state: 'claiming' } });
+    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(2);
+    // The caller's read saved the first GetItem; the retry read again.
+    expect(ddbMock.commandCalls(GetCommand)).toHaveLength(1);
+  });
+
+  it('revoke: reads again and revokes', async () => {
+    ddbMock.on(TransactWriteCommand).rejectsOnce(conflict()).resolves({});
+    expect(await store().revoke('org_1', pending.id, NOW)).toMatchObject({ state: 'revoked' });
+  });
+
+  it('join: retries the joining transaction', async () => {
+    ddbMock.on(TransactWriteCommand).rejectsOnce(conflict()).resolves({});
+    expect(await store().completeClaim({ ...pending, state: 'claiming' }, { id: 'tkt_1', status: 'open' }, NOW)).toBe(true);
+    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(2);
+  });
+
+  it('answers 503 with Retry-After when every attempt loses, having written nothing', async () => {
+    ddbMock.on(TransactWriteCommand).rejects(conflict());
+    const attempt = store().beginClaim(pending.id, player, NOW);
+    await expect(attempt).rejects.toBeInstanceOf(InvitationStoreContended);
+    await expect(store().revoke('org_1', pending.id, NOW)).rejects.toMatchObject({ code: 'TICKET_SERVICE_UNAVAILABLE', status: 503, headers: { 'Retry-After': '1' } });
+  });
+});
