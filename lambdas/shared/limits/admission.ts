@@ -132,7 +132,9 @@ export function planHolderItems(
     const counters = quotas.map((limit): CounterPlan => {
       const attribute = counterAttribute(limit.policy);
       const windowId = windowOf(limit.windowSeconds, nowMs).id;
-      return { attribute, windowId, limit: limit.limit, mode: deps.windows.counterMode(key.pk, attribute, windowId) };
+      // Items with nothing to guard (the player site's) are mostly new or idle beyond a window: guess a reset.
+      const unknown = guard.kind === 'none' ? 'reset' : 'increment';
+      return { attribute, windowId, limit: limit.limit, mode: deps.windows.counterMode(key.pk, attribute, windowId, unknown) };
     });
     const lease = concurrency && {
       leaseId: admissionId,

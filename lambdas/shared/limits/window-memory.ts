@@ -11,10 +11,15 @@ export class WindowMemory {
 
   constructor(private readonly capacity = 5000) {}
 
-  counterMode(pk: string, attribute: string, windowId: number): CounterPlan['mode'] {
+  /**
+   * `unknown`: the guess for an item this container has not seen: `increment` for the keys' items
+   * (busy, read whole on a cold key), `reset` for items that are often new or idle for longer than
+   * a window (the player site's IP and join-link items).
+   */
+  counterMode(pk: string, attribute: string, windowId: number, unknown: CounterPlan['mode'] = 'increment'): CounterPlan['mode'] {
     const entry = this.items.get(pk);
     const known = entry?.windows.get(attribute);
-    if (known === undefined) return entry?.complete ? 'reset' : 'increment';
+    if (known === undefined) return entry?.complete ? 'reset' : entry ? 'increment' : unknown;
     return known < windowId ? 'reset' : 'increment';
   }
 
