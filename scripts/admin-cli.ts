@@ -16,7 +16,11 @@ export class UsageError extends Error {
 }
 
 export const USAGE = `Usage: npm run -s admin -- <group> <verb> [--flags] [--stage <name>]
-  account create [--name N]                    -> {"account_id"}
+  account create [--name N] [--email E [--password P]]
+                                               -> {"account_id"}; with an e-mail the account can sign in to
+                                               web settings once it has a password (10–128 characters)
+  account set-password --account A --password P
+                                               a reset: the new password, and every key of the account revoked
   account deactivate --account A
   account reactivate --account A               (old keys stay revoked)
   account reset-password --account A           (revokes every key of the account)
@@ -73,6 +77,8 @@ const OPTIONS = {
   text: { type: 'string' },
   status: { type: 'string' },
   fail: { type: 'string' },
+  email: { type: 'string' },
+  password: { type: 'string' },
   help: { type: 'boolean' },
 } as const;
 
@@ -89,7 +95,7 @@ type Values = ReturnType<typeof parseAdminArgs>['values'];
 
 function required(
   values: Values,
-  name: 'account' | 'org' | 'role' | 'scopes' | 'key-id' | 'record' | 'owner' | 'game' | 'use' | 'to' | 'invitation' | 'author' | 'status',
+  name: 'account' | 'org' | 'role' | 'scopes' | 'key-id' | 'record' | 'owner' | 'game' | 'use' | 'to' | 'invitation' | 'author' | 'status' | 'password',
 ): string {
   const value = values[name];
   if (!value) throw new UsageError(`--${name} is required`);
@@ -148,7 +154,9 @@ export async function runAdminCommand(argv: readonly string[], office: BackOffic
   if (rest.length > 0) throw new UsageError(`Unexpected arguments: ${rest.join(' ')}`);
   switch (`${group} ${verb}`) {
     case 'account create':
-      return office.accounts.create(values.name);
+      return office.accounts.create(values.name, { email: values.email, password: values.password });
+    case 'account set-password':
+      return office.accounts.setPassword(required(values, 'account'), required(values, 'password'));
     case 'account deactivate':
       return office.accounts.deactivate(required(values, 'account'));
     case 'account reactivate':

@@ -5,14 +5,23 @@
  * be found and rewritten, so none can be missed, and restoring restores
  * nothing (docs/identity.md).
  */
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { accountKey, type AccountItem } from '../shared/identity/access-items';
+import { hashPassword, isAcceptablePassword, PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS } from '../shared/identity/passwords';
+import { emailKey, normalizeEmail, signInKey, type SignInItem } from '../shared/identity/sign-in-items';
+import { isConditionFailure } from '../shared/storage/conditions';
 import { BackOfficeError } from './errors';
 import { randomId, type IdentityStore } from './identity-store';
 
 export class Accounts {
   constructor(private readonly store: IdentityStore) {}
 
-  async create(name = 'Account'): Promise<{ account_id: string }> {
+  /**
+   * A new account. With `email`, the account can sign in to web settings once it has a password
+   * (given here, or later with setPassword): the address is reserved in the same transaction, so
+   * two accounts never share one, however concurrent their creation.
+   */
+  async create(name = 'Account', credentials: { email?: string; password?: string } = {}): Promise<{ account_id: string; email?: string }> {
     const now = this.store.clock().toISOString();
     const account: AccountItem = {
       account_id: randomId('acc'),
@@ -23,8 +32,94 @@ export class Accounts {
       created_at: now,
       updated_at: now,
     };
-    await this.store.putNew(accountKey(account.account_id), 'account', account);
-    return { account_id: account.account_id };
+    if (credentials.email === undefined) {
+      if (credentials.password !== undefined) throw new BackOfficeError('INVALID_ARGUMENT', 'A password needs an e-mail address to sign in with');
+      await this.store.putNew(accountKey(account.account_id), 'account', account);
+      return { account_id: account.account_id };
+    }
+    const email = normalizeEmail(credentials.email);
+    if (!email) throw new BackOfficeError('INVALID_ARGUMENT', 'The e-mail address is not valid');
+    const signIn: SignInItem = {
+      account_id: account.account_id,
+      email,
+      ...(credentials.password !== undefined ? { password_hash: await hashPassword(checkedPassword(credentials.password)), password_changed_at: now } : {}),
+    };
+    const table = this.store.table;
+    try {
+      await this.store.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: table, Item: { ...accountKey(account.account_id), type: 'account', ...account, leases: {} }, ConditionExpression: 'attribute_not_exists(pk)' } },
+            { Put: { TableName: table, Item: { ...signInKey(account.account_id), type: 'sign_in', ...signIn } } },
+            { Put: { TableName: table, Item: { ...emailKey(email), type: 'email', account_id: account.account_id }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) throw new BackOfficeError('EMAIL_TAKEN', `Another account uses ${email}`);
+      throw error;
+    }
+    return { account_id: account.account_id, email };
+  }
+
+  /** The account signing in with `email` (normalized), with its credentials; undefined when none. */
+  async findByEmail(email: string): Promise<{ account: AccountItem; signIn: SignInItem } | undefined> {
+    const normalized = normalizeEmail(email);
+    if (!normalized) return undefined;
+    const reservation = await this.read(emailKey(normalized));
+    if (!reservation) return undefined;
+    const accountId = String(reservation.account_id);
+    const [account, signIn] = await Promise.all([this.store.getAccount(accountId), this.read(signInKey(accountId))]);
+    return account && signIn ? { account, signIn: signIn as unknown as SignInItem } : undefined;
+  }
+
+  /**
+   * `account set-password`: a reset by the operator, or the account's own change. The new hash and a
+   * raised credential generation in one transaction: every key of the account (and, once webhooks
+   * exist, every webhook) is revoked for good. The account must have an e-mail to sign in with.
+   */
+  async setPassword(accountId: string, password: string): Promise<{ account_id: string; status: string }> {
+    const hash = await hashPassword(checkedPassword(password));
+    const now = this.store.clock().toISOString();
+    const table = this.store.table;
+    try {
+      await this.store.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: table,
+                Key: accountKey(accountId),
+                UpdateExpression: 'SET cred_gen = cred_gen + :one, updated_at = :now',
+                ConditionExpression: 'attribute_exists(pk)',
+                ExpressionAttributeValues: { ':one': 1, ':now': now },
+              },
+            },
+            {
+              Update: {
+                TableName: table,
+                Key: signInKey(accountId),
+                UpdateExpression: 'SET password_hash = :hash, password_changed_at = :now',
+                ConditionExpression: 'attribute_exists(pk)',
+                ExpressionAttributeValues: { ':hash': hash, ':now': now },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const account = await this.store.getAccount(accountId);
+      if (!account) throw new BackOfficeError('ACCOUNT_NOT_FOUND', `No account ${accountId}`);
+      throw new BackOfficeError('INVALID_ARGUMENT', `Account ${accountId} has no e-mail address to sign in with`);
+    }
+    const account = (await this.store.getAccount(accountId)) as AccountItem;
+    return { account_id: account.account_id, status: account.status };
+  }
+
+  private async read(key: { pk: string; sk: string }): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.store.client.send(new GetCommand({ TableName: this.store.table, Key: key, ConsistentRead: true }));
+    return Item;
   }
 
   get(accountId: string): Promise<AccountItem | undefined> {
@@ -58,4 +153,11 @@ export class Accounts {
     const item = await this.store.updateExisting<AccountItem>(accountKey(accountId), { expression, condition, values }, () => new BackOfficeError('ACCOUNT_NOT_FOUND', `No account ${accountId}`));
     return { account_id: item.account_id, status: item.status };
   }
+}
+
+function checkedPassword(password: string): string {
+  if (!isAcceptablePassword(password)) {
+    throw new BackOfficeError('INVALID_PASSWORD', `A password has ${PASSWORD_MIN_CHARACTERS}–${PASSWORD_MAX_CHARACTERS} characters, not only spaces`);
+  }
+  return password;
 }

@@ -21,6 +21,8 @@ export type BackOfficeCode =
   | 'INVALID_SCOPES'
   | 'INVALID_EXPIRY'
   | 'KEY_LIMIT'
+  | 'EMAIL_TAKEN'
+  | 'INVALID_PASSWORD'
   | 'CONFLICT';
 
 export class BackOfficeError extends Error {
