@@ -16,9 +16,12 @@ import { Organizations } from './organizations';
 import { EntitlementsOffice } from './entitlements';
 import { InvitationsOffice } from './invitations';
 import { RecordsOffice } from './records';
+import { SignIn } from './sign-in';
 
 export interface BackOffice {
   readonly accounts: Accounts;
+  /** Signing in (e-mail, password, two-factor) and the account's two-factor settings. */
+  readonly signIn: SignIn;
   readonly organizations: Organizations;
   readonly memberships: Memberships;
   readonly keys: ApiKeys;
@@ -32,8 +35,10 @@ export interface BackOffice {
 export function createBackOffice(client: DynamoDBDocumentClient, table: string, clock?: Clock, domainTable?: string): BackOffice {
   const store = new IdentityStore(client, table, clock);
   const organizationIsActive = async (partnerId: string) => (await store.getOrg(partnerId))?.status === 'active';
+  const accounts = new Accounts(store);
   return {
-    accounts: new Accounts(store),
+    accounts,
+    signIn: new SignIn(store, accounts),
     organizations: new Organizations(store),
     memberships: new Memberships(store),
     keys: new ApiKeys(store),

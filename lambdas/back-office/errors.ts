@@ -23,6 +23,7 @@ export type BackOfficeCode =
   | 'KEY_LIMIT'
   | 'EMAIL_TAKEN'
   | 'INVALID_PASSWORD'
+  | 'INVALID_TWO_FACTOR'
   | 'CONFLICT';
 
 export class BackOfficeError extends Error {

@@ -1,0 +1,130 @@
+/**
+ * Signing in to web settings, and the account's two-factor: the domain the
+ * settings API (sessions) and the admin CLI share.
+ *
+ * - `verify`: e-mail, password and, when two-factor is on, a code. A wrong
+ *   password and an unknown e-mail fail alike (INVALID_PASSWORD), after the
+ *   same scrypt work (passwords.ts `verifyAgainstDecoy`), so neither the
+ *   answer nor its timing tells which e-mails exist. A missing or wrong code
+ *   is INVALID_TWO_FACTOR (only once the password was right).
+ * - A code is accepted once: the step it belongs to is written with a
+ *   condition that it is later than the last accepted one, so of two
+ *   concurrent sign-ins with one code exactly one passes.
+ * - Enrolment stores a pending secret and shows it (and its `otpauth://`
+ *   URI) once; the first valid code confirms it. Disabling needs the
+ *   password and a code.
+ */
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AccountItem } from '../shared/identity/access-items';
+import { verifyAgainstDecoy, verifyPassword } from '../shared/identity/passwords';
+import { signInKey, type SignInItem } from '../shared/identity/sign-in-items';
+import { acceptedStep, newTwoFactorSecret, twoFactorUri } from '../shared/identity/two-factor';
+import { isConditionFailure } from '../shared/storage/conditions';
+import type { Accounts } from './accounts';
+import { BackOfficeError } from './errors';
+import type { IdentityStore } from './identity-store';
+
+export interface SignInAttempt {
+  readonly email: string;
+  readonly password: string;
+  readonly twoFactorCode?: string;
+}
+
+const WRONG_CREDENTIALS = () => new BackOfficeError('INVALID_PASSWORD', 'The e-mail address or the password is wrong.');
+const WRONG_CODE = () => new BackOfficeError('INVALID_TWO_FACTOR', 'The two-factor code is missing or wrong.');
+
+export class SignIn {
+  constructor(
+    private readonly store: IdentityStore,
+    private readonly accounts: Accounts,
+  ) {}
+
+  /** The account signing in, or INVALID_PASSWORD / INVALID_TWO_FACTOR / ACCOUNT_INACTIVE. */
+  async verify(attempt: SignInAttempt): Promise<AccountItem> {
+    const found = await this.accounts.findByEmail(attempt.email);
+    if (!found?.signIn.password_hash) {
+      await verifyAgainstDecoy(attempt.password);
+      throw WRONG_CREDENTIALS();
+    }
+    if (!(await verifyPassword(attempt.password, found.signIn.password_hash))) throw WRONG_CREDENTIALS();
+    if (found.signIn.two_factor_secret) await this.useCode(found.signIn, found.signIn.two_factor_secret, attempt.twoFactorCode);
+    if (found.account.status !== 'active') throw new BackOfficeError('ACCOUNT_INACTIVE', 'The account is deactivated.');
+    return found.account;
+  }
+
+  /** A new secret for the account, pending until confirmed: its value and `otpauth://` URI, shown this once. */
+  async enrolTwoFactor(accountId: string): Promise<{ secret: string; otpauth_uri: string }> {
+    const secret = newTwoFactorSecret();
+    const signIn = await this.update<SignInItem>(accountId, 'SET two_factor_pending = :secret', 'attribute_exists(pk)', { ':secret': secret });
+    return { secret, otpauth_uri: twoFactorUri(signIn.email, secret) };
+  }
+
+  /** The first valid code of the pending secret turns two-factor on with it. */
+  async confirmTwoFactor(accountId: string, code: string): Promise<{ two_factor: 'on' }> {
+    const signIn = await this.read(accountId);
+    if (!signIn.two_factor_pending) throw new BackOfficeError('INVALID_TWO_FACTOR', 'Enrol first: there is no secret to confirm.');
+    const step = await acceptedStep(signIn.two_factor_pending, code, this.store.clock());
+    if (step === undefined) throw WRONG_CODE();
+    await this.update(accountId, 'SET two_factor_secret = two_factor_pending, two_factor_step = :step REMOVE two_factor_pending', 'two_factor_pending = :pending', {
+      ':step': step,
+      ':pending': signIn.two_factor_pending,
+    });
+    return { two_factor: 'on' };
+  }
+
+  /** Two-factor off, with the password and a current code. */
+  async disableTwoFactor(accountId: string, password: string, code: string): Promise<{ two_factor: 'off' }> {
+    const signIn = await this.read(accountId);
+    if (!(await verifyPassword(password, signIn.password_hash))) throw new BackOfficeError('INVALID_PASSWORD', 'The password is wrong.');
+    if (!signIn.two_factor_secret) return { two_factor: 'off' };
+    await this.useCode(signIn, signIn.two_factor_secret, code);
+    await this.update(accountId, 'REMOVE two_factor_secret, two_factor_pending, two_factor_step', 'attribute_exists(pk)', {});
+    return { two_factor: 'off' };
+  }
+
+  /** Accept `code` once: its step is recorded under the condition that it is later than the last accepted one. */
+  private async useCode(signIn: SignInItem, secret: string, code: string | undefined): Promise<void> {
+    const step = await acceptedStep(secret, code, this.store.clock(), signIn.two_factor_step);
+    if (step === undefined) throw WRONG_CODE();
+    try {
+      await this.store.client.send(
+        new UpdateCommand({
+          TableName: this.store.table,
+          Key: signInKey(signIn.account_id),
+          UpdateExpression: 'SET two_factor_step = :step',
+          ConditionExpression: 'two_factor_secret = :secret AND (attribute_not_exists(two_factor_step) OR two_factor_step < :step)',
+          ExpressionAttributeValues: { ':step': step, ':secret': secret },
+        }),
+      );
+    } catch (error) {
+      if (isConditionFailure(error)) throw WRONG_CODE();
+      throw error;
+    }
+  }
+
+  private async read(accountId: string): Promise<SignInItem> {
+    const found = await this.store.client.send(new GetCommand({ TableName: this.store.table, Key: signInKey(accountId), ConsistentRead: true }));
+    if (!found.Item) throw new BackOfficeError('ACCOUNT_NOT_FOUND', `No account ${accountId} that signs in`);
+    return found.Item as SignInItem;
+  }
+
+  private async update<T>(accountId: string, expression: string, condition: string, values: Record<string, unknown>): Promise<T> {
+    try {
+      const { Attributes } = await this.store.client.send(
+        new UpdateCommand({
+          TableName: this.store.table,
+          Key: signInKey(accountId),
+          UpdateExpression: expression,
+          ConditionExpression: condition,
+          ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes as T;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      await this.read(accountId);
+      throw new BackOfficeError('CONFLICT', 'The two-factor settings changed meanwhile; try again');
+    }
+  }
+}
