@@ -12,6 +12,7 @@ const OFFICE_METHODS = [
   'accounts.deactivate',
   'accounts.reactivate',
   'accounts.resetPassword',
+  'accounts.setPassword',
   'organizations.create',
   'organizations.archive',
   'organizations.restore',
@@ -58,8 +59,14 @@ async function usageError(argv: string[]) {
 
 describe('runAdminCommand: commands and flags', () => {
   it.each<{ argv: string[]; method: OfficeMethod; args: unknown[] }>([
-    { argv: ['account', 'create'], method: 'accounts.create', args: [undefined] },
-    { argv: ['account', 'create', '--name', 'Acme'], method: 'accounts.create', args: ['Acme'] },
+    { argv: ['account', 'create'], method: 'accounts.create', args: [undefined, { email: undefined, password: undefined }] },
+    { argv: ['account', 'create', '--name', 'Acme'], method: 'accounts.create', args: ['Acme', { email: undefined, password: undefined }] },
+    {
+      argv: ['account', 'create', '--email', 'a@example.com', '--password', 'a long passphrase'],
+      method: 'accounts.create',
+      args: [undefined, { email: 'a@example.com', password: 'a long passphrase' }],
+    },
+    { argv: ['account', 'set-password', '--account', 'acc_1', '--password', 'a long passphrase'], method: 'accounts.setPassword', args: ['acc_1', 'a long passphrase'] },
     { argv: ['account', 'deactivate', '--account', 'acc_1'], method: 'accounts.deactivate', args: ['acc_1'] },
     { argv: ['account', 'reactivate', '--account', 'acc_1'], method: 'accounts.reactivate', args: ['acc_1'] },
     { argv: ['account', 'reset-password', '--account=acc_1'], method: 'accounts.resetPassword', args: ['acc_1'] },
@@ -83,7 +90,7 @@ describe('runAdminCommand: commands and flags', () => {
     },
     { argv: ['entitlement', 'use', '--owner', 'account:acc_1', '--game', 'minecraft', '--units', '2'], method: 'entitlements.use', args: ['account:acc_1', 'minecraft', 2] },
     { argv: ['entitlement', 'refund', '--use', 'use_1'], method: 'entitlements.refund', args: ['use_1'] },
-    { argv: ['account', 'create', '--stage', 'dev'], method: 'accounts.create', args: [undefined] },
+    { argv: ['account', 'create', '--stage', 'dev'], method: 'accounts.create', args: [undefined, { email: undefined, password: undefined }] },
   ])('maps `$argv` to $method', async ({ argv, method, args }) => {
     // Prepare
     const { office, calls } = fakeOffice();
