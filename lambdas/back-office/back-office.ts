@@ -16,12 +16,15 @@ import { Organizations } from './organizations';
 import { EntitlementsOffice } from './entitlements';
 import { InvitationsOffice } from './invitations';
 import { RecordsOffice } from './records';
+import { Sessions } from './sessions';
 import { SignIn } from './sign-in';
 
 export interface BackOffice {
   readonly accounts: Accounts;
   /** Signing in (e-mail, password, two-factor) and the account's two-factor settings. */
   readonly signIn: SignIn;
+  /** Web-settings sessions (idle and absolute expiry, ended by a password change). */
+  readonly sessions: Sessions;
   readonly organizations: Organizations;
   readonly memberships: Memberships;
   readonly keys: ApiKeys;
@@ -39,6 +42,7 @@ export function createBackOffice(client: DynamoDBDocumentClient, table: string, 
   return {
     accounts,
     signIn: new SignIn(store, accounts),
+    sessions: new Sessions(store),
     organizations: new Organizations(store),
     memberships: new Memberships(store),
     keys: new ApiKeys(store),

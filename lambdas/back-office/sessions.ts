@@ -1,0 +1,104 @@
+/**
+ * Web-settings sessions: a random token in the browser's cookie, only its
+ * SHA-256 stored (`access` table, `SESSION#<digest>` / `SESSION`), with an
+ * idle expiry (30 minutes without a request) and an absolute one (12 hours
+ * after sign-in), both decided by time attributes (TTL removes the item a day
+ * later, and nothing relies on it).
+ *
+ * A session is bound to the account's credential generation at sign-in: a
+ * password change or reset, or a deactivation, ends every session of the
+ * account at once, with nothing to find and delete. Resolving a session reads
+ * the session, then its account item (the settings API's admission will take
+ * the second read's place), and records activity at most once a minute (a
+ * conditional write, so concurrent requests write once).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { AccountItem } from '../shared/identity/access-items';
+import { isConditionFailure } from '../shared/storage/conditions';
+import { BackOfficeError } from './errors';
+import type { IdentityStore } from './identity-store';
+
+export const SESSION_IDLE_MS = 30 * 60_000;
+export const SESSION_ABSOLUTE_MS = 12 * 3_600_000;
+const ACTIVITY_RESOLUTION_MS = 60_000;
+
+export const sessionDigest = (token: string) => createHash('sha256').update(`settings-session/v1\n${token}`).digest('base64url');
+export const sessionKey = (token: string) => ({ pk: `SESSION#${sessionDigest(token)}`, sk: 'SESSION' });
+
+interface SessionItem {
+  readonly account_id: string;
+  readonly cred_gen: number;
+  readonly created_at: string;
+  readonly seen_at: string;
+  readonly expires_at: string;
+}
+
+export interface OpenSession {
+  /** For the cookie only; never stored. */
+  readonly token: string;
+  readonly expires_at: string;
+}
+
+export class Sessions {
+  constructor(private readonly store: IdentityStore) {}
+
+  /** A session for an account that just signed in. */
+  async open(accountId: string): Promise<OpenSession> {
+    const account = await this.store.getAccount(accountId);
+    if (!account || account.status !== 'active') throw new BackOfficeError('ACCOUNT_INACTIVE', 'The account cannot sign in.');
+    const now = this.store.clock();
+    const token = randomBytes(32).toString('base64url');
+    const expiresAt = new Date(now.getTime() + SESSION_ABSOLUTE_MS);
+    const item: SessionItem = { account_id: accountId, cred_gen: account.cred_gen, created_at: now.toISOString(), seen_at: now.toISOString(), expires_at: expiresAt.toISOString() };
+    await this.store.client.send(
+      new PutCommand({
+        TableName: this.store.table,
+        Item: { ...sessionKey(token), type: 'session', ...item, ttl: Math.floor(expiresAt.getTime() / 1000) + 86_400 },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return { token, expires_at: item.expires_at };
+  }
+
+  /** The signed-in account behind `token`, or undefined when the session is unknown, idle, past its end, or its account changed. */
+  async resolve(token: string | undefined): Promise<AccountItem | undefined> {
+    if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+    const now = this.store.clock();
+    const key = sessionKey(token);
+    const { Item } = await this.store.client.send(new GetCommand({ TableName: this.store.table, Key: key, ConsistentRead: true }));
+    const session = Item as SessionItem | undefined;
+    if (!session || !this.isLive(session, now)) return undefined;
+    const account = await this.store.getAccount(session.account_id);
+    if (!account || account.status !== 'active' || account.cred_gen !== session.cred_gen) return undefined;
+    if (now.getTime() - Date.parse(session.seen_at) >= ACTIVITY_RESOLUTION_MS) await this.touch(key, session, now);
+    return account;
+  }
+
+  /** Sign out: the session is gone (also when it already was). */
+  async close(token: string | undefined): Promise<void> {
+    if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return;
+    await this.store.client.send(new DeleteCommand({ TableName: this.store.table, Key: sessionKey(token) }));
+  }
+
+  private isLive(session: SessionItem, now: Date): boolean {
+    return now.getTime() < Date.parse(session.expires_at) && now.getTime() < Date.parse(session.seen_at) + SESSION_IDLE_MS;
+  }
+
+  private async touch(key: { pk: string; sk: string }, session: SessionItem, now: Date): Promise<void> {
+    try {
+      await this.store.client.send(
+        new UpdateCommand({
+          TableName: this.store.table,
+          Key: key,
+          UpdateExpression: 'SET seen_at = :now',
+          ConditionExpression: 'seen_at = :read',
+          ExpressionAttributeValues: { ':now': now.toISOString(), ':read': session.seen_at },
+        }),
+      );
+    } catch (error) {
+      // A concurrent request recorded the activity (or the session was closed meanwhile): nothing to do.
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+}
