@@ -36,7 +36,7 @@ export async function acceptedStep(secret: string, code: unknown, now: Date, aft
   return result?.valid ? Math.floor(epoch / STEP_SECONDS) + result.delta : undefined;
 }
 
-/** The code of `secret` at `now` (tests and the local stack's demo sign-in). */
+/** The code of `secret` at `now` (what an authenticator app shows; the tests use it). */
 export function codeAt(secret: string, now: Date): Promise<string> {
   return generate({ secret, epoch: Math.floor(now.getTime() / 1000) });
 }
