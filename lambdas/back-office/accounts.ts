@@ -5,7 +5,7 @@
  * be found and rewritten, so none can be missed, and restoring restores
  * nothing (docs/identity.md).
  */
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { accountKey, type AccountItem } from '../shared/identity/access-items';
 import { hashPassword, isAcceptablePassword, PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS } from '../shared/identity/passwords';
 import { emailKey, normalizeEmail, signInKey, type SignInItem } from '../shared/identity/sign-in-items';
@@ -66,10 +66,10 @@ export class Accounts {
   async findByEmail(email: string): Promise<{ account: AccountItem; signIn: SignInItem } | undefined> {
     const normalized = normalizeEmail(email);
     if (!normalized) return undefined;
-    const reservation = await this.read(emailKey(normalized));
+    const reservation = await this.store.getItem(emailKey(normalized));
     if (!reservation) return undefined;
     const accountId = String(reservation.account_id);
-    const [account, signIn] = await Promise.all([this.store.getAccount(accountId), this.read(signInKey(accountId))]);
+    const [account, signIn] = await Promise.all([this.store.getAccount(accountId), this.store.getItem(signInKey(accountId))]);
     return account && signIn ? { account, signIn: signIn as unknown as SignInItem } : undefined;
   }
 
@@ -117,10 +117,7 @@ export class Accounts {
     return { account_id: account.account_id, status: account.status };
   }
 
-  private async read(key: { pk: string; sk: string }): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await this.store.client.send(new GetCommand({ TableName: this.store.table, Key: key, ConsistentRead: true }));
-    return Item;
-  }
+
 
   get(accountId: string): Promise<AccountItem | undefined> {
     return this.store.getAccount(accountId);

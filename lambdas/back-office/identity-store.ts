@@ -32,15 +32,15 @@ export class IdentityStore {
   }
 
   async getAccount(accountId: string): Promise<AccountItem | undefined> {
-    return (await this.get(accountKey(accountId))) as AccountItem | undefined;
+    return (await this.getItem(accountKey(accountId))) as AccountItem | undefined;
   }
 
   async getOrg(partnerId: string): Promise<OrgItem | undefined> {
-    return (await this.get(orgKey(partnerId))) as OrgItem | undefined;
+    return (await this.getItem(orgKey(partnerId))) as OrgItem | undefined;
   }
 
   async getMembership(partnerId: string, accountId: string): Promise<MembershipItem | undefined> {
-    return (await this.get(membershipKey(partnerId, accountId))) as MembershipItem | undefined;
+    return (await this.getItem(membershipKey(partnerId, accountId))) as MembershipItem | undefined;
   }
 
   async getOrgs(ids: readonly string[]): Promise<Map<string, OrgItem>> {
@@ -95,13 +95,14 @@ export class IdentityStore {
       return Attributes as T;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      const current = await this.get(key);
+      const current = await this.getItem(key);
       if (!current) throw notFound();
       return current as T;
     }
   }
 
-  private async get(key: { pk: string; sk: string }): Promise<Record<string, unknown> | undefined> {
+  /** One item, read consistently. */
+  async getItem(key: { pk: string; sk: string }): Promise<Record<string, unknown> | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
     return Item;
   }

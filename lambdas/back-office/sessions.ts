@@ -13,7 +13,7 @@
  * conditional write, so concurrent requests write once).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AccountItem } from '../shared/identity/access-items';
 import { isConditionFailure } from '../shared/storage/conditions';
 import { BackOfficeError } from './errors';
@@ -66,8 +66,7 @@ export class Sessions {
     if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
     const now = this.store.clock();
     const key = sessionKey(token);
-    const { Item } = await this.store.client.send(new GetCommand({ TableName: this.store.table, Key: key, ConsistentRead: true }));
-    const session = Item as SessionItem | undefined;
+    const session = (await this.store.getItem(key)) as SessionItem | undefined;
     if (!session || !this.isLive(session, now)) return undefined;
     const account = await this.store.getAccount(session.account_id);
     if (!account || account.status !== 'active' || account.cred_gen !== session.cred_gen) return undefined;

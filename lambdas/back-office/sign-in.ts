@@ -14,7 +14,7 @@
  *   URI) once; the first valid code confirms it. Disabling needs the
  *   password and a code.
  */
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AccountItem } from '../shared/identity/access-items';
 import { verifyAgainstDecoy, verifyPassword } from '../shared/identity/passwords';
 import { signInKey, type SignInItem } from '../shared/identity/sign-in-items';
@@ -103,9 +103,9 @@ export class SignIn {
   }
 
   private async read(accountId: string): Promise<SignInItem> {
-    const found = await this.store.client.send(new GetCommand({ TableName: this.store.table, Key: signInKey(accountId), ConsistentRead: true }));
-    if (!found.Item) throw new BackOfficeError('ACCOUNT_NOT_FOUND', `No account ${accountId} that signs in`);
-    return found.Item as SignInItem;
+    const item = await this.store.getItem(signInKey(accountId));
+    if (!item) throw new BackOfficeError('ACCOUNT_NOT_FOUND', `No account ${accountId} that signs in`);
+    return item as unknown as SignInItem;
   }
 
   private async update<T>(accountId: string, expression: string, condition: string, values: Record<string, unknown>): Promise<T> {

@@ -17,29 +17,16 @@
  * or creating the ticket (never a second one): the player is told their
  * submission is being processed.
  *
- * Player data (decided here; the spec leaves it open): `in_game_name`, 1–40
- * characters, no control characters; `game_account_id`, 1–64 characters of
- * letters, digits and `_ . : -` (a Minecraft UUID, a Steam id, a Riot id
- * without `#`). Both are trimmed.
+ * Player data: player-data.ts.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import * as z from 'zod/mini';
 import { logger } from '../shared/observability/logger';
 import { TicketServiceUnavailable, type TicketBridge } from '../tickets/ticket-bridge';
 import type { TicketItem } from '../tickets/ticket-model';
 import { stateAt, type InvitationItem } from './invitation-model';
 import type { InvitationStore } from './invitation-store';
+import type { PlayerData } from './player-data';
 
-export const PLAYER_DATA_FIELDS = {
-  in_game_name: z.string().check(
-    z.trim(),
-    z.refine((name) => [...name].length >= 1 && [...name].length <= 40),
-    z.regex(/^[^\p{Cc}]*$/u),
-  ),
-  game_account_id: z.string().check(z.trim(), z.regex(/^[A-Za-z0-9_.:-]{1,64}$/)),
-};
-export const PlayerDataSchema = z.strictObject(PLAYER_DATA_FIELDS);
-export type PlayerData = z.output<typeof PlayerDataSchema>;
 
 export type ClaimOutcome =
   | { readonly outcome: 'joined'; readonly ticketId: string; readonly ticket: TicketItem; readonly credential: string }

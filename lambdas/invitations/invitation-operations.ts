@@ -7,14 +7,11 @@
 import { ApiError } from '../shared/errors';
 import type { Operation, OperationInput } from '../shared/http/pipeline';
 import type { Principal } from '../shared/identity/principal';
-import { perPlatform } from '../shared/platform';
-import { requireTable } from '../shared/storage/dynamo-client';
 import type { GameGroup } from '../records/record-model';
 import { IDEMPOTENCY_KEY_PATTERN, INVITATION_PAGE_SIZE, stateAt, toInvitation, type InvitationItem } from './invitation-model';
-import { InvitationStore } from './invitation-store';
+import { invitationStoreOf } from './invitation-store';
 import { joinLink, joinToken, playerSiteBase } from './join-link';
 
-const storeOf = perPlatform((platform) => new InvitationStore(platform.documentClient, requireTable(platform.tables, 'domain')));
 
 const partnerOf = (input: OperationInput) => (input.principal as Principal).partnerId as string;
 
@@ -32,7 +29,7 @@ export const createInvitation: Operation = async (input) => {
   if (idempotencyKey?.length !== 1 || !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey[0])) throw new ApiError('IDEMPOTENCY_KEY_REQUIRED');
   const principal = input.principal as Principal;
   const body = input.body as { game: GameGroup; notes?: string };
-  const creation = await storeOf(input.platform).create(
+  const creation = await invitationStoreOf(input.platform).create(
     { keyId: principal.keyId, partnerId: partnerOf(input), idempotencyKey: idempotencyKey[0] },
     { game: body.game, notes: body.notes },
     input.now,
@@ -48,7 +45,7 @@ export const createInvitation: Operation = async (input) => {
 /** GET …/invitations: 20 per page, newest created first; the page costs the same however deep. */
 export const listInvitations: Operation = async (input) => {
   const page = input.query.page === undefined ? 1 : Number(input.query.page);
-  const { items, total } = await storeOf(input.platform).page(partnerOf(input), page);
+  const { items, total } = await invitationStoreOf(input.platform).page(partnerOf(input), page);
   return { data: { items: items.map((item) => toInvitation(item, input.now)), page, page_count: Math.ceil(total / INVITATION_PAGE_SIZE) } };
 };
 
@@ -57,7 +54,7 @@ export const listInvitations: Operation = async (input) => {
  * route's contract says (errorStatus; the pipeline answers with it).
  */
 async function found(input: OperationInput): Promise<InvitationItem> {
-  const item = await storeOf(input.platform).get(partnerOf(input), String(input.pathParameters.invitation_id));
+  const item = await invitationStoreOf(input.platform).get(partnerOf(input), String(input.pathParameters.invitation_id));
   if (!item) throw new ApiError('INVITE_UNAVAILABLE');
   return item;
 }
@@ -78,7 +75,7 @@ export const readInvitationLink: Operation = async (input) => {
  * a claiming, joined or expired one is 409 INVITE_UNAVAILABLE.
  */
 export const revokeInvitation: Operation = async (input) => {
-  const item = await storeOf(input.platform).revoke(partnerOf(input), String(input.pathParameters.invitation_id), input.now);
+  const item = await invitationStoreOf(input.platform).revoke(partnerOf(input), String(input.pathParameters.invitation_id), input.now);
   if (item?.state !== 'revoked') throw new ApiError('INVITE_UNAVAILABLE');
   return { data: toInvitation(item, input.now) };
 };

@@ -25,7 +25,9 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { eventItem } from '../outbox/outbox';
 import type { GameGroup } from '../records/record-model';
 import { ApiError } from '../shared/errors';
-import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
+import { perPlatform } from '../shared/platform';
+import { requireTable } from '../shared/storage/dynamo-client';
+import { isConditionFailure, isWriteConflict, retryOnConflict } from '../shared/storage/conditions';
 import {
   ACTIVE_INVITATION_LIMIT,
   stateAt,
@@ -183,31 +185,25 @@ export class InvitationStore {
    * being revoked; undefined when the organization has no such invitation.
    */
   async revoke(partnerId: string, id: string, now: Date): Promise<InvitationItem | undefined> {
-    for (let attempt = 0; attempt < CONFLICT_ATTEMPTS; attempt += 1) {
+    // A lost race (claimed or revoked meanwhile, or another write to the organization item: a creation,
+    // another invitation's claim) reads again and decides on what it is now.
+    return this.retryOnConflict(id, async () => {
       const read = await this.get(partnerId, id);
       if (!read || stateAt(read, now) !== 'pending') return read;
-      try {
-        await this.client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              this.invitationUpdate(id, 'SET #state = :revoked, revoked_at = :now', '#state = :pending AND expires_at > :now', {
-                ':revoked': 'revoked',
-                ':pending': 'pending',
-                ':now': now.toISOString(),
-              }),
-              this.activeEntry(partnerId, read.seq, 'release'),
-            ],
-          }),
-        );
-        return { ...read, state: 'revoked', revoked_at: now.toISOString() };
-      } catch (error) {
-        // Changed meanwhile (claimed, or revoked by a concurrent request), or another write to the organization
-        // item won the race (a creation, another claim): read again and decide on what it is now.
-        if (!isConditionFailure(error) && !isWriteConflict(error)) throw error;
-        await conflictBackoff(attempt);
-      }
-    }
-    throw new InvitationStoreContended(id);
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            this.invitationUpdate(id, 'SET #state = :revoked, revoked_at = :now', '#state = :pending AND expires_at > :now', {
+              ':revoked': 'revoked',
+              ':pending': 'pending',
+              ':now': now.toISOString(),
+            }),
+            this.activeEntry(partnerId, read.seq, 'release'),
+          ],
+        }),
+      );
+      return { ...read, state: 'revoked', revoked_at: now.toISOString() };
+    });
   }
 
   /**
@@ -225,38 +221,32 @@ export class InvitationStore {
     /** The invitation as the caller just read it (saves the first read). */
     read?: InvitationItem,
   ): Promise<{ claimed: InvitationItem } | { current: InvitationItem | undefined }> {
-    let item = read;
-    for (let attempt = 0; attempt < CONFLICT_ATTEMPTS; attempt += 1) {
-      item ??= await this.find(id);
+    let known = read;
+    // Another submission (or a revoke) came first, or another write to the organization item won the
+    // race: read again; only a state other than pending ends it.
+    return this.retryOnConflict(id, async () => {
+      const item = known ?? (await this.find(id));
+      known = undefined;
       if (!item || stateAt(item, now) !== 'pending') return { current: item };
       const at = now.toISOString();
       const bucket = claimBucket(now);
-      try {
-        await this.client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              this.invitationUpdate(
-                id,
-                'SET #state = :claiming, claim_started_at = :now, claim_bucket = :bucket, player = :player, credential_digest = :digest',
-                '#state = :pending AND expires_at > :now',
-                { ':claiming': 'claiming', ':pending': 'pending', ':now': at, ':bucket': bucket, ':player': claim.player, ':digest': claim.credentialDigest },
-              ),
-              // Until the claim completes, the reconciler finds it here (claim-reconciler.ts).
-              { Put: { TableName: this.table, Item: { ...claimMarkerKey(bucket, id), kind: 'claim_marker', invitation_id: id } } },
-              this.activeEntry(item.partner_id, item.seq, CLAIMING),
-            ],
-          }),
-        );
-        return { claimed: { ...item, state: 'claiming', player: claim.player, credential_digest: claim.credentialDigest, claim_started_at: at, claim_bucket: bucket } };
-      } catch (error) {
-        // Another submission (or a revoke) came first, or another write to the organization item (a creation,
-        // a claim of another invitation) won the race: read again; only a state other than pending ends it.
-        if (!isConditionFailure(error) && !isWriteConflict(error)) throw error;
-        item = undefined;
-        await conflictBackoff(attempt);
-      }
-    }
-    throw new InvitationStoreContended(id);
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            this.invitationUpdate(
+              id,
+              'SET #state = :claiming, claim_started_at = :now, claim_bucket = :bucket, player = :player, credential_digest = :digest',
+              '#state = :pending AND expires_at > :now',
+              { ':claiming': 'claiming', ':pending': 'pending', ':now': at, ':bucket': bucket, ':player': claim.player, ':digest': claim.credentialDigest },
+            ),
+            // Until the claim completes, the reconciler finds it here (claim-reconciler.ts).
+            { Put: { TableName: this.table, Item: { ...claimMarkerKey(bucket, id), kind: 'claim_marker', invitation_id: id } } },
+            this.activeEntry(item.partner_id, item.seq, CLAIMING),
+          ],
+        }),
+      );
+      return { claimed: { ...item, state: 'claiming', player: claim.player, credential_digest: claim.credentialDigest, claim_started_at: at, claim_bucket: bucket } };
+    });
   }
 
   /**
@@ -267,16 +257,13 @@ export class InvitationStore {
    * condition false and writes nothing.
    */
   async completeClaim(item: InvitationItem, ticket: { id: string; status: string }, now: Date): Promise<boolean> {
-    for (let attempt = 0; attempt < CONFLICT_ATTEMPTS; attempt += 1) {
-      try {
-        return await this.joinOnce(item, ticket, now);
-      } catch (error) {
-        // Another write to the organization item won the race (the transaction wrote nothing): try again.
-        if (!isWriteConflict(error) || isConditionFailure(error)) throw error;
-        await conflictBackoff(attempt);
-      }
-    }
-    throw new InvitationStoreContended(item.id);
+    // A transaction conflict with another write to the organization item wrote nothing: try again.
+    return this.retryOnConflict(item.id, () => this.joinOnce(item, ticket, now));
+  }
+
+  /** Run a read-and-write attempt again after a lost race (storage/conditions.ts), then 503. */
+  private retryOnConflict<T>(id: string, attempt: () => Promise<T>): Promise<T> {
+    return retryOnConflict(attempt, CONFLICT_ATTEMPTS, () => new InvitationStoreContended(id));
   }
 
   private async joinOnce(item: InvitationItem, ticket: { id: string; status: string }, now: Date): Promise<boolean> {
@@ -493,8 +480,6 @@ function cancelledItem(error: unknown, index: number): Record<string, unknown> |
 /** Attempts of a write that loses races on the organization item to other invitations' writes. */
 const CONFLICT_ATTEMPTS = 8;
 
-const conflictBackoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 10 * 2 ** attempt)));
-
 /**
  * The organization item stayed contended through every attempt (many concurrent writes of one
  * organization's invitations): nothing was written; the caller may try again shortly (503).
@@ -505,3 +490,6 @@ export class InvitationStoreContended extends ApiError {
     this.name = 'InvitationStoreContended';
   }
 }
+
+/** The container's invitation store over the platform's client and `domain` table (the invitations, tickets and player functions). */
+export const invitationStoreOf = perPlatform((platform) => new InvitationStore(platform.documentClient, requireTable(platform.tables, 'domain')));

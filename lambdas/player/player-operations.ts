@@ -22,11 +22,11 @@ import type { Operation, OperationInput } from '../shared/http/pipeline';
 import type { PlayerView } from '../shared/http/player-contracts';
 import { JOIN_TOKEN_PATTERN } from '../shared/http/player-contracts';
 import { API_STAGE_NAME } from '../shared/http/routes';
-import { perPlatform } from '../shared/platform';
-import { requireTable } from '../shared/storage/dynamo-client';
-import { claimInvitation, finishClaim, type PlayerData } from '../invitations/claim';
+import type { Platform } from '../shared/platform';
+import { claimInvitation, finishClaim } from '../invitations/claim';
+import type { PlayerData } from '../invitations/player-data';
 import { stateAt, type InvitationItem } from '../invitations/invitation-model';
-import { InvitationStore } from '../invitations/invitation-store';
+import { invitationStoreOf } from '../invitations/invitation-store';
 import { isJoinToken } from '../invitations/join-link';
 import { ticketBridgeOf, TicketServiceUnavailable, type DynamoTicketBridge } from '../tickets/ticket-bridge';
 import { holdsCredential, playerCookie, presentedCredentials } from './player-credential';
@@ -35,10 +35,7 @@ import { PLAYER_PAGE_HEADERS, PLAYER_PAGE_HTML } from './player-page';
 /** Conversation entries the page shows: the latest ones. */
 export const VISIBLE_ENTRIES = 50;
 
-const storesOf = perPlatform((platform) => ({
-  invitations: new InvitationStore(platform.documentClient, requireTable(platform.tables, 'domain')),
-  tickets: ticketBridgeOf(platform),
-}));
+const storesOf = (platform: Platform) => ({ invitations: invitationStoreOf(platform), tickets: ticketBridgeOf(platform) });
 
 const invitationIdOf = (input: OperationInput) => String(input.pathParameters.invitation_id);
 

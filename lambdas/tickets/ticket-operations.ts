@@ -7,17 +7,13 @@
 import { ApiError } from '../shared/errors';
 import type { Operation, OperationInput } from '../shared/http/pipeline';
 import type { Principal } from '../shared/identity/principal';
-import { perPlatform } from '../shared/platform';
-import { requireTable } from '../shared/storage/dynamo-client';
+import type { Platform } from '../shared/platform';
 import { INVITATION_PAGE_SIZE, toInvitation } from '../invitations/invitation-model';
-import { InvitationStore } from '../invitations/invitation-store';
-import { ticketBridgeOf, type TicketBridge } from './ticket-bridge';
+import { invitationStoreOf } from '../invitations/invitation-store';
+import { ticketBridgeOf } from './ticket-bridge';
 import { toTicket } from './ticket-model';
 
-const storesOf = perPlatform((platform): { invitations: InvitationStore; tickets: TicketBridge } => ({
-  invitations: new InvitationStore(platform.documentClient, requireTable(platform.tables, 'domain')),
-  tickets: ticketBridgeOf(platform),
-}));
+const storesOf = (platform: Platform) => ({ invitations: invitationStoreOf(platform), tickets: ticketBridgeOf(platform) });
 
 const partnerOf = (input: OperationInput) => (input.principal as Principal).partnerId as string;
 

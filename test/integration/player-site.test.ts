@@ -121,6 +121,9 @@ describe('the player page and its preview', () => {
   it('answers one 404 INVITE_UNAVAILABLE for a wrong token, no token, an unknown or malformed id', async () => {
     const { page, token } = await invitation();
     const other = await invitation();
+    // The page itself is served for any id: its script shows the browser that the link is not valid.
+    const junkPage = await send(`${stack.baseUrl}/join/not-an-invitation`);
+    expect([junkPage.status, junkPage.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
     for (const [url, headers] of [
       [page, { 'X-Join-Token': other.token }],
       [page, {}],

@@ -6,7 +6,7 @@
  * out; docs/player-site.md describes them.
  */
 import * as z from 'zod/mini';
-import { PLAYER_DATA_FIELDS } from '../../invitations/claim';
+import { PLAYER_DATA_FIELDS } from '../../invitations/player-data';
 import { INVITATION_ID_PATTERN } from '../../invitations/invitation-model';
 import { GAME_GROUPS } from '../../records/record-model';
 import { TICKET_STATUSES } from '../../tickets/ticket-model';
@@ -45,8 +45,8 @@ export type PlayerView = z.output<typeof PlayerViewSchema>;
 export const PLAYER_CONTRACTS = {
   'player-page': {
     summary: 'The player site: the join page (HTML)',
-    description: 'The same static page for every invitation; its script reads the token from the fragment, which never reaches the server.',
-    pathParameters: joinPath,
+    description:
+      'The same static page for any id (no path check: its script asks `view`, and shows "not valid" for what is not a usable link); it reads the token from the fragment, which never reaches the server.',
     status: 200,
     data: z.string(),
   },
