@@ -6,7 +6,8 @@ import { handler as identity } from '../lambdas/identity/handler';
 import { handler as invitations } from '../lambdas/invitations/handler';
 import { handler as player } from '../lambdas/player/handler';
 import { handler as records } from '../lambdas/records/handler';
+import { handler as settings } from '../lambdas/settings/handler';
 import { handler as system } from '../lambdas/system/handler';
 import { handler as tickets } from '../lambdas/tickets/handler';
 
-export const HANDLERS: Readonly<Record<EndpointGroup, ApiHandler>> = { system, identity, records, entitlements, invitations, tickets, player };
+export const HANDLERS: Readonly<Record<EndpointGroup, ApiHandler>> = { system, identity, records, entitlements, invitations, tickets, player, settings };

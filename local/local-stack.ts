@@ -5,9 +5,9 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { errorResponse } from '../lambdas/shared/http/envelope';
+import { errorResponseFor } from '../lambdas/shared/http/envelope';
 import type { ApiHandler } from '../lambdas/shared/http/pipeline';
-import type { Router } from '../lambdas/shared/http/routes';
+import { surfaceOfPath, type Router } from '../lambdas/shared/http/routes';
 import { EdgeGuard, edgeRejection } from '../lambdas/shared/limits/edge-guard';
 import { LIMITS, type Limit } from '../lambdas/shared/limits/limits-table';
 import { SECRET_IDS } from '../lambdas/shared/secret-names';
@@ -118,8 +118,10 @@ export function localEdge(limits: readonly Limit[]) {
   const guard = new EdgeGuard(limits, 'all');
   return (request: IncomingMessage) => {
     const authorization = request.headers.authorization;
-    const rejection = guard.check({ sourceIp: request.socket.remoteAddress?.replace(/^::ffff:/, ''), authorization });
-    return rejection ? errorResponse(randomUUID(), edgeRejection(rejection)) : undefined;
+    // Both surfaces share the local front's origin: the path says which web ACL would have seen the request.
+    const path = (request.url ?? '/').split('?')[0].replace(/^\/v1(?=\/|$)/, '') || '/';
+    const rejection = guard.check({ surface: surfaceOfPath(path), sourceIp: request.socket.remoteAddress?.replace(/^::ffff:/, ''), authorization });
+    return rejection ? errorResponseFor(path, randomUUID(), edgeRejection(rejection)) : undefined;
   };
 }
 

@@ -7,9 +7,10 @@
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { accountKey, type AccountItem } from '../shared/identity/access-items';
-import { hashPassword, isAcceptablePassword, PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS } from '../shared/identity/passwords';
+import { hashPassword, isAcceptablePassword, PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS, verifyPassword } from '../shared/identity/passwords';
 import { emailKey, normalizeEmail, signInKey, type SignInItem } from '../shared/identity/sign-in-items';
 import { isConditionFailure } from '../shared/storage/conditions';
+import { auditPut, OPERATOR, type AuditSource } from './audit';
 import { BackOfficeError } from './errors';
 import { randomId, type IdentityStore } from './identity-store';
 
@@ -79,6 +80,25 @@ export class Accounts {
    * exist, every webhook) is revoked for good. The account must have an e-mail to sign in with.
    */
   async setPassword(accountId: string, password: string): Promise<{ account_id: string; status: string }> {
+    return this.writePassword(accountId, password, OPERATOR);
+  }
+
+  /**
+   * The account's own change in web settings: the current password first (INVALID_PASSWORD), then
+   * the new hash under the condition that the password is still the one just verified, so of two
+   * concurrent changes with the same current password exactly one succeeds. Like a reset, it
+   * revokes every key of the account for good and ends its sessions.
+   */
+  async changePassword(accountId: string, current: string, next: string, source: AuditSource): Promise<{ account_id: string; status: string }> {
+    checkedPassword(next);
+    const signIn = (await this.store.getItem(signInKey(accountId))) as SignInItem | undefined;
+    if (!signIn?.password_hash || !(await verifyPassword(current, signIn.password_hash))) {
+      throw new BackOfficeError('INVALID_PASSWORD', 'The current password is wrong.');
+    }
+    return this.writePassword(accountId, next, source, signIn.password_hash);
+  }
+
+  private async writePassword(accountId: string, password: string, source: AuditSource, expectedHash?: string): Promise<{ account_id: string; status: string }> {
     const hash = await hashPassword(checkedPassword(password));
     const now = this.store.clock().toISOString();
     const table = this.store.table;
@@ -100,15 +120,17 @@ export class Accounts {
                 TableName: table,
                 Key: signInKey(accountId),
                 UpdateExpression: 'SET password_hash = :hash, password_changed_at = :now',
-                ConditionExpression: 'attribute_exists(pk)',
-                ExpressionAttributeValues: { ':hash': hash, ':now': now },
+                ConditionExpression: expectedHash === undefined ? 'attribute_exists(pk)' : 'password_hash = :expected',
+                ExpressionAttributeValues: { ':hash': hash, ':now': now, ...(expectedHash === undefined ? {} : { ':expected': expectedHash }) },
               },
             },
+            auditPut(this.store, accountId, source.via === 'operator' ? 'password.reset' : 'password.changed', source),
           ],
         }),
       );
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
+      if (expectedHash !== undefined) throw new BackOfficeError('INVALID_PASSWORD', 'The password was changed meanwhile.');
       const account = await this.store.getAccount(accountId);
       if (!account) throw new BackOfficeError('ACCOUNT_NOT_FOUND', `No account ${accountId}`);
       throw new BackOfficeError('INVALID_ARGUMENT', `Account ${accountId} has no e-mail address to sign in with`);

@@ -26,6 +26,7 @@ import { digestApiKey, generateApiKey, keyIdFromDigest } from '../shared/identit
 import { assessKey } from '../shared/identity/key-standing';
 import { isScope, scopesAllowedFor, type Scope } from '../shared/identity/scopes';
 import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
+import { auditPut, OPERATOR, type AuditSource } from './audit';
 import { BackOfficeError } from './errors';
 import type { IdentityStore } from './identity-store';
 
@@ -35,18 +36,28 @@ const DAY_MS = 86_400_000;
 /** Keys leave the table this long after they expire (TTL): listing keeps showing recently expired ones. */
 const EXPIRED_KEY_RETENTION_DAYS = 90;
 
+/** A key's name: what its creator calls it (0–64 characters, no control characters). */
+export const KEY_NAME_MAX_CHARACTERS = 64;
+export const KEY_NAME_PATTERN = /^[^\p{Cc}]{0,64}$/u;
+
 export interface CreateKeyInput {
   readonly accountId: string;
+  /** Shown in the key list; default empty. */
+  readonly name?: string;
   readonly partnerId?: string;
   readonly scopes: readonly string[];
   /** 1–365; default 90. */
   readonly days?: number;
   readonly permanent?: boolean;
+  /** Who creates it (audit trail); default: the operator. */
+  readonly source?: AuditSource;
 }
 
 export interface CreatedKey {
   readonly key_id: string;
   readonly key: string;
+  readonly name: string;
+  readonly created_at: string;
   readonly account_id: string;
   readonly partner_id: string | null;
   readonly scopes: string[];
@@ -55,6 +66,7 @@ export interface CreatedKey {
 
 export interface ListedKey {
   readonly key_id: string;
+  readonly name: string;
   readonly partner_id: string | null;
   readonly scopes: string[];
   readonly created_at: string;
@@ -69,6 +81,8 @@ export class ApiKeys {
   async create(input: CreateKeyInput): Promise<CreatedKey> {
     const kind = input.partnerId ? 'organization' : 'personal';
     const scopes = validateScopes(input.scopes, kind);
+    const name = (input.name ?? '').trim();
+    if (!KEY_NAME_PATTERN.test(name)) throw new BackOfficeError('INVALID_ARGUMENT', `A key name has at most ${KEY_NAME_MAX_CHARACTERS} characters, no control characters`);
     const now = this.store.clock();
     const expiresAt = expiryFor(input, now);
 
@@ -121,7 +135,7 @@ export class ApiKeys {
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             },
-            { Put: { TableName: table, Item: { ...accountKeyEntryKey(input.accountId, item.key_id), type: 'account_key', ...entry, ...ttl } } },
+            { Put: { TableName: table, Item: { ...accountKeyEntryKey(input.accountId, item.key_id), type: 'account_key', ...entry, name, ...ttl } } },
             {
               Update: {
                 TableName: table,
@@ -150,12 +164,15 @@ export class ApiKeys {
                   },
                 ]
               : []),
+            auditPut(this.store, input.accountId, 'key.created', input.source ?? OPERATOR, { key_id: item.key_id }),
           ],
         }),
       );
       return {
         key_id: item.key_id,
         key,
+        name,
+        created_at: item.created_at,
         account_id: item.account_id,
         partner_id: item.partner_id,
         scopes: item.scopes,
@@ -167,14 +184,17 @@ export class ApiKeys {
   /**
    * Revocation reads the key only to find its entry and writes `revoked_at` only where none is set:
    * it writes back nothing it read. A transaction conflict with a concurrent change is retried.
+   * With `by`, only that account's keys (credentials are managed by their creator): another's key
+   * is KEY_NOT_FOUND, as a missing one. The first revocation is recorded in the audit trail.
    */
-  async revoke(keyId: string) {
+  async revoke(keyId: string, options: { by?: string; source?: AuditSource } = {}) {
     const { client, table } = this.store;
     return this.store.retryOnConflict(async () => {
       const { Item } = await client.send(new GetCommand({ TableName: table, Key: apiKeyKey(keyId), ConsistentRead: true }));
-      if (!Item) throw new BackOfficeError('KEY_NOT_FOUND', `No key ${keyId}`);
+      if (!Item || (options.by !== undefined && Item.account_id !== options.by)) throw new BackOfficeError('KEY_NOT_FOUND', `No key ${keyId}`);
       const key = Item as ApiKeyItem;
-      const revokedAt = key.revoked_at ?? this.store.clock().toISOString();
+      if (key.revoked_at) return { key_id: keyId, revoked_at: key.revoked_at };
+      const revokedAt = this.store.clock().toISOString();
       // Never create an item: TTL removes a long-expired key's item and its entry independently.
       // `if_not_exists`: a concurrent revocation's time is kept, never overwritten.
       const update = (itemKey: Record<string, string>) => ({
@@ -185,9 +205,20 @@ export class ApiKeys {
         ExpressionAttributeValues: { ':now': revokedAt },
       });
       try {
-        await client.send(new TransactWriteCommand({ TransactItems: [{ Update: update(apiKeyKey(keyId)) }, { Update: update(accountKeyEntryKey(key.account_id, keyId)) }] }));
+        await client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Update: { ...update(apiKeyKey(keyId)), ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(revoked_at)' } },
+              { Update: update(accountKeyEntryKey(key.account_id, keyId)) },
+              auditPut(this.store, key.account_id, 'key.revoked', options.source ?? OPERATOR, { key_id: keyId }),
+            ],
+          }),
+        );
       } catch (error) {
         if (!isConditionFailure(error) || isWriteConflict(error)) throw error;
+        // A concurrent revocation came first: its time stands (and its audit entry is the one).
+        const { Item: now } = await client.send(new GetCommand({ TableName: table, Key: apiKeyKey(keyId), ConsistentRead: true }));
+        if (typeof now?.revoked_at === 'string') return { key_id: keyId, revoked_at: now.revoked_at };
         // The entry is gone (or the key vanished meanwhile): revoke what is left.
         try {
           await client.send(new UpdateCommand(update(apiKeyKey(keyId))));
@@ -237,6 +268,7 @@ export class ApiKeys {
       );
       return {
         key_id: entry.key_id,
+        name: entry.name ?? '',
         partner_id: entry.partner_id ?? null,
         scopes: entry.scopes,
         created_at: entry.created_at,

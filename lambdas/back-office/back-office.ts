@@ -1,7 +1,7 @@
 /**
  * The operator's back office for identity, by concept: accounts,
  * organizations, memberships and API keys. The admin CLI, the local stack's
- * seed and (later) the web settings call it; the request path never does.
+ * seed and the web settings function (lambdas/settings) call it; the partner API's request path never does.
  *
  * Every lifecycle trigger of the spec's "API key lifecycle" table raises a
  * generation or replaces a grant in one conditional write, so a key revoked
@@ -9,6 +9,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Accounts } from './accounts';
+import { Audit } from './audit';
 import { ApiKeys } from './api-keys';
 import { IdentityStore, type Clock } from './identity-store';
 import { Memberships } from './memberships';
@@ -28,6 +29,8 @@ export interface BackOffice {
   readonly organizations: Organizations;
   readonly memberships: Memberships;
   readonly keys: ApiKeys;
+  /** The account's audit trail of web-settings changes (30 days). */
+  readonly audit: Audit;
   /** Present when the `domain` table is given. */
   readonly records?: RecordsOffice;
   readonly entitlements?: EntitlementsOffice;
@@ -46,6 +49,7 @@ export function createBackOffice(client: DynamoDBDocumentClient, table: string, 
     organizations: new Organizations(store),
     memberships: new Memberships(store),
     keys: new ApiKeys(store),
+    audit: new Audit(store),
     ...(domainTable ? {
           records: new RecordsOffice(client, domainTable, clock, organizationIsActive),
           entitlements: new EntitlementsOffice(client, domainTable, clock),
@@ -55,4 +59,5 @@ export function createBackOffice(client: DynamoDBDocumentClient, table: string, 
 }
 
 export { BackOfficeError, type BackOfficeCode } from './errors';
+export { AUDIT_RETENTION_DAYS, type AuditAction, type AuditEntry, type AuditSource } from './audit';
 export { KEY_LIMIT_PER_ACCOUNT, KEY_VALIDITY_DAYS, type CreateKeyInput, type CreatedKey, type ListedKey } from './api-keys';

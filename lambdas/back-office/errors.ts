@@ -24,6 +24,7 @@ export type BackOfficeCode =
   | 'EMAIL_TAKEN'
   | 'INVALID_PASSWORD'
   | 'INVALID_TWO_FACTOR'
+  | 'TWO_FACTOR_ENABLED'
   | 'CONFLICT';
 
 export class BackOfficeError extends Error {

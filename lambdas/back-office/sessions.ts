@@ -8,8 +8,8 @@
  * A session is bound to the account's credential generation at sign-in: a
  * password change or reset, or a deactivation, ends every session of the
  * account at once, with nothing to find and delete. Resolving a session reads
- * the session, then its account item (the settings API's admission will take
- * the second read's place), and records activity at most once a minute (a
+ * the session; the settings API's admission then re-checks the account in
+ * its counter write (lambdas/shared/limits/settings-admission.ts), and records activity at most once a minute (a
  * conditional write, so concurrent requests write once).
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -22,6 +22,8 @@ import type { IdentityStore } from './identity-store';
 export const SESSION_IDLE_MS = 30 * 60_000;
 export const SESSION_ABSOLUTE_MS = 12 * 3_600_000;
 const ACTIVITY_RESOLUTION_MS = 60_000;
+/** A session token as the cookie carries it: 32 random bytes, base64url. */
+export const SESSION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 export const sessionDigest = (token: string) => createHash('sha256').update(`settings-session/v1\n${token}`).digest('base64url');
 export const sessionKey = (token: string) => ({ pk: `SESSION#${sessionDigest(token)}`, sk: 'SESSION' });
@@ -61,22 +63,33 @@ export class Sessions {
     return { token, expires_at: item.expires_at };
   }
 
-  /** The signed-in account behind `token`, or undefined when the session is unknown, idle, past its end, or its account changed. */
-  async resolve(token: string | undefined): Promise<AccountItem | undefined> {
-    if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+  /**
+   * The session behind `token` if it is live by its times: the account and the credential generation
+   * it was opened under, for the settings admission to re-check in its counter write (one read here).
+   * Records activity at most once a minute.
+   */
+  async lookup(token: string | undefined): Promise<{ accountId: string; credGen: number; expiresAt: string } | undefined> {
+    if (!token || !SESSION_TOKEN_PATTERN.test(token)) return undefined;
     const now = this.store.clock();
     const key = sessionKey(token);
     const session = (await this.store.getItem(key)) as SessionItem | undefined;
     if (!session || !this.isLive(session, now)) return undefined;
-    const account = await this.store.getAccount(session.account_id);
-    if (!account || account.status !== 'active' || account.cred_gen !== session.cred_gen) return undefined;
     if (now.getTime() - Date.parse(session.seen_at) >= ACTIVITY_RESOLUTION_MS) await this.touch(key, session, now);
+    return { accountId: session.account_id, credGen: session.cred_gen, expiresAt: session.expires_at };
+  }
+
+  /** The signed-in account behind `token`, or undefined when the session is unknown, idle, past its end, or its account changed. */
+  async resolve(token: string | undefined): Promise<AccountItem | undefined> {
+    const session = await this.lookup(token);
+    if (!session) return undefined;
+    const account = await this.store.getAccount(session.accountId);
+    if (!account || account.status !== 'active' || account.cred_gen !== session.credGen) return undefined;
     return account;
   }
 
   /** Sign out: the session is gone (also when it already was). */
   async close(token: string | undefined): Promise<void> {
-    if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) return;
+    if (!token || !SESSION_TOKEN_PATTERN.test(token)) return;
     await this.store.client.send(new DeleteCommand({ TableName: this.store.table, Key: sessionKey(token) }));
   }
 

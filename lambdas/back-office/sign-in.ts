@@ -14,13 +14,14 @@
  *   URI) once; the first valid code confirms it. Disabling needs the
  *   password and a code.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AccountItem } from '../shared/identity/access-items';
 import { verifyAgainstDecoy, verifyPassword } from '../shared/identity/passwords';
 import { signInKey, type SignInItem } from '../shared/identity/sign-in-items';
 import { acceptedStep, newTwoFactorSecret, twoFactorUri } from '../shared/identity/two-factor';
 import { isConditionFailure } from '../shared/storage/conditions';
 import type { Accounts } from './accounts';
+import { auditPut, OPERATOR, type AuditAction, type AuditSource } from './audit';
 import { BackOfficeError } from './errors';
 import type { IdentityStore } from './identity-store';
 
@@ -52,33 +53,49 @@ export class SignIn {
     return found.account;
   }
 
-  /** A new secret for the account, pending until confirmed: its value and `otpauth://` URI, shown this once. */
-  async enrolTwoFactor(accountId: string): Promise<{ secret: string; otpauth_uri: string }> {
+  /**
+   * A new secret for the account, pending until confirmed: its value and `otpauth://` URI, shown this
+   * once. Refused while two-factor is on (disable it first: that needs the password and a code).
+   */
+  async enrolTwoFactor(accountId: string, source: AuditSource = OPERATOR): Promise<{ secret: string; otpauth_uri: string }> {
+    const signIn = await this.read(accountId);
+    if (signIn.two_factor_secret) throw new BackOfficeError('TWO_FACTOR_ENABLED', 'Two-factor is already on; disable it first.');
     const secret = newTwoFactorSecret();
-    const signIn = await this.update<SignInItem>(accountId, 'SET two_factor_pending = :secret', 'attribute_exists(pk)', { ':secret': secret });
+    await this.change(accountId, 'SET two_factor_pending = :secret', 'attribute_exists(pk) AND attribute_not_exists(two_factor_secret)', { ':secret': secret }, 'two_factor.enrolled', source);
     return { secret, otpauth_uri: twoFactorUri(signIn.email, secret) };
   }
 
   /** The first valid code of the pending secret turns two-factor on with it. */
-  async confirmTwoFactor(accountId: string, code: string): Promise<{ two_factor: 'on' }> {
+  async confirmTwoFactor(accountId: string, code: string, source: AuditSource = OPERATOR): Promise<{ two_factor: 'on' }> {
     const signIn = await this.read(accountId);
     if (!signIn.two_factor_pending) throw new BackOfficeError('INVALID_TWO_FACTOR', 'Enrol first: there is no secret to confirm.');
     const step = await acceptedStep(signIn.two_factor_pending, code, this.store.clock());
     if (step === undefined) throw WRONG_CODE();
-    await this.update(accountId, 'SET two_factor_secret = two_factor_pending, two_factor_step = :step REMOVE two_factor_pending', 'two_factor_pending = :pending', {
-      ':step': step,
-      ':pending': signIn.two_factor_pending,
-    });
+    await this.change(
+      accountId,
+      'SET two_factor_secret = two_factor_pending, two_factor_step = :step REMOVE two_factor_pending',
+      'two_factor_pending = :pending',
+      { ':step': step, ':pending': signIn.two_factor_pending },
+      'two_factor.enabled',
+      source,
+    );
     return { two_factor: 'on' };
   }
 
   /** Two-factor off, with the password and a current code. */
-  async disableTwoFactor(accountId: string, password: string, code: string): Promise<{ two_factor: 'off' }> {
+  async disableTwoFactor(accountId: string, password: string, code: string, source: AuditSource = OPERATOR): Promise<{ two_factor: 'off' }> {
     const signIn = await this.read(accountId);
     if (!(await verifyPassword(password, signIn.password_hash))) throw new BackOfficeError('INVALID_PASSWORD', 'The password is wrong.');
     if (!signIn.two_factor_secret) return { two_factor: 'off' };
     await this.useCode(signIn, signIn.two_factor_secret, code);
-    await this.update(accountId, 'REMOVE two_factor_secret, two_factor_pending, two_factor_step', 'attribute_exists(pk)', {});
+    await this.change(
+      accountId,
+      'REMOVE two_factor_secret, two_factor_pending, two_factor_step',
+      'two_factor_secret = :secret',
+      { ':secret': signIn.two_factor_secret },
+      'two_factor.disabled',
+      source,
+    );
     return { two_factor: 'off' };
   }
 
@@ -102,25 +119,36 @@ export class SignIn {
     }
   }
 
+  /** The account's sign-in item (e-mail address, password hash, two-factor state), if it signs in. */
+  async get(accountId: string): Promise<SignInItem | undefined> {
+    return (await this.store.getItem(signInKey(accountId))) as SignInItem | undefined;
+  }
+
   private async read(accountId: string): Promise<SignInItem> {
     const item = await this.store.getItem(signInKey(accountId));
     if (!item) throw new BackOfficeError('ACCOUNT_NOT_FOUND', `No account ${accountId} that signs in`);
     return item as unknown as SignInItem;
   }
 
-  private async update<T>(accountId: string, expression: string, condition: string, values: Record<string, unknown>): Promise<T> {
+  /** One conditional change of the sign-in item and its audit entry, in one transaction. */
+  private async change(accountId: string, expression: string, condition: string, values: Record<string, unknown>, action: AuditAction, source: AuditSource): Promise<void> {
     try {
-      const { Attributes } = await this.store.client.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: signInKey(accountId),
-          UpdateExpression: expression,
-          ConditionExpression: condition,
-          ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
-          ReturnValues: 'ALL_NEW',
+      await this.store.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.store.table,
+                Key: signInKey(accountId),
+                UpdateExpression: expression,
+                ConditionExpression: condition,
+                ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+              },
+            },
+            auditPut(this.store, accountId, action, source),
+          ],
         }),
       );
-      return Attributes as T;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       await this.read(accountId);

@@ -7,10 +7,12 @@
  *   3. transport      – HTTPS, sizes, credentials in the URL, encodings (before routing)
  *   4. routing        – the route API Gateway invoked, or 404 NOT_FOUND
  *   5. authentication – the key behind the Authorization header (cached facts or one read);
- *                       the player site's routes take no key (and refuse one)
+ *                       the web side's routes take no key (and refuse one); web settings:
+ *                       the cross-site request checks, then the session cookie (one read)
  *   6. admission      – the key's standing (revocation, account, organization, membership,
  *                       re-checked inside the quota writes), quotas, concurrency; on the
- *                       player site, its limits by source IP and join link
+ *                       player site, its limits by source IP and join link; in web settings,
+ *                       the account's limits, re-checking the session's account in the same write
  *   7. authorization  – scope and organization binding of the admitted request
  *   8. input          – query parameters and body against the route's declaration
  * The envelope middleware is attached first, so its after/onError hooks run
@@ -24,18 +26,32 @@ import { authenticateKey, type AuthenticatedKey } from '../identity/key-authenti
 import { principalOf, type Principal } from '../identity/principal';
 import { admitRequest, type Admission } from '../limits/admission';
 import { edgeRejection } from '../limits/edge-guard';
-import { isPlayerCategory } from '../limits/limits-table';
+import { isPlayerCategory, isSettingsCategory } from '../limits/limits-table';
 import { admitPlayerCall } from '../limits/player-admission';
+import { admitSettingsCall } from '../limits/settings-admission';
 import { INVITATION_ID_PATTERN } from '../../invitations/invitation-model';
 import { logger } from '../observability/logger';
 import { currentRequestScope, runInRequestScope } from '../observability/request-scope';
 import { sharedPlatform, type Platform } from '../platform';
 import { normalizeEvent, type ApiEvent } from './api-event';
-import { errorResponse, pageResponse, successResponse } from './envelope';
+import { errorResponse, pageResponse, settingsErrorResponse, settingsResponse, successResponse } from './envelope';
 import { parseInput, type RouteContract } from './contract';
 import { enforceInputRules, enforceTransportRules } from './request-rules';
 import { ROUTE_CONTRACTS } from './route-contracts';
-import { defaultRouter, FALLBACK_RESOURCE, type RouteDefinition, type Router } from './routes';
+import { defaultRouter, FALLBACK_RESOURCE, isSettingsPath, surfaceOfPath, type RouteDefinition, type Router } from './routes';
+import { enforceSameOrigin, presentedSessionToken } from './web-session';
+
+/** A signed-in web-settings session: its account, the credential generation it was opened under, and its token (for sign-out). */
+export interface SettingsSession {
+  readonly accountId: string;
+  readonly credGen: number;
+  /** The session's absolute end. */
+  readonly expiresAt: string;
+  readonly token: string;
+}
+
+/** How a function with web-settings routes finds the live session behind a cookie's token (lambdas/settings). */
+export type SessionLookup = (token: string, platform: Platform) => Promise<Omit<SettingsSession, 'token'> | undefined>;
 
 export interface OperationInput {
   readonly route: RouteDefinition;
@@ -48,6 +64,10 @@ export interface OperationInput {
   readonly fullPath: string;
   /** Present on routes that need a key. */
   readonly principal?: Principal;
+  /** Present on web-settings routes that need a session. */
+  readonly session?: SettingsSession;
+  /** The caller's address as API Gateway saw it. */
+  readonly sourceIp: string | undefined;
   readonly requestId: string;
   readonly now: Date;
   readonly platform: Platform;
@@ -74,6 +94,7 @@ interface PipelineState {
   /** The recognized key's principal, from authentication on (also when admission then refuses). */
   principal?: Principal;
   admission?: Admission;
+  session?: SettingsSession;
   pathParameters?: Readonly<Record<string, unknown>>;
   query?: Readonly<Record<string, unknown>>;
   body?: unknown;
@@ -121,7 +142,7 @@ function envelope(getPlatform: () => Platform): Middleware {
         status: response.statusCode,
         code: error?.code,
         key_id: state.principal?.keyId,
-        account_id: state.principal?.accountId,
+        account_id: state.principal?.accountId ?? state.session?.accountId,
         partner_id: state.principal?.partnerId ?? undefined,
         path_partner_id: state.event.pathParameters.partner_id?.slice(0, 128),
         source_ip: state.event.sourceIp,
@@ -139,7 +160,8 @@ function envelope(getPlatform: () => Platform): Middleware {
     onError: (request) => {
       const error = withRouteStatus(toApiError(request.error), request.context.pipeline?.route);
       const requestId = request.context.pipeline?.event.requestId ?? request.event?.requestContext?.requestId ?? 'unknown';
-      return finish(request, errorResponse(requestId, error), error);
+      const settings = request.context.pipeline ? isSettingsPath(request.context.pipeline.event.path) : false;
+      return finish(request, settings ? settingsErrorResponse(requestId, error) : errorResponse(requestId, error), error);
     },
   };
 }
@@ -157,7 +179,11 @@ function withRouteStatus(error: ApiError, route: RouteDefinition | undefined): A
 const edge = (): Middleware => ({
   before: (request) => {
     const { platform, event } = request.context.pipeline;
-    const rejection = platform.edgeGuard?.check({ sourceIp: event.sourceIp, authorization: event.headers.get('authorization')?.join(',') });
+    const rejection = platform.edgeGuard?.check({
+      surface: surfaceOfPath(event.path),
+      sourceIp: event.sourceIp,
+      authorization: event.headers.get('authorization')?.join(','),
+    });
     if (rejection) throw edgeRejection(rejection);
   },
 });
@@ -191,8 +217,8 @@ function admissionSignal(context: Context): AbortSignal {
   return AbortSignal.timeout(Math.max(1, Math.min(ADMISSION_BUDGET_MS, remaining - RESPONSE_RESERVE_MS)));
 }
 
-/** Who is calling: the key behind the Authorization header (401 otherwise). */
-const authentication = (): Middleware => ({
+/** Who is calling: the key behind the Authorization header (401 otherwise), or the web settings' session. */
+const authentication = (sessions: SessionLookup | undefined): Middleware => ({
   before: async (request) => {
     const state = request.context.pipeline;
     const route = state.route as RouteDefinition;
@@ -202,9 +228,16 @@ const authentication = (): Middleware => ({
     }
     const { platform, event } = state;
     state.signal = admissionSignal(request.context);
-    if (route.auth === 'player') {
-      // The player site is not reachable with API keys, nor does it take one.
+    if (route.auth === 'player' || route.auth === 'web' || route.auth === 'session') {
+      // The web side is not reachable with API keys, nor does it take one.
       if (event.headers.has('authorization')) throw apiError('API_KEY_NOT_ACCEPTED');
+      if (route.auth === 'player') return;
+      enforceSameOrigin(event);
+      if (route.auth === 'web') return;
+      const token = presentedSessionToken(event.headers.get('cookie'));
+      const session = token && sessions ? await sessions(token, platform) : undefined;
+      if (!token || !session) throw apiError('SESSION_REQUIRED');
+      state.session = { ...session, token };
       return;
     }
     const authorization = event.headers.get('authorization');
@@ -226,6 +259,24 @@ const admission = (): Middleware => ({
     const route = state.route as RouteDefinition;
     if (route.auth === 'player') {
       await admitPlayerRoute(state, route);
+      return;
+    }
+    if (route.auth === 'web') {
+      // Signing in counts by source IP and e-mail address in its operation, once the body is parsed (settings-admission.ts).
+      state.admitted = true;
+      return;
+    }
+    if (route.auth === 'session') {
+      const session = state.session as SettingsSession;
+      const { platform } = state;
+      const category = route.category;
+      if (category !== undefined && category !== 'settings-sign-in' && isSettingsCategory(category)) {
+        await admitSettingsCall(
+          { category, accountId: session.accountId, credGen: session.credGen },
+          { store: platform.admissionStore, windows: platform.windowMemory, limits: platform.limits, now: platform.clock(), signal: state.signal },
+        );
+      }
+      state.admitted = true;
       return;
     }
     if (!state.key) return;
@@ -285,6 +336,8 @@ export interface ApiHandlerOptions {
   readonly operations: Readonly<Record<string, Operation>>;
   readonly router?: Router;
   readonly platform?: () => Platform;
+  /** The session lookup of a function with web-settings routes; without one, no session is ever found. */
+  readonly sessions?: SessionLookup;
 }
 
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -298,7 +351,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     .use(edge())
     .use(transport())
     .use(routing(router))
-    .use(authentication())
+    .use(authentication(options.sessions))
     .use(admission())
     .use(authorization())
     .use(input())
@@ -315,11 +368,14 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         headers: state.event.headers,
         fullPath: state.event.fullPath,
         principal: state.admission?.principal,
+        session: state.session,
+        sourceIp: state.event.sourceIp,
         requestId: state.event.requestId,
         now: state.platform.clock(),
         platform: state.platform,
       });
       if (result.page) return pageResponse(state.event.requestId, String(result.data), result.headers);
+      if (isSettingsPath(state.event.path)) return settingsResponse(state.event.requestId, result.data, result.status ?? 200, result.headers);
       return successResponse(state.event.requestId, result.data, result.status ?? 200, result.headers);
     });
 

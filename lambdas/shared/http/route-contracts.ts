@@ -12,6 +12,7 @@ import { TICKET_STATUSES } from '../../tickets/ticket-model';
 import { GAME_GROUPS, RECORD_UUID_PATTERN, RESULTS } from '../../records/record-model';
 import { ORGANIZATION_SCOPES } from '../identity/scopes';
 import { withErrorCode } from './contract';
+import { SETTINGS_CONTRACTS } from './settings-contracts';
 import { PLAYER_CONTRACTS } from './player-contracts';
 import type { RouteContract } from './contract';
 import type { RouteId } from './routes';
@@ -205,6 +206,7 @@ export const EntitlementsSchema = named(
 
 export const ROUTE_CONTRACTS: Readonly<Record<RouteId, RouteContract>> = {
   ...PLAYER_CONTRACTS,
+  ...SETTINGS_CONTRACTS,
   health: {
     summary: 'Health',
     description: 'Liveness of the API. Needs no key; edge protection applies to it too.',

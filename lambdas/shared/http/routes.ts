@@ -15,25 +15,61 @@ import { RECORD_LIST_INDEXES, type TableId } from '../storage/table-definitions'
 export const API_STAGE_NAME = 'v1';
 
 /** A Lambda function serving a group of endpoints. */
-export type EndpointGroup = 'system' | 'identity' | 'records' | 'entitlements' | 'invitations' | 'tickets' | 'player';
+export type EndpointGroup = 'system' | 'identity' | 'records' | 'entitlements' | 'invitations' | 'tickets' | 'player' | 'settings';
 
-export const ENDPOINT_GROUPS: readonly EndpointGroup[] = ['system', 'identity', 'records', 'entitlements', 'invitations', 'tickets', 'player'];
+export const ENDPOINT_GROUPS: readonly EndpointGroup[] = ['system', 'identity', 'records', 'entitlements', 'invitations', 'tickets', 'player', 'settings'];
 
-/** The group whose function answers every path or method that no route declares (404 `NOT_FOUND`). */
-export const FALLBACK_GROUP: EndpointGroup = 'system';
+/**
+ * The two front doors of the service, each its own API Gateway REST API with its own WAF web ACL
+ * (lib/constructs): the partner API (API keys, the spec's envelope) and the web side (the player
+ * site and web settings: browsers, no API keys). Every group belongs to exactly one.
+ */
+export type Surface = 'partner' | 'web';
+
+export const SURFACE_OF_GROUP: Readonly<Record<EndpointGroup, Surface>> = {
+  system: 'partner',
+  identity: 'partner',
+  records: 'partner',
+  entitlements: 'partner',
+  invitations: 'partner',
+  tickets: 'partner',
+  player: 'web',
+  settings: 'web',
+};
+
+export const groupsOf = (surface: Surface): EndpointGroup[] => ENDPOINT_GROUPS.filter((group) => SURFACE_OF_GROUP[group] === surface);
+
+/** Per surface, the group whose function answers every path or method that no route declares (404 `NOT_FOUND`). */
+export const FALLBACK_GROUPS: Readonly<Record<Surface, EndpointGroup>> = { partner: 'system', web: 'settings' };
+
+/** The partner API's fallback (the local front, which serves both surfaces on one origin, uses it for unknown paths outside the web side's). */
+export const FALLBACK_GROUP: EndpointGroup = FALLBACK_GROUPS.partner;
+
+/** The web side's path prefixes under the stage: the player site and web settings. */
+export const PLAYER_SITE_PATH = '/join';
+export const SETTINGS_PATH = '/settings';
+
+/** Which surface a path (relative to the stage) belongs to. */
+export const surfaceOfPath = (path: string): Surface =>
+  [PLAYER_SITE_PATH, SETTINGS_PATH].some((prefix) => path === prefix || path.startsWith(`${prefix}/`)) ? 'web' : 'partner';
+
+/** Web settings answer errors in the spec's web-settings shape (top-level `code` and `message`), not the API envelope. */
+export const isSettingsPath = (path: string): boolean => path === SETTINGS_PATH || path.startsWith(`${SETTINGS_PATH}/`);
 
 export interface RouteDefinition {
   readonly id: string;
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'DELETE';
   /** API Gateway resource template, e.g. `/partners/{partner_id}/records`. */
   readonly path: string;
   readonly group: EndpointGroup;
   /**
    * `none`: no key needed; `key`: a valid API key is required; `player`: the player site, which
    * takes no key (a request carrying an Authorization header is 400 API_KEY_NOT_ACCEPTED) and
-   * counts toward the player limits of its category (by source IP and join link).
+   * counts toward the player limits of its category (by source IP and join link); `session`: web
+   * settings, signed in (the session cookie; an Authorization header is refused as on the player
+   * site); `web`: web settings without a session (the page, signing in and out).
    */
-  readonly auth: 'none' | 'key' | 'player';
+  readonly auth: 'none' | 'key' | 'player' | 'session' | 'web';
   /** Business scope the key must carry, if any. */
   readonly scope?: Scope;
   /** Whether the route is bound to the `{partner_id}` path organization. */
@@ -45,9 +81,6 @@ export interface RouteDefinition {
   /** `none`: a body is 400 `BODY_NOT_ALLOWED`; `json`: a JSON object body is required. */
   readonly body: 'none' | 'json';
 }
-
-/** The player site's path prefix under the stage: join links are `<base URL>/join/<invitation id>#token=…`. */
-export const PLAYER_SITE_PATH = '/join';
 
 export const ROUTES = [
   { id: 'health', method: 'GET', path: '/health', group: 'system', auth: 'none', query: [], body: 'none' },
@@ -174,6 +207,19 @@ export const ROUTES = [
   { id: 'player-view', method: 'GET', path: '/join/{invitation_id}/view', group: 'player', auth: 'player', category: 'player-view', query: [], body: 'none' },
   { id: 'player-claim', method: 'POST', path: '/join/{invitation_id}/claim', group: 'player', auth: 'player', category: 'player-claim', query: [], body: 'json' },
   { id: 'player-message', method: 'POST', path: '/join/{invitation_id}/messages', group: 'player', auth: 'player', category: 'player-message', query: [], body: 'json' },
+  // Web settings (docs/web-settings.md): the page, and the settings API its script calls.
+  { id: 'settings-page', method: 'GET', path: '/settings', group: 'settings', auth: 'web', query: [], body: 'none' },
+  { id: 'settings-sign-in', method: 'POST', path: '/settings/api/session', group: 'settings', auth: 'web', category: 'settings-sign-in', query: [], body: 'json' },
+  { id: 'settings-sign-out', method: 'DELETE', path: '/settings/api/session', group: 'settings', auth: 'web', query: [], body: 'none' },
+  { id: 'settings-session', method: 'GET', path: '/settings/api/session', group: 'settings', auth: 'session', category: 'settings-view', query: [], body: 'none' },
+  { id: 'settings-keys', method: 'GET', path: '/settings/api/keys', group: 'settings', auth: 'session', category: 'settings-view', query: [], body: 'none' },
+  { id: 'settings-key-create', method: 'POST', path: '/settings/api/keys', group: 'settings', auth: 'session', category: 'settings-key-create', query: [], body: 'json' },
+  { id: 'settings-key-revoke', method: 'POST', path: '/settings/api/keys/{key_id}/revoke', group: 'settings', auth: 'session', category: 'settings-revoke', query: [], body: 'none' },
+  { id: 'settings-password', method: 'POST', path: '/settings/api/password', group: 'settings', auth: 'session', category: 'settings-change', query: [], body: 'json' },
+  { id: 'settings-two-factor-enrol', method: 'POST', path: '/settings/api/two-factor/enrol', group: 'settings', auth: 'session', category: 'settings-change', query: [], body: 'none' },
+  { id: 'settings-two-factor-confirm', method: 'POST', path: '/settings/api/two-factor/confirm', group: 'settings', auth: 'session', category: 'settings-change', query: [], body: 'json' },
+  { id: 'settings-two-factor-disable', method: 'POST', path: '/settings/api/two-factor/disable', group: 'settings', auth: 'session', category: 'settings-change', query: [], body: 'json' },
+  { id: 'settings-audit', method: 'GET', path: '/settings/api/audit', group: 'settings', auth: 'session', category: 'settings-view', query: [], body: 'none' },
 ] as const satisfies readonly RouteDefinition[];
 
 export type RouteId = (typeof ROUTES)[number]['id'];
@@ -307,6 +353,16 @@ export const GROUP_DATA_ACCESS: Readonly<Record<EndpointGroup, readonly TableAcc
   // lambdas/player: the invitation and the ticket (GetItem), the conversation (Query), the claim's and the
   // ticket's transactions (Put, Update, Delete of the claim marker).
   player: [{ table: 'domain', actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'] }],
+  // lambdas/settings over lambdas/back-office, all on `access`: sessions (Put, Get, Update of the activity, Delete at
+  // sign-out), the settings and sign-in counters (UpdateItem), the e-mail reservation and sign-in item (GetItem, the
+  // two-factor's conditional UpdateItem), keys (the creation's and revocation's transactions: Put, Update, ConditionCheck;
+  // the account's entries and audit trail: Query; the organizations of listed keys: BatchGetItem).
+  settings: [
+    {
+      table: 'access',
+      actions: ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+    },
+  ],
 };
 
 /** The service secrets (lambdas/shared/secret-names.ts) each group's function reads. */
@@ -321,6 +377,7 @@ export const GROUP_SECRET_ACCESS: Readonly<Record<EndpointGroup, readonly Secret
   tickets: [],
   // The player site checks a link's token by computing it again.
   player: ['invitation-token'],
+  settings: [],
 };
 
 /**

@@ -71,7 +71,8 @@ export interface ApiKeyItem extends KeyFacts {
   revoked_at?: string;
 }
 
-export type AccountKeyEntry = Omit<ApiKeyItem, 'digest'>;
+/** The account's listing entry of a key: the key's facts (no digest) and the name its creator gave it. */
+export type AccountKeyEntry = Omit<ApiKeyItem, 'digest'> & { readonly name?: string };
 
 export function toKeyFacts(item: ApiKeyItem): KeyFacts {
   return {

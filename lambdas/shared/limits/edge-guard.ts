@@ -15,6 +15,8 @@ import { isWellFormedCredential, normalizeCredential } from '../identity/api-key
 import { edgeLimits, windowOf, type EdgeLimit, type Limit } from './limits-table';
 
 export interface EdgeRequest {
+  /** The front door the request came through: only that surface's rules count it. */
+  readonly surface: 'partner' | 'web';
   readonly sourceIp?: string;
   readonly authorization?: string;
 }
@@ -41,6 +43,7 @@ export class EdgeGuard {
     const now = this.nowMs();
     let rejection: EdgeRejection | undefined;
     for (const rule of this.rules) {
+      if (rule.surface !== request.surface) continue;
       const subject = this.subject(rule, request);
       if (subject === undefined) continue;
       const window = windowOf(rule.windowSeconds, now);

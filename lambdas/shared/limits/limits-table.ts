@@ -10,19 +10,24 @@
 
 /**
  * What a route counts toward beyond the general quotas: the partner API's invitation and ticket
- * routes, and the player site's routes (which need no key: they count by source IP and join link).
+ * routes, the player site's routes (which need no key: they count by source IP and join link),
+ * and web settings (by the signed-in account; signing in by source IP and e-mail address).
  */
-export type RouteCategory = 'invitation-create' | 'invitation' | 'ticket' | PlayerCategory;
+export type RouteCategory = 'invitation-create' | 'invitation' | 'ticket' | PlayerCategory | SettingsCategory;
 export type PlayerCategory = 'player-view' | 'player-claim' | 'player-message';
 export const isPlayerCategory = (category: RouteCategory | undefined): category is PlayerCategory => category?.startsWith('player-') ?? false;
+export type SettingsCategory = 'settings-view' | 'settings-change' | 'settings-key-create' | 'settings-revoke' | 'settings-sign-in';
+export const isSettingsCategory = (category: RouteCategory | undefined): category is SettingsCategory => category?.startsWith('settings-') ?? false;
 
 /**
  * The item whose counters and leases a limit lives on: the key, its creating account, or its
- * organization (partner API); the source IP or the join link (player site).
+ * organization (partner API); the source IP or the join link (player site); the signed-in account
+ * (web settings), or the source IP and the e-mail address of a sign-in.
  */
-export type QuotaHolder = KeyHolder | PlayerHolder;
+export type QuotaHolder = KeyHolder | PlayerHolder | SettingsHolder;
 export type KeyHolder = 'key' | 'account' | 'organization';
 export type PlayerHolder = 'player-ip' | 'join-link';
+export type SettingsHolder = 'settings-account' | 'sign-in-ip' | 'sign-in-email';
 
 export interface QuotaLimit {
   readonly kind: 'quota';
@@ -53,6 +58,8 @@ export type EdgeCounting = 'all' | 'credentialed' | 'malformed-credential';
 export interface EdgeLimit {
   readonly kind: 'edge';
   readonly policy: string;
+  /** The front door whose web ACL (and in-process guard) enforces the rule: the partner API or the web side. */
+  readonly surface: 'partner' | 'web';
   readonly aggregate: EdgeAggregate;
   readonly windowSeconds: 10 | 60;
   readonly limit: number;
@@ -78,6 +85,7 @@ export type Limit = QuotaLimit | ConcurrencyLimit | EdgeLimit;
 
 const INVITATION_AND_TICKET: readonly RouteCategory[] = ['invitation-create', 'invitation', 'ticket'];
 const PLAYER_CALLS: readonly RouteCategory[] = ['player-view', 'player-claim', 'player-message'];
+const SETTINGS_CHANGES: readonly RouteCategory[] = ['settings-change', 'settings-key-create'];
 
 export const LIMITS: readonly Limit[] = [
   { kind: 'quota', policy: 'key-minute', holder: 'key', windowSeconds: 60, limit: 60, covers: 'all', description: 'each valid API key, per minute' },
@@ -99,11 +107,24 @@ export const LIMITS: readonly Limit[] = [
   { kind: 'quota', policy: 'join-claim-hour', holder: 'join-link', windowSeconds: 3600, limit: 10, covers: ['player-claim'], description: 'claim submissions of one join link (refused ones included), per UTC hour' },
   { kind: 'quota', policy: 'join-message-hour', holder: 'join-link', windowSeconds: 3600, limit: 20, covers: ['player-message'], description: "the player's messages on one ticket, per UTC hour" },
   { kind: 'quota', policy: 'join-message-day', holder: 'join-link', windowSeconds: 86_400, limit: 100, covers: ['player-message'], description: "the player's messages on one ticket, per UTC day" },
-  { kind: 'edge', policy: 'edge-ip-burst', aggregate: 'ip', windowSeconds: 10, limit: 30, counts: 'all', enforcedBy: 'application', description: 'by source IP (health included), per 10 seconds' },
-  { kind: 'edge', policy: 'edge-ip-minute', aggregate: 'ip', windowSeconds: 60, limit: 180, counts: 'all', enforcedBy: 'waf', description: 'by source IP (health included), per minute' },
-  { kind: 'edge', policy: 'edge-credential-burst', aggregate: 'credential', windowSeconds: 10, limit: 20, counts: 'credentialed', enforcedBy: 'application', description: 'by credential (well-formed unknown credentials included), per 10 seconds' },
-  { kind: 'edge', policy: 'edge-credential-minute', aggregate: 'credential', windowSeconds: 60, limit: 60, counts: 'credentialed', enforcedBy: 'waf', description: 'by credential (well-formed unknown credentials included), per minute' },
-  { kind: 'edge', policy: 'edge-authentication-minute', aggregate: 'location', windowSeconds: 60, limit: 3000, counts: 'malformed-credential', enforcedBy: 'waf', description: 'authentication floods: requests with a malformed credential per edge location (per Region for a regional web ACL), per minute; never blocks a well-formed key (docs/limits.md)' },
+  { kind: 'quota', policy: 'settings-view-minute', holder: 'settings-account', windowSeconds: 60, limit: 30, covers: ['settings-view'], description: 'web settings: viewing API settings (session, keys, audit), per account, per minute' },
+  { kind: 'quota', policy: 'settings-change-minute', holder: 'settings-account', windowSeconds: 60, limit: 10, covers: SETTINGS_CHANGES, description: 'web settings: configuration changes (key creation, password, two-factor), per account, per minute' },
+  { kind: 'quota', policy: 'settings-change-hour', holder: 'settings-account', windowSeconds: 3600, limit: 60, covers: SETTINGS_CHANGES, description: 'web settings: configuration changes, per account, per UTC hour' },
+  { kind: 'quota', policy: 'settings-change-day', holder: 'settings-account', windowSeconds: 86_400, limit: 200, covers: SETTINGS_CHANGES, description: 'web settings: configuration changes, per account, per UTC day' },
+  { kind: 'quota', policy: 'settings-revoke-minute', holder: 'settings-account', windowSeconds: 60, limit: 10, covers: ['settings-revoke'], description: 'web settings: revoking a key (separate: not blocked by the change quotas), per account, per minute' },
+  { kind: 'quota', policy: 'settings-key-create-hour', holder: 'settings-account', windowSeconds: 3600, limit: 20, covers: ['settings-key-create'], description: 'web settings: creating API keys (also configuration changes), per account, per UTC hour' },
+  { kind: 'quota', policy: 'settings-key-create-day', holder: 'settings-account', windowSeconds: 86_400, limit: 50, covers: ['settings-key-create'], description: 'web settings: creating API keys, per account, per UTC day' },
+  { kind: 'quota', policy: 'sign-in-email-minute', holder: 'sign-in-email', windowSeconds: 60, limit: 5, covers: ['settings-sign-in'], description: 'sign-in attempts for one e-mail address (known or not), per minute' },
+  { kind: 'quota', policy: 'sign-in-email-hour', holder: 'sign-in-email', windowSeconds: 3600, limit: 20, covers: ['settings-sign-in'], description: 'sign-in attempts for one e-mail address, per UTC hour' },
+  { kind: 'quota', policy: 'sign-in-ip-minute', holder: 'sign-in-ip', windowSeconds: 60, limit: 10, covers: ['settings-sign-in'], description: 'sign-in attempts from one source IP, per minute' },
+  { kind: 'quota', policy: 'sign-in-ip-hour', holder: 'sign-in-ip', windowSeconds: 3600, limit: 60, covers: ['settings-sign-in'], description: 'sign-in attempts from one source IP, per UTC hour' },
+  { kind: 'edge', policy: 'edge-ip-burst', surface: 'partner', aggregate: 'ip', windowSeconds: 10, limit: 30, counts: 'all', enforcedBy: 'application', description: 'by source IP (health included), per 10 seconds' },
+  { kind: 'edge', policy: 'edge-ip-minute', surface: 'partner', aggregate: 'ip', windowSeconds: 60, limit: 180, counts: 'all', enforcedBy: 'waf', description: 'by source IP (health included), per minute' },
+  { kind: 'edge', policy: 'edge-credential-burst', surface: 'partner', aggregate: 'credential', windowSeconds: 10, limit: 20, counts: 'credentialed', enforcedBy: 'application', description: 'by credential (well-formed unknown credentials included), per 10 seconds' },
+  { kind: 'edge', policy: 'edge-credential-minute', surface: 'partner', aggregate: 'credential', windowSeconds: 60, limit: 60, counts: 'credentialed', enforcedBy: 'waf', description: 'by credential (well-formed unknown credentials included), per minute' },
+  { kind: 'edge', policy: 'edge-authentication-minute', surface: 'partner', aggregate: 'location', windowSeconds: 60, limit: 3000, counts: 'malformed-credential', enforcedBy: 'waf', description: 'authentication floods: requests with a malformed credential per edge location (per Region for a regional web ACL), per minute; never blocks a well-formed key (docs/limits.md)' },
+  { kind: 'edge', policy: 'web-ip-burst', surface: 'web', aggregate: 'ip', windowSeconds: 10, limit: 30, counts: 'all', enforcedBy: 'application', description: 'web side (player site, web settings: sessions and audit reads included) by source IP, per 10 seconds' },
+  { kind: 'edge', policy: 'web-ip-minute', surface: 'web', aggregate: 'ip', windowSeconds: 60, limit: 60, counts: 'all', enforcedBy: 'waf', description: 'web side by source IP, per minute' },
 ];
 
 /**

@@ -48,7 +48,7 @@ const getTickets = (handler: ReturnType<typeof handlerWith>, query?: Record<stri
   );
 /** The policies that reject the 31st request of one source IP and the 21st of one credential in 10 seconds. */
 function send31(guard: EdgeGuard): (string | undefined)[] {
-  const policies = Array.from({ length: 31 }, (_, i) => guard.check({ sourceIp: '198.51.100.1', authorization: i < 21 ? 'Bearer x' : undefined })?.limit.policy);
+  const policies = Array.from({ length: 31 }, (_, i) => guard.check({ surface: 'partner', sourceIp: '198.51.100.1', authorization: i < 21 ? 'Bearer x' : undefined })?.limit.policy);
   return [...new Set(policies.filter((policy) => policy !== undefined))];
 }
 const releases = () => ddbMock.commandCalls(UpdateCommand).filter((call) => call.args[0].input.UpdateExpression === 'REMOVE #leases.#lease');

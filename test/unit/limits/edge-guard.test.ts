@@ -19,7 +19,7 @@ function clock(startMs = START_MS) {
 const send = (guard: EdgeGuard, count: number, request: (i: number) => EdgeRequest) =>
   Array.from({ length: count }, (_, i) => guard.check(request(i))?.limit.policy);
 
-const fromIp = (ip: string, authorization?: string): EdgeRequest => ({ sourceIp: ip, authorization });
+const fromIp = (ip: string, authorization?: string): EdgeRequest => ({ surface: 'partner', sourceIp: ip, authorization });
 
 describe('EdgeGuard', () => {
   it('admits 30 requests from one source IP in 10 seconds and rejects the 31st until the window ends', () => {

@@ -1,0 +1,14 @@
+/**
+ * The `settings` function: web settings (`/settings…`), the page and the
+ * settings API its script calls. Session-based (the `settings_session`
+ * cookie), no API key (the pipeline refuses one), errors in the web-settings
+ * shape; its limits count per account (and sign-ins per IP and e-mail).
+ * It also answers the web side's unknown paths (404).
+ */
+import { createApiHandler } from '../shared/http/pipeline';
+import { lookupSession, settingsOperations } from './settings-operations';
+import { settingsPage } from './settings-page';
+
+export const operations = { 'settings-page': settingsPage, ...settingsOperations };
+
+export const handler = createApiHandler({ operations, sessions: lookupSession });

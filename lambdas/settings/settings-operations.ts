@@ -1,0 +1,186 @@
+/**
+ * The settings API's operations: thin adapters from the pipeline's parsed
+ * input to the back office's domain (the same sign-in, sessions, keys,
+ * accounts and audit code the admin CLI uses), and from its errors to the
+ * spec's web-settings codes. The pipeline has already refused API keys,
+ * cross-site requests (web-session.ts), and, on signed-in routes, checked the
+ * session and counted the account's limits (settings-admission.ts).
+ */
+import { createBackOffice, BackOfficeError, type BackOffice, type BackOfficeCode } from '../back-office/back-office';
+import { SESSION_ABSOLUTE_MS } from '../back-office/sessions';
+import { ApiError, type ErrorCode } from '../shared/errors';
+import type { Operation, OperationInput, SessionLookup, SettingsSession } from '../shared/http/pipeline';
+import { clearedSessionCookie, presentedSessionToken, sessionCookie } from '../shared/http/web-session';
+import { isAcceptablePassword, PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS } from '../shared/identity/passwords';
+import { EMAIL_MAX_CHARACTERS, normalizeEmail } from '../shared/identity/sign-in-items';
+import { admitSignIn } from '../shared/limits/settings-admission';
+import type { Platform } from '../shared/platform';
+import { requireTable } from '../shared/storage/dynamo-client';
+
+const offices = new WeakMap<Platform, BackOffice>();
+
+/** One back office per platform (per container): its client, the `access` table, the platform's clock. */
+function officeOf(platform: Platform): BackOffice {
+  let office = offices.get(platform);
+  if (!office) {
+    office = createBackOffice(platform.documentClient, requireTable(platform.tables, 'access'), platform.clock);
+    offices.set(platform, office);
+  }
+  return office;
+}
+
+/** The pipeline's session lookup for this function: one read of the session item. */
+export const lookupSession: SessionLookup = (token, platform) => officeOf(platform).sessions.lookup(token);
+
+/** The back office's codes as the settings API answers them (the spec's web-settings codes where there is one). */
+const CODES: Partial<Record<BackOfficeCode, ErrorCode>> = {
+  INVALID_PASSWORD: 'INVALID_PASSWORD',
+  INVALID_TWO_FACTOR: 'INVALID_TWO_FACTOR',
+  INVALID_SCOPES: 'INVALID_SCOPES',
+  INVALID_EXPIRY: 'INVALID_EXPIRY',
+  KEY_LIMIT: 'KEY_LIMIT',
+  KEY_NOT_FOUND: 'KEY_NOT_FOUND',
+  TWO_FACTOR_ENABLED: 'TWO_FACTOR_ENABLED',
+  ACCOUNT_INACTIVE: 'ACCOUNT_INACTIVE',
+  PARTNER_INACTIVE: 'PARTNER_INACTIVE',
+  PARTNER_MANAGER_REQUIRED: 'PARTNER_MANAGER_REQUIRED',
+  // Whether an organization exists is not the caller's business: they manage it or they do not.
+  ORG_NOT_FOUND: 'PARTNER_MANAGER_REQUIRED',
+  INVALID_ARGUMENT: 'INVALID_FIELD',
+  CONFLICT: 'SETTINGS_CONFLICT',
+  // The signed-in account vanished: as if signed out.
+  ACCOUNT_NOT_FOUND: 'SESSION_REQUIRED',
+};
+
+/** Run a domain call, answering its BackOfficeError with the settings API's code (anything else stays a 500). */
+async function domain<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof BackOfficeError) {
+      const code = CODES[error.code];
+      if (code === 'PARTNER_MANAGER_REQUIRED') throw new ApiError(code, 'Organization keys need an active manager of the organization.');
+      if (code) throw new ApiError(code, code === 'SESSION_REQUIRED' || code === 'SETTINGS_CONFLICT' ? undefined : error.message);
+    }
+    throw error;
+  }
+}
+
+const sessionOf = (input: OperationInput): SettingsSession => input.session as SettingsSession;
+const sourceOf = (input: OperationInput) => ({ via: 'settings' as const, sourceIp: input.sourceIp });
+
+/** Who is signed in: the account's name, e-mail address and two-factor state (two reads in parallel). */
+async function sessionView(office: BackOffice, accountId: string, sessionExpiresAt: string) {
+  const [account, signIn] = await Promise.all([office.accounts.get(accountId), office.signIn.get(accountId)]);
+  if (!account || !signIn) throw new ApiError('SESSION_REQUIRED');
+  return {
+    account_id: accountId,
+    name: account.name,
+    email: signIn.email,
+    two_factor: signIn.two_factor_secret ? ('on' as const) : signIn.two_factor_pending ? ('pending' as const) : ('off' as const),
+    session_expires_at: sessionExpiresAt,
+  };
+}
+
+const signInOperation: Operation = async (input) => {
+  const body = input.body as { email: string; password: string; two_factor_code?: string };
+  const office = officeOf(input.platform);
+  const { platform } = input;
+  // Counted before any check, by source IP and address (an unknown or malformed one as it was typed).
+  const email = normalizeEmail(body.email) ?? body.email.trim().toLowerCase().slice(0, EMAIL_MAX_CHARACTERS);
+  await admitSignIn(
+    { sourceIp: input.sourceIp ?? 'unknown', email },
+    { store: platform.admissionStore, windows: platform.windowMemory, limits: platform.limits, now: platform.clock() },
+  );
+  const account = await domain(() => office.signIn.verify({ email: body.email, password: body.password, twoFactorCode: body.two_factor_code }));
+  const opened = await domain(() => office.sessions.open(account.account_id));
+  return {
+    data: await sessionView(office, account.account_id, opened.expires_at),
+    headers: { 'Set-Cookie': sessionCookie(opened.token, input.fullPath, SESSION_ABSOLUTE_MS / 1000) },
+  };
+};
+
+const signOutOperation: Operation = async (input) => {
+  await officeOf(input.platform).sessions.close(presentedSessionToken(input.headers.get('cookie')));
+  return { data: { signed_out: true }, headers: { 'Set-Cookie': clearedSessionCookie(input.fullPath) } };
+};
+
+const sessionOperation: Operation = async (input) => {
+  const session = sessionOf(input);
+  return { data: await sessionView(officeOf(input.platform), session.accountId, session.expiresAt) };
+};
+
+const keysOperation: Operation = async (input) => {
+  const { keys } = await officeOf(input.platform).keys.list(sessionOf(input).accountId);
+  return { data: { keys: keys.map(({ key_id, name, partner_id, scopes, created_at, expires_at, status, reason }) => ({ key_id, name, partner_id, scopes, created_at, expires_at, status, ...(reason ? { reason } : {}) })) } };
+};
+
+const keyCreateOperation: Operation = async (input) => {
+  const body = input.body as { name?: string; partner_id?: string; scopes: string[]; days?: number; permanent?: boolean };
+  const created = await domain(() =>
+    officeOf(input.platform).keys.create({
+      accountId: sessionOf(input).accountId,
+      name: body.name,
+      partnerId: body.partner_id,
+      scopes: body.scopes,
+      days: body.days,
+      permanent: body.permanent,
+      source: sourceOf(input),
+    }),
+  );
+  const { key_id, key, name, partner_id, scopes, created_at, expires_at } = created;
+  return { status: 201, data: { key_id, key, name, partner_id, scopes, created_at, expires_at } };
+};
+
+const keyRevokeOperation: Operation = async (input) => {
+  const keyId = String(input.pathParameters.key_id);
+  return { data: await domain(() => officeOf(input.platform).keys.revoke(keyId, { by: sessionOf(input).accountId, source: sourceOf(input) })) };
+};
+
+const passwordOperation: Operation = async (input) => {
+  const body = input.body as { current_password: string; new_password: string };
+  if (!isAcceptablePassword(body.new_password)) {
+    throw new ApiError('INVALID_FIELD', `The new password needs ${PASSWORD_MIN_CHARACTERS}–${PASSWORD_MAX_CHARACTERS} characters, not only spaces (new_password).`);
+  }
+  const office = officeOf(input.platform);
+  const { accountId } = sessionOf(input);
+  await domain(() => office.accounts.changePassword(accountId, body.current_password, body.new_password, sourceOf(input)));
+  // Every session of the account ended with the change; this browser signs in again at once.
+  const opened = await domain(() => office.sessions.open(accountId));
+  return {
+    data: { password_changed: true, session_expires_at: opened.expires_at },
+    headers: { 'Set-Cookie': sessionCookie(opened.token, input.fullPath, SESSION_ABSOLUTE_MS / 1000) },
+  };
+};
+
+const enrolOperation: Operation = async (input) => ({
+  data: await domain(() => officeOf(input.platform).signIn.enrolTwoFactor(sessionOf(input).accountId, sourceOf(input))),
+});
+
+const confirmOperation: Operation = async (input) => {
+  const { code } = input.body as { code: string };
+  return { data: await domain(() => officeOf(input.platform).signIn.confirmTwoFactor(sessionOf(input).accountId, code, sourceOf(input))) };
+};
+
+const disableOperation: Operation = async (input) => {
+  const { password, code } = input.body as { password: string; code: string };
+  return { data: await domain(() => officeOf(input.platform).signIn.disableTwoFactor(sessionOf(input).accountId, password, code, sourceOf(input))) };
+};
+
+const auditOperation: Operation = async (input) => ({
+  data: { entries: await officeOf(input.platform).audit.list(sessionOf(input).accountId) },
+});
+
+export const settingsOperations = {
+  'settings-sign-in': signInOperation,
+  'settings-sign-out': signOutOperation,
+  'settings-session': sessionOperation,
+  'settings-keys': keysOperation,
+  'settings-key-create': keyCreateOperation,
+  'settings-key-revoke': keyRevokeOperation,
+  'settings-password': passwordOperation,
+  'settings-two-factor-enrol': enrolOperation,
+  'settings-two-factor-confirm': confirmOperation,
+  'settings-two-factor-disable': disableOperation,
+  'settings-audit': auditOperation,
+} satisfies Record<string, Operation>;

@@ -1,0 +1,163 @@
+/**
+ * The contracts of the web settings' routes (routes.ts, group `settings`):
+ * what the settings page's script sends and receives. Input is parsed by the
+ * same pipeline step as the partner API's; successes are the JSON objects
+ * below as they are and errors the spec's web-settings shape (top-level
+ * `code`, `message`, `request_id`), not the API envelope. They are rendered
+ * in an OpenAPI document of their own (docs/settings-openapi.json), apart
+ * from the partner API's.
+ */
+import * as z from 'zod/mini';
+import { ORGANIZATION_SCOPES } from '../identity/scopes';
+import { withErrorCode, type RouteContract } from './contract';
+
+const text = (max: number) => z.string().check(z.maxLength(max));
+
+export const SettingsSessionSchema = z.strictObject({
+  account_id: z.string(),
+  name: z.string(),
+  email: z.string(),
+  /** `pending`: enrolled, not yet confirmed with a code. */
+  two_factor: z.enum(['off', 'pending', 'on']),
+  /** The session's absolute end (it also ends after 30 minutes without a request). */
+  session_expires_at: z.string(),
+});
+
+export const SettingsKeySchema = z.strictObject({
+  key_id: z.string(),
+  name: z.string(),
+  /** The organization an organization key is bound to; null for a personal key. */
+  partner_id: z.nullable(z.string()),
+  scopes: z.array(z.enum(ORGANIZATION_SCOPES)),
+  created_at: z.string(),
+  /** Null: permanent. */
+  expires_at: z.nullable(z.string()),
+  status: z.enum(['active', 'expired', 'revoked']),
+  /** Why a key is no longer usable (revoked, password changed, manager role lost, …). */
+  reason: z.optional(z.string()),
+});
+
+export const AuditEntrySchema = z.strictObject({
+  at: z.string(),
+  action: z.enum(['key.created', 'key.revoked', 'password.changed', 'password.reset', 'two_factor.enrolled', 'two_factor.enabled', 'two_factor.disabled']),
+  /** `settings`: the account in web settings; `operator`: the admin CLI. */
+  via: z.enum(['settings', 'operator']),
+  source_ip: z.nullable(z.string()),
+  key_id: z.optional(z.string()),
+});
+
+const password = withErrorCode(text(1024), 'INVALID_FIELD');
+const twoFactorCode = withErrorCode(text(16), 'INVALID_FIELD');
+
+export const SETTINGS_CONTRACTS = {
+  'settings-page': {
+    summary: 'The settings page (HTML)',
+    status: 200,
+    data: z.string(),
+  },
+  'settings-sign-in': {
+    summary: 'Sign in: sets the session cookie',
+    description:
+      'A wrong password and an unknown e-mail address answer the same 401 INVALID_PASSWORD after the same work; with two-factor on, a missing or wrong code is 401 INVALID_TWO_FACTOR. Attempts are limited by source IP and by e-mail address (sign-in-* policies), counted before the password is checked.',
+    body: z.strictObject({ email: withErrorCode(text(1024), 'INVALID_FIELD'), password, two_factor_code: z.optional(twoFactorCode) }),
+    status: 200,
+    data: SettingsSessionSchema,
+    errors: ['CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_TWO_FACTOR', 'ACCOUNT_INACTIVE', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+  },
+  'settings-sign-out': {
+    summary: 'Sign out: ends the session and clears the cookie (also when there is none)',
+    status: 200,
+    data: z.strictObject({ signed_out: z.literal(true) }),
+    errors: ['CSRF_CHECK_FAILED', 'API_KEY_NOT_ACCEPTED'],
+  },
+  'settings-session': {
+    summary: 'Who is signed in',
+    status: 200,
+    data: SettingsSessionSchema,
+    errors: ['SESSION_REQUIRED', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+  },
+  'settings-keys': {
+    summary: "The signed-in account's API keys (never a key value)",
+    status: 200,
+    data: z.strictObject({ keys: z.array(SettingsKeySchema) }),
+    errors: ['SESSION_REQUIRED', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+  },
+  'settings-key-create': {
+    summary: 'Create an API key: its value is in this answer only',
+    description:
+      'A personal key (no partner_id: public:read, entitlements:read) or an organization key (partner_id: the account must be an active manager of it). Validity `days` 1–365 (default 90) or `permanent: true`. At most 20 unexpired, unrevoked keys per account.',
+    body: z.strictObject({
+      name: z.optional(withErrorCode(text(64), 'INVALID_FIELD')),
+      partner_id: z.optional(withErrorCode(z.string().check(z.minLength(1), z.maxLength(128)), 'INVALID_FIELD')),
+      scopes: withErrorCode(z.array(z.string().check(z.maxLength(64))).check(z.maxLength(16)), 'INVALID_SCOPES'),
+      days: z.optional(withErrorCode(z.number(), 'INVALID_EXPIRY')),
+      permanent: z.optional(withErrorCode(z.boolean(), 'INVALID_EXPIRY')),
+    }),
+    status: 201,
+    data: z.strictObject({
+      key_id: z.string(),
+      /** The key itself: shown this once, stored nowhere (only its digest). */
+      key: z.string(),
+      name: z.string(),
+      partner_id: z.nullable(z.string()),
+      scopes: z.array(z.enum(ORGANIZATION_SCOPES)),
+      created_at: z.string(),
+      expires_at: z.nullable(z.string()),
+    }),
+    errors: [
+      'SESSION_REQUIRED',
+      'CSRF_CHECK_FAILED',
+      'INVALID_SCOPES',
+      'INVALID_EXPIRY',
+      'INVALID_FIELD',
+      'KEY_LIMIT',
+      'PARTNER_MANAGER_REQUIRED',
+      'PARTNER_INACTIVE',
+      'SETTINGS_CONFLICT',
+      'RATE_LIMIT_UNAVAILABLE',
+      'API_KEY_NOT_ACCEPTED',
+    ],
+  },
+  'settings-key-revoke': {
+    summary: 'Revoke one of your keys (for good)',
+    description: 'Only the creator revokes a key: another account\u2019s key answers 404 KEY_NOT_FOUND, as a missing one. Revoking a revoked key answers its revocation again.',
+    pathParameters: z.object({ key_id: withErrorCode(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/)), 'KEY_NOT_FOUND') }),
+    status: 200,
+    data: z.strictObject({ key_id: z.string(), revoked_at: z.string() }),
+    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'KEY_NOT_FOUND', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+  },
+  'settings-password': {
+    summary: 'Change the password: revokes every key of the account for good and ends its other sessions',
+    description: 'This browser gets a new session cookie. The new password has 10–128 characters (422 INVALID_FIELD otherwise).',
+    body: z.strictObject({ current_password: password, new_password: password }),
+    status: 200,
+    data: z.strictObject({ password_changed: z.literal(true), session_expires_at: z.string() }),
+    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_FIELD', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+  },
+  'settings-two-factor-enrol': {
+    summary: 'Start two-factor: a new secret and its otpauth:// URI, shown this once',
+    status: 200,
+    data: z.strictObject({ secret: z.string(), otpauth_uri: z.string() }),
+    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'TWO_FACTOR_ENABLED', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+  },
+  'settings-two-factor-confirm': {
+    summary: 'Turn two-factor on with a first code of the enrolled secret',
+    body: z.strictObject({ code: twoFactorCode }),
+    status: 200,
+    data: z.strictObject({ two_factor: z.literal('on') }),
+    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_TWO_FACTOR', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+  },
+  'settings-two-factor-disable': {
+    summary: 'Turn two-factor off (the password and a current code)',
+    body: z.strictObject({ password, code: twoFactorCode }),
+    status: 200,
+    data: z.strictObject({ two_factor: z.literal('off') }),
+    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_TWO_FACTOR', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+  },
+  'settings-audit': {
+    summary: 'The settings changes of the last 30 days (time and source IP), newest first, at most 100',
+    status: 200,
+    data: z.strictObject({ entries: z.array(AuditEntrySchema) }),
+    errors: ['SESSION_REQUIRED', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+  },
+} as const satisfies Record<string, RouteContract>;
