@@ -1,24 +1,37 @@
 /**
- * The OpenAPI 3.1 document of the API, built from the route table
- * (lambdas/shared/http/routes.ts), the contracts (route-contracts.ts), the
- * error catalog and the limits' headers. `npm run openapi` writes it to
- * docs/openapi.json; a test fails when the committed file is stale, an
- * independent validator checks it, and the integration tests check every
- * response they receive against it (test/support/contract-check.ts).
+ * The OpenAPI 3.1 documents of the service, built by one builder from the
+ * route table (lambdas/shared/http/routes.ts), the contracts
+ * (route-contracts.ts), the error catalog and the limits' headers:
+ * - the partner API (docs/openapi.json): the partner surface's routes, in the
+ *   spec's envelope, with API keys;
+ * - web settings (docs/settings-openapi.json): the `settings` group, session
+ *   based (a cookie), its successes the data objects as they are and its
+ *   errors the web-settings shape (`{code, message, request_id}`).
+ * The player site is in neither (docs/player-site.md describes it).
+ * `npm run openapi` writes both; a test fails when a committed file is stale,
+ * an independent validator checks them, and the integration tests check every
+ * response they receive against them (test/support/contract-check.ts).
  */
 import * as z from 'zod/mini';
+import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../lambdas/back-office/sessions';
 import { ERROR_CATALOG, type ErrorCode } from '../lambdas/shared/errors';
 import { errorCodesOf, type RouteContract } from '../lambdas/shared/http/contract';
 import { ROUTE_CONTRACTS } from '../lambdas/shared/http/route-contracts';
-import { ROUTES, type RouteDefinition, type RouteId } from '../lambdas/shared/http/routes';
+import { API_STAGE_NAME, ROUTES, SURFACE_OF_GROUP, type RouteDefinition, type RouteId } from '../lambdas/shared/http/routes';
+import { clearedSessionCookie, SESSION_COOKIE, sessionCookie } from '../lambdas/shared/http/web-session';
+import { LIMITS, type Limit } from '../lambdas/shared/limits/limits-table';
 
-/** The contract's own version (the spec's "Versioning"); the interface version is `v1`, in the base URL. */
+/** The partner contract's own version (the spec's "Versioning"); the interface version is `v1`, in the base URL. */
 export const CONTRACT_VERSION = '1.0.2';
 export const OPENAPI_FILE = 'docs/openapi.json';
 
+/** The web settings' contract version (its own document: not part of the partner API). */
+export const SETTINGS_CONTRACT_VERSION = '1.0.0';
+export const SETTINGS_OPENAPI_FILE = 'docs/settings-openapi.json';
+
 type Json = Record<string, unknown>;
 
-const ref = (kind: 'schemas' | 'headers', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const ref = (kind: 'schemas' | 'headers' | 'parameters', name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
 /**
  * A zod schema as a JSON Schema (2020-12, OpenAPI 3.1's dialect). Schemas
@@ -33,28 +46,84 @@ function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output', named: Record
   return rest;
 }
 
-const HEADERS: Record<string, Json> = {
-  'X-Request-Id': { description: 'The request id, also in the body as `request_id`.', schema: { type: 'string' } },
+/**
+ * What sets one document apart from the other: which routes it holds, how
+ * callers authenticate, which headers its responses carry, and how a success
+ * and an error body are shaped. The rest (parameters, bodies, codes by
+ * status) is the same builder's.
+ */
+export interface OpenApiSurface {
+  /** Where `npm run openapi` writes it (relative to the repository). */
+  readonly file: string;
+  readonly info: Json;
+  /** The base URL's description, where the document says it (paths are relative to it; it ends with the stage, `v1`). */
+  readonly serverDescription?: string;
+  readonly includes: (route: RouteDefinition) => boolean;
+  readonly components: { readonly securitySchemes: Json; readonly headers: Record<string, Json>; readonly parameters?: Record<string, Json> };
+  readonly security: (route: RouteDefinition) => Json[];
+  /** Header parameters the request must carry (by reference to components.parameters). */
+  readonly headerParameters: (route: RouteDefinition) => Json[];
+  /** Names of components.headers a response of this status carries. */
+  readonly responseHeaders: (route: RouteDefinition, status: number, success: boolean) => string[];
+  /** A success body whose data has schema `data`, by media type. */
+  readonly successContent: (route: RouteDefinition, data: Json) => Json;
+  /** An error body answering one of `codes`. */
+  readonly errorBody: (codes: readonly ErrorCode[]) => Json;
+}
+
+const retryHeaders = (status: number) => (status === 429 || status === 503 ? ['Retry-After'] : []);
+
+const BASE_HEADERS: Record<string, Json> = {
   'Cache-Control': { description: 'Always `no-store`.', schema: { type: 'string', const: 'no-store' } },
-  'X-RateLimit-Limit': { description: 'Maximum requests in the reported window, when available.', schema: { type: 'integer', minimum: 1 } },
-  'X-RateLimit-Remaining': { description: 'Snapshot after admission; concurrent calls may consume it.', schema: { type: 'integer', minimum: 0 } },
-  'X-RateLimit-Reset': { description: 'Window end, Unix seconds.', schema: { type: 'integer' } },
-  'X-RateLimit-Policy': {
-    description: 'Normally `key-minute`; a rejection names the limiting policy (e.g. `organization-day`, `invitation-hour`, `ticket-concurrency`).',
-    schema: { type: 'string' },
-  },
   'Retry-After': { description: 'Minimum wait in seconds, on responses needing retry guidance (429, 503).', schema: { type: 'integer', minimum: 1 } },
 };
 
 const RATE_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-RateLimit-Policy'];
 
-function headersFor(status: number, authenticated: boolean): Json {
-  const names = ['X-Request-Id', 'Cache-Control', ...(authenticated ? RATE_HEADERS : []), ...(status === 429 || status === 503 ? ['Retry-After'] : [])];
-  return Object.fromEntries([...new Set(names)].map((name) => [name, ref('headers', name)]));
-}
+const awsServer = (description: string | undefined) => ({
+  url: `https://{api_id}.execute-api.{region}.amazonaws.com/${API_STAGE_NAME}`,
+  ...(description ? { description } : {}),
+  variables: { api_id: { default: 'api-id' }, region: { default: 'eu-west-1' } },
+});
 
-function errorEnvelope(codes: readonly ErrorCode[]): Json {
-  return {
+export const PARTNER_SURFACE: OpenApiSurface = {
+  file: OPENAPI_FILE,
+  info: {
+    title: 'Partner API',
+    version: CONTRACT_VERSION,
+    description:
+      'Screening records, invitations, ticket progress, entitlements and signed webhooks for server-side integrations. ' +
+      'Every response carries X-Request-Id and Cache-Control: no-store; logic must rely on the HTTP status and error.code. ' +
+      'Clients must handle unknown 4xx and 5xx codes safely.',
+  },
+  // The stage's ApiBaseUrl output (it ends with the version segment v1); paths are relative to it.
+  // The web side (the player site, web settings) is not part of the partner API.
+  includes: (route) => SURFACE_OF_GROUP[route.group] === 'partner',
+  components: {
+    securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: '`pak_live_` followed by 64 hexadecimal characters' } },
+    headers: {
+      'X-Request-Id': { description: 'The request id, also in the body as `request_id`.', schema: { type: 'string' } },
+      'Cache-Control': BASE_HEADERS['Cache-Control'],
+      'X-RateLimit-Limit': { description: 'Maximum requests in the reported window, when available.', schema: { type: 'integer', minimum: 1 } },
+      'X-RateLimit-Remaining': { description: 'Snapshot after admission; concurrent calls may consume it.', schema: { type: 'integer', minimum: 0 } },
+      'X-RateLimit-Reset': { description: 'Window end, Unix seconds.', schema: { type: 'integer' } },
+      'X-RateLimit-Policy': {
+        description: 'Normally `key-minute`; a rejection names the limiting policy (e.g. `organization-day`, `invitation-hour`, `ticket-concurrency`).',
+        schema: { type: 'string' },
+      },
+      'Retry-After': BASE_HEADERS['Retry-After'],
+    },
+  },
+  security: (route) => (route.auth === 'key' ? [{ apiKey: [] }] : []),
+  headerParameters: () => [],
+  // A 401 has no key to count against, so no rate-limit headers.
+  responseHeaders: (route, status) => ['X-Request-Id', 'Cache-Control', ...(route.auth === 'key' && status !== 401 ? RATE_HEADERS : []), ...retryHeaders(status)],
+  successContent: (_route, data) => ({
+    'application/json': {
+      schema: { type: 'object', required: ['ok', 'data', 'request_id'], properties: { ok: { const: true }, data, request_id: { type: 'string' } } },
+    },
+  }),
+  errorBody: (codes) => ({
     type: 'object',
     required: ['ok', 'error', 'request_id'],
     properties: {
@@ -66,11 +135,99 @@ function errorEnvelope(codes: readonly ErrorCode[]): Json {
       },
       request_id: { type: 'string' },
     },
-  };
-}
+  }),
+};
 
-function operation(route: RouteDefinition, contract: RouteContract, named: Record<string, Json>): Json {
-  const authenticated = route.auth === 'key';
+/** The settings routes that answer HTML (the page) rather than JSON. */
+const SETTINGS_PAGES: ReadonlySet<RouteId> = new Set<RouteId>(['settings-page']);
+
+/** The settings routes whose success sets the session cookie, and what it does there. */
+const SESSION_COOKIE_SETTERS: Readonly<Partial<Record<RouteId, string>>> = {
+  'settings-sign-in': 'Opens the session: the new session cookie.',
+  'settings-sign-out': 'Clears the session cookie (`Max-Age=0`).',
+  'settings-password': 'Every other session ended: a new session cookie for this browser.',
+};
+
+/** The policies a web-settings rejection can name: its own quotas, signing in, and the web side's edge rules. */
+const settingsPolicies = (limits: readonly Limit[]) =>
+  [...new Set(limits.filter((l) => (l.kind === 'edge' ? l.surface === 'web' : /^(settings|sign-in)-/.test(l.policy))).map((l) => l.policy))];
+
+const SETTINGS_BASE = `/${API_STAGE_NAME}/settings`;
+
+export const SETTINGS_SURFACE: OpenApiSurface = {
+  file: SETTINGS_OPENAPI_FILE,
+  info: {
+    title: 'Web settings API (session-based; not part of the partner API)',
+    version: SETTINGS_CONTRACT_VERSION,
+    description:
+      'What the web settings page\u2019s script calls: signing in and out, the account\u2019s API keys, its password, two-factor and audit trail. ' +
+      'It takes no API key (a request with an Authorization header is 400 API_KEY_NOT_ACCEPTED); signed-in operations need the ' +
+      `\`${SESSION_COOKIE}\` cookie (HttpOnly, Secure, SameSite=Strict, Path=${SETTINGS_BASE}), which ends after ${SESSION_IDLE_MS / 60_000} minutes ` +
+      `without a request or ${SESSION_ABSOLUTE_MS / 3_600_000} hours after signing in, and at once for every session of the account on a password change, reset or deactivation. ` +
+      'Every request that is not a GET must carry `Origin` naming this host (and `Sec-Fetch-Site: same-origin` when the browser sends it) and ' +
+      '`X-Settings-Request: 1`, else 403 CSRF_CHECK_FAILED. A success body is the operation\u2019s JSON object as it is (no envelope); ' +
+      'an error body is `{code, message, request_id}`. Every response carries X-Request-Id and Cache-Control: no-store.',
+  },
+  serverDescription: 'The web side\u2019s base URL (its own REST API, apart from the partner API\u2019s; it ends with the version segment v1); paths are relative to it.',
+  includes: (route) => route.group === 'settings',
+  components: {
+    securitySchemes: {
+      settingsSession: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: SESSION_COOKIE,
+        description: 'The session cookie signing in sets (HttpOnly: the page\u2019s script never reads it; the browser sends it).',
+      },
+    },
+    headers: {
+      'X-Request-Id': { description: 'The request id, also in an error body as `request_id`.', schema: { type: 'string' } },
+      'Cache-Control': BASE_HEADERS['Cache-Control'],
+      'X-RateLimit-Policy': {
+        description: `On a 429: the limiting policy (docs/limits.md), one of ${settingsPolicies(LIMITS)
+          .map((policy) => `\`${policy}\``)
+          .join(', ')}.`,
+        schema: { type: 'string' },
+      },
+      'Retry-After': BASE_HEADERS['Retry-After'],
+      'Set-Cookie': {
+        description:
+          `The \`${SESSION_COOKIE}\` cookie, e.g. \`${sessionCookie('<token>', `${SETTINGS_BASE}/api/session`, SESSION_ABSOLUTE_MS / 1000)}\`, ` +
+          `or, cleared, \`${clearedSessionCookie(`${SETTINGS_BASE}/api/session`)}\`.`,
+        schema: { type: 'string' },
+      },
+    },
+    parameters: {
+      'X-Settings-Request': {
+        name: 'X-Settings-Request',
+        in: 'header',
+        required: true,
+        description: 'Always `1`: no form and no simple cross-site request can set it (with a same-host `Origin`, else 403 CSRF_CHECK_FAILED).',
+        schema: { type: 'string', const: '1' },
+      },
+    },
+  },
+  security: (route) => (route.auth === 'session' ? [{ settingsSession: [] }] : []),
+  headerParameters: (route) => (route.method === 'GET' ? [] : [ref('parameters', 'X-Settings-Request')]),
+  responseHeaders: (route, status, success) => [
+    'X-Request-Id',
+    'Cache-Control',
+    ...retryHeaders(status),
+    ...(status === 429 ? ['X-RateLimit-Policy'] : []),
+    ...(success && SESSION_COOKIE_SETTERS[route.id as RouteId] ? ['Set-Cookie'] : []),
+  ],
+  successContent: (route, data) =>
+    SETTINGS_PAGES.has(route.id as RouteId) ? { 'text/html': { schema: { type: 'string' } } } : { 'application/json': { schema: data } },
+  errorBody: (codes) => ({
+    type: 'object',
+    required: ['code', 'message', 'request_id'],
+    additionalProperties: false,
+    properties: { code: { type: 'string', enum: [...codes].sort() }, message: { type: 'string' }, request_id: { type: 'string' } },
+  }),
+};
+
+export const OPENAPI_SURFACES: readonly OpenApiSurface[] = [PARTNER_SURFACE, SETTINGS_SURFACE];
+
+function operation(surface: OpenApiSurface, route: RouteDefinition, contract: RouteContract, named: Record<string, Json>): Json {
   const parameters: Json[] = [];
   for (const [location, schema] of [
     ['path', contract.pathParameters],
@@ -85,6 +242,10 @@ function operation(route: RouteDefinition, contract: RouteContract, named: Recor
     const name = segment.slice(1, -1);
     if (!parameters.some((p) => p.name === name && p.in === 'path')) parameters.push({ name, in: 'path', required: true, schema: { type: 'string' } });
   }
+  parameters.push(...surface.headerParameters(route));
+
+  const headersFor = (status: number, success: boolean): Json =>
+    Object.fromEntries([...new Set(surface.responseHeaders(route, status, success))].map((name) => [name, ref('headers', name)]));
 
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodesOf(route, contract)) {
@@ -93,16 +254,8 @@ function operation(route: RouteDefinition, contract: RouteContract, named: Recor
   }
   const success = (status: number, description: string): Json => ({
     description,
-    headers: headersFor(status, authenticated),
-    content: {
-      'application/json': {
-        schema: {
-          type: 'object',
-          required: ['ok', 'data', 'request_id'],
-          properties: { ok: { const: true }, data: jsonSchema(contract.data, 'output', named), request_id: { type: 'string' } },
-        },
-      },
-    },
+    headers: headersFor(status, true),
+    content: surface.successContent(route, jsonSchema(contract.data, 'output', named)),
   });
   const responses: Json = {
     [String(contract.status)]: success(contract.status, contract.summary),
@@ -111,8 +264,8 @@ function operation(route: RouteDefinition, contract: RouteContract, named: Recor
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[String(status)] = {
       description: codes.sort().map((code) => `\`${code}\`: ${ERROR_CATALOG[code].message}`).join(' '),
-      headers: headersFor(status, authenticated && status !== 401),
-      content: { 'application/json': { schema: errorEnvelope(codes) } },
+      headers: headersFor(status, false),
+      content: { 'application/json': { schema: surface.errorBody(codes) } },
     };
   }
 
@@ -121,7 +274,7 @@ function operation(route: RouteDefinition, contract: RouteContract, named: Recor
     summary: contract.summary,
     ...(contract.description ? { description: contract.description } : {}),
     ...(route.scope ? { 'x-scope': route.scope } : {}),
-    security: authenticated ? [{ apiKey: [] }] : [],
+    security: surface.security(route),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(contract.body
       ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(contract.body, 'input', named) } } } }
@@ -130,36 +283,29 @@ function operation(route: RouteDefinition, contract: RouteContract, named: Recor
   };
 }
 
-export function buildOpenApiDocument(routes: readonly RouteDefinition[] = ROUTES): Json {
+export function buildOpenApiDocument(surface: OpenApiSurface = PARTNER_SURFACE, routes: readonly RouteDefinition[] = ROUTES): Json {
   const named: Record<string, Json> = {};
   const paths: Record<string, Json> = {};
-  // The player site is not part of the partner API (docs/player-site.md describes it).
-  for (const route of routes.filter((r) => r.auth !== 'player')) {
+  for (const route of routes.filter(surface.includes)) {
     const contract = ROUTE_CONTRACTS[route.id as RouteId];
     if (!contract) throw new Error(`Route ${route.id} has no contract in route-contracts.ts`);
-    paths[route.path] = { ...(paths[route.path] as Json | undefined), [route.method.toLowerCase()]: operation(route, contract, named) };
+    paths[route.path] = { ...(paths[route.path] as Json | undefined), [route.method.toLowerCase()]: operation(surface, route, contract, named) };
   }
+  const { securitySchemes, headers, parameters } = surface.components;
   return {
     openapi: '3.1.0',
-    info: {
-      title: 'Partner API',
-      version: CONTRACT_VERSION,
-      description:
-        'Screening records, invitations, ticket progress, entitlements and signed webhooks for server-side integrations. ' +
-        'Every response carries X-Request-Id and Cache-Control: no-store; logic must rely on the HTTP status and error.code. ' +
-        'Clients must handle unknown 4xx and 5xx codes safely.',
-    },
-    // The stage's ApiBaseUrl output (it ends with the version segment v1); paths are relative to it.
-    servers: [{ url: 'https://{api_id}.execute-api.{region}.amazonaws.com/v1', variables: { api_id: { default: 'api-id' }, region: { default: 'eu-west-1' } } }],
+    info: surface.info,
+    servers: [awsServer(surface.serverDescription)],
     paths,
     components: {
-      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: '`pak_live_` followed by 64 hexadecimal characters' } },
-      headers: HEADERS,
+      securitySchemes,
+      headers,
+      ...(parameters ? { parameters } : {}),
       schemas: Object.fromEntries(Object.entries(named).sort(([a], [b]) => a.localeCompare(b))),
     },
   };
 }
 
-export function renderOpenApiDocument(): string {
-  return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
+export function renderOpenApiDocument(surface: OpenApiSurface = PARTNER_SURFACE): string {
+  return `${JSON.stringify(buildOpenApiDocument(surface), null, 2)}\n`;
 }

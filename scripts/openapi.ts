@@ -1,8 +1,9 @@
-/** `npm run openapi`: write the OpenAPI document (scripts/openapi-document.ts) to docs/openapi.json. */
+/** `npm run openapi`: write the OpenAPI documents (scripts/openapi-document.ts): docs/openapi.json and docs/settings-openapi.json. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { OPENAPI_FILE, renderOpenApiDocument } from './openapi-document';
+import { OPENAPI_SURFACES, renderOpenApiDocument } from './openapi-document';
 
-const target = join(import.meta.dirname, '..', OPENAPI_FILE);
-writeFileSync(target, renderOpenApiDocument());
-console.log(`${OPENAPI_FILE} written`);
+for (const surface of OPENAPI_SURFACES) {
+  writeFileSync(join(import.meta.dirname, '..', surface.file), renderOpenApiDocument(surface));
+  console.log(`${surface.file} written`);
+}

@@ -1,7 +1,9 @@
 /**
  * The check every integration response goes through (test/support/
  * contract-check.ts) refuses what breaks the OpenAPI document, so the
- * integration suite cannot pass with responses the contract does not allow.
+ * integration suite cannot pass with responses the contract does not allow:
+ * the partner API's envelope and document, and web settings' own shapes and
+ * document (docs/settings-openapi.json).
  */
 import { describe, expect, it } from 'vitest';
 import { checkResponse, ContractViolation } from '../../support/contract-check';
@@ -30,5 +32,49 @@ describe('checkResponse', () => {
     const body = { ok: true, data: { status: 'ok', version: 'v1' }, request_id: 'r' };
     await expect(checkResponse('GET', '/health', respond(200, body, { 'Cache-Control': 'no-store' }))).rejects.toThrow(/X-Request-Id/);
     await expect(checkResponse('GET', '/health', respond(200, body, { 'X-Request-Id': 'r' }))).rejects.toThrow(/Cache-Control/);
+  });
+
+  describe('web settings (/settings…)', () => {
+    const session = { account_id: 'acc_1', name: 'Ann', email: 'ann@example.com', two_factor: 'off', session_expires_at: '2030-01-01T00:00:00.000Z' };
+    const settingsError = (code: string) => ({ code, message: 'x', request_id: 'req-1' });
+    const html = (status: number) => new Response('<!doctype html>', { status, headers: { ...HEADERS, 'Content-Type': 'text/html; charset=utf-8' } });
+
+    it('accepts a success as the data object itself and an error in the web-settings shape the operation declares', async () => {
+      await expect(checkResponse('GET', '/settings/api/session', respond(200, session))).resolves.toBeUndefined();
+      await expect(checkResponse('POST', '/settings/api/session', respond(401, settingsError('INVALID_PASSWORD')))).resolves.toBeUndefined();
+      await expect(checkResponse('DELETE', '/settings/api/session', respond(200, { signed_out: true }))).resolves.toBeUndefined();
+      await expect(checkResponse('POST', '/settings/api/keys/key_1/revoke', respond(404, settingsError('KEY_NOT_FOUND')))).resolves.toBeUndefined();
+    });
+
+    it('accepts an unknown settings path answered with the web-settings error shape and a known code', async () => {
+      await expect(checkResponse('GET', '/settings/nope', respond(404, settingsError('NOT_FOUND')))).resolves.toBeUndefined();
+    });
+
+    it('checks only the headers of the settings page (HTML), and only where the document declares HTML', async () => {
+      await expect(checkResponse('GET', '/settings', html(200))).resolves.toBeUndefined();
+      await expect(checkResponse('GET', '/settings', new Response('<!doctype html>', { status: 200, headers: { 'Content-Type': 'text/html' } }))).rejects.toThrow(/X-Request-Id/);
+      await expect(checkResponse('GET', '/settings/api/session', html(200))).rejects.toBeInstanceOf(ContractViolation);
+    });
+
+    it.each([
+      { name: 'a success wrapped in the API envelope', method: 'GET', path: '/settings/api/session', status: 200, body: { ok: true, data: session, request_id: 'r' } },
+      { name: 'a success missing a required field', method: 'GET', path: '/settings/api/session', status: 200, body: { ...session, email: undefined } },
+      { name: 'an undocumented success field', method: 'GET', path: '/settings/api/session', status: 200, body: { ...session, token: 'x' } },
+      { name: 'an error in the API envelope', method: 'GET', path: '/settings/api/session', status: 401, body: { ok: false, error: { code: 'SESSION_REQUIRED', message: 'x' }, request_id: 'r' } },
+      { name: 'an error with a field beyond code, message and request_id', method: 'GET', path: '/settings/api/session', status: 401, body: { ...settingsError('SESSION_REQUIRED'), ok: false } },
+      { name: 'a code the operation does not declare', method: 'GET', path: '/settings/api/session', status: 401, body: settingsError('INVALID_PASSWORD') },
+      { name: 'a code the status does not declare', method: 'POST', path: '/settings/api/keys', status: 403, body: settingsError('SESSION_REQUIRED') },
+      { name: 'a status the operation does not declare', method: 'GET', path: '/settings/api/audit', status: 404, body: settingsError('KEY_NOT_FOUND') },
+      { name: 'an unknown code on an unknown settings path', method: 'GET', path: '/settings/nope', status: 404, body: settingsError('NO_SUCH_CODE') },
+      { name: 'an envelope on an unknown settings path', method: 'GET', path: '/settings/nope', status: 404, body: { ok: false, error: { code: 'NOT_FOUND', message: 'x' }, request_id: 'r' } },
+    ])('refuses $name', async ({ method, path, status, body }) => {
+      await expect(checkResponse(method, path, respond(status, body))).rejects.toBeInstanceOf(ContractViolation);
+    });
+
+    it('keeps the partner API and the player site on the envelope: a web-settings error there is refused', async () => {
+      await expect(checkResponse('GET', '/me', respond(401, settingsError('INVALID_API_KEY')))).rejects.toThrow(/spec envelope/);
+      await expect(checkResponse('GET', '/join/inv_1/view', respond(404, settingsError('INVITE_UNAVAILABLE')))).rejects.toThrow(/spec envelope/);
+      await expect(checkResponse('GET', '/join/inv_1/view', respond(404, { ok: false, error: { code: 'INVITE_UNAVAILABLE', message: 'x' }, request_id: 'r' }))).resolves.toBeUndefined();
+    });
   });
 });
