@@ -9,7 +9,7 @@ import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { accountKey, type AccountItem } from '../shared/identity/access-items';
 import { hashPassword, isAcceptablePassword, PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS, verifyPassword } from '../shared/identity/passwords';
 import { emailKey, normalizeEmail, signInKey, type SignInItem } from '../shared/identity/sign-in-items';
-import { isConditionFailure } from '../shared/storage/conditions';
+import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
 import { auditPut, OPERATOR, type AuditSource } from './audit';
 import { BackOfficeError } from './errors';
 import { randomId, type IdentityStore } from './identity-store';
@@ -103,32 +103,41 @@ export class Accounts {
     const now = this.store.clock().toISOString();
     const table = this.store.table;
     try {
-      await this.store.client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: table,
-                Key: accountKey(accountId),
-                UpdateExpression: 'SET cred_gen = cred_gen + :one, updated_at = :now',
-                ConditionExpression: 'attribute_exists(pk)',
-                ExpressionAttributeValues: { ':one': 1, ':now': now },
-              },
-            },
-            {
-              Update: {
-                TableName: table,
-                Key: signInKey(accountId),
-                UpdateExpression: 'SET password_hash = :hash, password_changed_at = :now',
-                ConditionExpression: expectedHash === undefined ? 'attribute_exists(pk)' : 'password_hash = :expected',
-                ExpressionAttributeValues: { ':hash': hash, ':now': now, ...(expectedHash === undefined ? {} : { ':expected': expectedHash }) },
-              },
-            },
-            auditPut(this.store, accountId, source.via === 'operator' ? 'password.reset' : 'password.changed', source),
-          ],
-        }),
-      );
-    } catch (error) {
+      // A lost race with another transaction on these items (TransactionConflict) is tried again.
+      await this.store.retryOnConflict(async () => {
+        try {
+          await this.store.client.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  Update: {
+                    TableName: table,
+                    Key: accountKey(accountId),
+                    UpdateExpression: 'SET cred_gen = cred_gen + :one, updated_at = :now',
+                    ConditionExpression: 'attribute_exists(pk)',
+                    ExpressionAttributeValues: { ':one': 1, ':now': now },
+                  },
+                },
+                {
+                  Update: {
+                    TableName: table,
+                    Key: signInKey(accountId),
+                    UpdateExpression: 'SET password_hash = :hash, password_changed_at = :now',
+                    ConditionExpression: expectedHash === undefined ? 'attribute_exists(pk)' : 'password_hash = :expected',
+                    ExpressionAttributeValues: { ':hash': hash, ':now': now, ...(expectedHash === undefined ? {} : { ':expected': expectedHash }) },
+                  },
+                },
+                auditPut(this.store, accountId, source.via === 'operator' ? 'password.reset' : 'password.changed', source),
+              ],
+            }),
+          );
+        } catch (error) {
+          if (isWriteConflict(error)) throw error;
+          throw new PasswordNotWritten(error);
+        }
+      });
+    } catch (wrapped) {
+      const error = wrapped instanceof PasswordNotWritten ? wrapped.cause : wrapped;
       if (!isConditionFailure(error)) throw error;
       if (expectedHash !== undefined) throw new BackOfficeError('INVALID_PASSWORD', 'The password was changed meanwhile.');
       const account = await this.store.getAccount(accountId);
@@ -138,8 +147,6 @@ export class Accounts {
     const account = (await this.store.getAccount(accountId)) as AccountItem;
     return { account_id: account.account_id, status: account.status };
   }
-
-
 
   get(accountId: string): Promise<AccountItem | undefined> {
     return this.store.getAccount(accountId);
@@ -179,4 +186,11 @@ function checkedPassword(password: string): string {
     throw new BackOfficeError('INVALID_PASSWORD', `A password has ${PASSWORD_MIN_CHARACTERS}–${PASSWORD_MAX_CHARACTERS} characters, not only spaces`);
   }
   return password;
+}
+
+/** A password write that failed for a reason retrying does not cure (carried out of retryOnConflict untouched). */
+class PasswordNotWritten extends Error {
+  constructor(readonly cause: unknown) {
+    super('password not written');
+  }
 }

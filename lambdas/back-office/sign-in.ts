@@ -19,7 +19,7 @@ import type { AccountItem } from '../shared/identity/access-items';
 import { verifyAgainstDecoy, verifyPassword } from '../shared/identity/passwords';
 import { signInKey, type SignInItem } from '../shared/identity/sign-in-items';
 import { acceptedStep, newTwoFactorSecret, twoFactorUri } from '../shared/identity/two-factor';
-import { isConditionFailure } from '../shared/storage/conditions';
+import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
 import type { Accounts } from './accounts';
 import { auditPut, OPERATOR, type AuditAction, type AuditSource } from './audit';
 import { BackOfficeError } from './errors';
@@ -132,6 +132,11 @@ export class SignIn {
 
   /** One conditional change of the sign-in item and its audit entry, in one transaction. */
   private async change(accountId: string, expression: string, condition: string, values: Record<string, unknown>, action: AuditAction, source: AuditSource): Promise<void> {
+    // A lost race with another transaction on the item (TransactionConflict) is tried again; a failed condition is not.
+    return this.store.retryOnConflict(() => this.changeOnce(accountId, expression, condition, values, action, source));
+  }
+
+  private async changeOnce(accountId: string, expression: string, condition: string, values: Record<string, unknown>, action: AuditAction, source: AuditSource): Promise<void> {
     try {
       await this.store.client.send(
         new TransactWriteCommand({
@@ -150,7 +155,7 @@ export class SignIn {
         }),
       );
     } catch (error) {
-      if (!isConditionFailure(error)) throw error;
+      if (!isConditionFailure(error) || isWriteConflict(error)) throw error;
       await this.read(accountId);
       throw new BackOfficeError('CONFLICT', 'The two-factor settings changed meanwhile; try again');
     }

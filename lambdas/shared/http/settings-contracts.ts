@@ -59,7 +59,7 @@ export const SETTINGS_CONTRACTS = {
     summary: 'Sign in: sets the session cookie',
     description:
       'A wrong password and an unknown e-mail address answer the same 401 INVALID_PASSWORD after the same work; with two-factor on, a missing or wrong code is 401 INVALID_TWO_FACTOR. Attempts are limited by source IP and by e-mail address (sign-in-* policies), counted before the password is checked.',
-    body: z.strictObject({ email: withErrorCode(text(1024), 'INVALID_FIELD'), password, two_factor_code: z.optional(twoFactorCode) }),
+    body: z.strictObject({ email: withErrorCode(text(1024), 'INVALID_FIELD'), password, two_factor_code: withErrorCode(z.optional(text(16)), 'INVALID_FIELD') }),
     status: 200,
     data: SettingsSessionSchema,
     errors: ['CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_TWO_FACTOR', 'ACCOUNT_INACTIVE', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
@@ -87,11 +87,12 @@ export const SETTINGS_CONTRACTS = {
     description:
       'A personal key (no partner_id: public:read, entitlements:read) or an organization key (partner_id: the account must be an active manager of it). Validity `days` 1–365 (default 90) or `permanent: true`. At most 20 unexpired, unrevoked keys per account.',
     body: z.strictObject({
-      name: z.optional(withErrorCode(text(64), 'INVALID_FIELD')),
-      partner_id: z.optional(withErrorCode(z.string().check(z.minLength(1), z.maxLength(128)), 'INVALID_FIELD')),
+      name: withErrorCode(z.optional(text(64)), 'INVALID_FIELD'),
+      partner_id: withErrorCode(z.optional(z.string().check(z.minLength(1), z.maxLength(128))), 'INVALID_FIELD'),
       scopes: withErrorCode(z.array(z.string().check(z.maxLength(64))).check(z.maxLength(16)), 'INVALID_SCOPES'),
-      days: z.optional(withErrorCode(z.number(), 'INVALID_EXPIRY')),
-      permanent: z.optional(withErrorCode(z.boolean(), 'INVALID_EXPIRY')),
+      // The code sits on the field as the object declares it (the optional wrapper), where parseInput looks.
+      days: withErrorCode(z.optional(z.number()), 'INVALID_EXPIRY'),
+      permanent: withErrorCode(z.optional(z.boolean()), 'INVALID_EXPIRY'),
     }),
     status: 201,
     data: z.strictObject({

@@ -76,7 +76,13 @@ export interface ItemPlan {
 export type ItemOutcome =
   /** `counts`: each counter after this request (for the response headers). */
   | { readonly ok: true; readonly counts: Readonly<Record<string, number>> }
-  | { readonly ok: false; readonly old: Readonly<Record<string, unknown>> | undefined };
+  | { readonly ok: false; readonly old: Readonly<Record<string, unknown>> | undefined }
+  /**
+   * The item was inside another writer's transaction at that instant (TransactionConflictException,
+   * which the SDK does not retry): nothing was written; the same plan may be applied again. The
+   * account item is both an admission holder and part of the back office's key transactions.
+   */
+  | { readonly ok: false; readonly conflict: true };
 
 /**
  * The quota store did not answer (throttling, timeout, deadline, error):
@@ -220,6 +226,7 @@ export class AdmissionStore {
       const { Attributes } = await this.client.send(new UpdateCommand(buildAdmissionUpdate(this.table, plan)), { abortSignal: signal });
       return { ok: true, counts: countsOf(plan, Attributes) };
     } catch (error) {
+      if ((error as { name?: string } | undefined)?.name === 'TransactionConflictException') return { ok: false, conflict: true };
       if (!isConditionFailure(error)) throw new QuotaStoreUnavailable(error);
       const old = oldImage(error);
       // Our own earlier attempt (timed out, retried by the SDK) was applied: admitted, once.

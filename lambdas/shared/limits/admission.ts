@@ -185,6 +185,11 @@ async function settle(item: HolderItem, deny: DenialOf, deps: DecisionDeps): Pro
       deps.windows.remember(plan);
       return { kind: 'admitted', item, plan, counts: outcome.counts };
     }
+    if ('conflict' in outcome) {
+      // Another writer's transaction held the item: nothing was written; the same plan again, shortly.
+      await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * (attempt + 1)));
+      continue;
+    }
     const denial = deny(item, outcome.old);
     if (denial) return { kind: 'denied', item, code: denial };
     const old = outcome.old ?? {};

@@ -1,0 +1,474 @@
+/**
+ * Web settings through the local front on DynamoDB Local: signing in (a
+ * wrong password and an unknown e-mail indistinguishable; two-factor missing,
+ * wrong, replayed), the session cookie and its ends (sign-out, 30 minutes
+ * idle, 12 hours absolute, a password change elsewhere), cross-site requests
+ * refused before anything is read or written, API keys refused and session
+ * cookies useless on the partner API, every key operation and its codes,
+ * password change and reset revoking the account's keys for good, two-factor
+ * from the settings API, and the audit trail (time, source IP, 30 days).
+ * The limits are in web-settings-limits.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBackOffice, type BackOffice } from '../../lambdas/back-office/back-office';
+import { lookupSession } from '../../lambdas/settings/settings-operations';
+import { operations as settingsOperations } from '../../lambdas/settings/handler';
+import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { codeAt } from '../../lambdas/shared/identity/two-factor';
+import { LIMITS } from '../../lambdas/shared/limits/limits-table';
+import { createPlatform, type Platform } from '../../lambdas/shared/platform';
+import { HANDLERS } from '../../local/handlers';
+import { bearer, startTestStack, type TestStack } from '../support/test-stack';
+import { SettingsBrowser, type JsonResponse } from '../support/settings-browser';
+
+let stack: TestStack;
+let platform: Platform;
+/** The settings function's clock (sessions, codes, audit), moved by the tests. */
+let now = new Date();
+let office: BackOffice;
+
+beforeAll(async () => {
+  const raised = LIMITS.map((l) => (l.kind === 'edge' ? l : { ...l, limit: 100_000 }));
+  const settings = createApiHandler({ operations: settingsOperations, platform: () => platform, sessions: lookupSession });
+  stack = await startTestStack({ handlers: { ...HANDLERS, settings } });
+  platform = createPlatform({ limits: raised, edgeGuard: undefined, clock: () => now });
+  office = createBackOffice(stack.client, stack.tables.access, () => now, stack.tables.domain);
+});
+afterAll(() => stack?.stop());
+
+const PASSWORD = 'correct horse battery';
+let serial = 0;
+async function account(options: { password?: string } = {}) {
+  const email = `settings-${(serial += 1)}-${Date.now()}@example.com`;
+  const { account_id } = await office.accounts.create('Settings user', { email, password: options.password ?? PASSWORD });
+  return { account_id, email };
+}
+const browser = () => new SettingsBrowser(stack);
+const call = async (path: string, init?: RequestInit) => (await stack.call(path, init)) as unknown as JsonResponse;
+async function signedIn(options: { password?: string } = {}) {
+  const who = await account(options);
+  const b = browser();
+  const response = await b.signIn(who.email, options.password ?? PASSWORD);
+  expect(response.status).toBe(200);
+  return { ...who, browser: b };
+}
+const nextStep = () => (now = new Date(now.getTime() + 30_000));
+const later = (ms: number) => (now = new Date(now.getTime() + ms));
+
+describe('signing in', () => {
+  it('opens a session with an HttpOnly, Secure, SameSite=Strict cookie scoped to the settings path', async () => {
+    const { email, account_id } = await account();
+    const b = browser();
+    const response = await b.signIn(email.toUpperCase(), PASSWORD);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ account_id, email, two_factor: 'off', name: 'Settings user' });
+    const cookie = response.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/^settings_session=[A-Za-z0-9_-]{43}; Path=\/v1\/settings; Max-Age=43200; HttpOnly; Secure; SameSite=Strict$/);
+    const session = await b.get('/settings/api/session');
+    expect(session.status).toBe(200);
+    expect(await session.json()).toMatchObject({ account_id, email });
+  });
+
+  it('answers a wrong password and an unknown e-mail address alike', async () => {
+    const { email } = await account();
+    const wrong = await browser().signIn(email, 'not the password at all');
+    const unknown = await browser().signIn(`nobody-${serial}-${Date.now()}@example.com`, PASSWORD);
+    const malformed = await browser().signIn('not an address', PASSWORD);
+    for (const response of [wrong, unknown, malformed]) {
+      expect(response.status).toBe(401);
+      expect(response.headers.get('set-cookie')).toBeNull();
+    }
+    const bodies = await Promise.all([wrong, unknown, malformed].map(async (r) => {
+      const { code, message } = (await r.json()) as { code: string; message: string };
+      return { code, message };
+    }));
+    expect(bodies[0]).toEqual({ code: 'INVALID_PASSWORD', message: expect.any(String) });
+    expect(bodies[1]).toEqual(bodies[0]);
+    expect(bodies[2]).toEqual(bodies[0]);
+  });
+
+  it('with two-factor on, needs a current code, refuses a wrong one and a replayed one', async () => {
+    const { email, browser: b } = await signedIn();
+    const enrolled = (await (await b.post('/settings/api/two-factor/enrol')).json()) as { secret: string; otpauth_uri: string };
+    expect(enrolled.otpauth_uri).toMatch(/^otpauth:\/\/totp\//);
+    expect((await (await b.get('/settings/api/session')).json()).two_factor).toBe('pending');
+    const confirm = await b.post('/settings/api/two-factor/confirm', { code: await codeAt(enrolled.secret, now) });
+    expect(confirm.status).toBe(200);
+    expect((await (await b.get('/settings/api/session')).json()).two_factor).toBe('on');
+
+    nextStep();
+    const missing = await browser().signIn(email, PASSWORD);
+    expect(missing.status).toBe(401);
+    expect((await missing.json()).code).toBe('INVALID_TWO_FACTOR');
+    const wrongCode = String((Number(await codeAt(enrolled.secret, now)) + 1) % 1_000_000).padStart(6, '0');
+    const wrong = await browser().signIn(email, PASSWORD, wrongCode);
+    expect((await wrong.json()).code).toBe('INVALID_TWO_FACTOR');
+    // A wrong password with a right code says nothing about the code.
+    const code = await codeAt(enrolled.secret, now);
+    expect((await (await browser().signIn(email, 'not the password at all', code)).json()).code).toBe('INVALID_PASSWORD');
+    const good = browser();
+    expect((await good.signIn(email, PASSWORD, code)).status).toBe(200);
+    const replayed = await browser().signIn(email, PASSWORD, code);
+    expect((await replayed.json()).code).toBe('INVALID_TWO_FACTOR');
+  });
+
+  it('refuses a deactivated account only after the right password', async () => {
+    const { email, account_id } = await account();
+    await office.accounts.deactivate(account_id);
+    expect((await (await browser().signIn(email, 'not the password at all')).json()).code).toBe('INVALID_PASSWORD');
+    const right = await browser().signIn(email, PASSWORD);
+    expect(right.status).toBe(403);
+    expect((await right.json()).code).toBe('ACCOUNT_INACTIVE');
+  });
+});
+
+describe('the session', () => {
+  it('ends at sign-out: the cookie is cleared and the old token is useless', async () => {
+    const { browser: b } = await signedIn();
+    const token = b.token;
+    const out = await b.delete('/settings/api/session');
+    expect(out.status).toBe(200);
+    expect(out.headers.get('set-cookie')).toMatch(/^settings_session=; Path=\/v1\/settings; Max-Age=0; HttpOnly; Secure; SameSite=Strict$/);
+    const replay = browser();
+    replay.token = token;
+    const refused = await replay.get('/settings/api/keys');
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ code: 'SESSION_REQUIRED', message: expect.any(String), request_id: expect.any(String) });
+  });
+
+  it('ends after 30 minutes without a request, and 12 hours after sign-in whatever the activity', async () => {
+    const { browser: idle } = await signedIn();
+    later(29 * 60_000);
+    expect((await idle.get('/settings/api/session')).status).toBe(200);
+    later(29 * 60_000);
+    expect((await idle.get('/settings/api/session')).status).toBe(200);
+    later(30 * 60_000 + 1000);
+    expect((await idle.get('/settings/api/session')).status).toBe(401);
+
+    const { browser: busy } = await signedIn();
+    for (let hours = 0; hours < 12 * 4 - 1; hours += 1) {
+      later(15 * 60_000);
+      expect((await busy.get('/settings/api/session')).status).toBe(200);
+    }
+    later(15 * 60_000);
+    expect((await busy.get('/settings/api/session')).status).toBe(401);
+  });
+
+  it('answers SESSION_REQUIRED without a cookie, with a malformed one, and never takes an API key', async () => {
+    const b = browser();
+    expect((await b.get('/settings/api/keys')).status).toBe(401);
+    b.token = 'x'.repeat(43);
+    expect((await b.get('/settings/api/keys')).status).toBe(401);
+    b.token = '../../etc';
+    expect((await b.get('/settings/api/keys')).status).toBe(401);
+
+    const { account_id, browser: signedInBrowser } = await signedIn();
+    const key = await office.keys.create({ accountId: account_id, scopes: ['public:read'] });
+    const withKey = await call('/settings/api/keys', { headers: { ...bearer(key.key), Cookie: `settings_session=${signedInBrowser.token}` } });
+    expect(withKey.status).toBe(400);
+    expect((await withKey.json()).code).toBe('API_KEY_NOT_ACCEPTED');
+    // And the session cookie is no credential on the partner API.
+    const me = await call('/me', { headers: { Cookie: `settings_session=${signedInBrowser.token}` } });
+    expect(me.status).toBe(401);
+    expect((await me.json()).error.code).toBe('INVALID_API_KEY');
+  });
+});
+
+describe('cross-site requests', () => {
+  it('refuses a change without the custom header, from another origin, or marked cross-site, and writes nothing', async () => {
+    const { account_id, browser: b } = await signedIn();
+    const body = JSON.stringify({ scopes: ['public:read'] });
+    const origin = new URL(stack.baseUrl).origin;
+    const attempts: Record<string, string>[] = [
+      { Origin: origin },
+      { Origin: 'https://evil.example', 'X-Settings-Request': '1' },
+      { Origin: 'null', 'X-Settings-Request': '1' },
+      { 'X-Settings-Request': '1' },
+      { Origin: origin, 'X-Settings-Request': '1', 'Sec-Fetch-Site': 'cross-site' },
+      { Origin: origin, 'X-Settings-Request': '1', 'Sec-Fetch-Site': 'same-site' },
+      { Origin: origin, 'X-Settings-Request': 'yes' },
+    ];
+    for (const headers of attempts) {
+      const response = await call('/settings/api/keys', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Cookie: `settings_session=${b.token}`, ...headers },
+        body,
+      });
+      expect(response.status, JSON.stringify(headers)).toBe(403);
+      expect((await response.json()).code).toBe('CSRF_CHECK_FAILED');
+    }
+    expect((await office.keys.list(account_id)).keys).toEqual([]);
+    // Sign-in and sign-out are protected too (no login CSRF, no forced logout).
+    const signIn = await call('/settings/api/session', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Origin: 'https://evil.example', 'X-Settings-Request': '1' },
+      body: JSON.stringify({ email: 'a@example.com', password: PASSWORD }),
+    });
+    expect((await signIn.json()).code).toBe('CSRF_CHECK_FAILED');
+    const signOut = await call('/settings/api/session', { method: 'DELETE', headers: { Cookie: `settings_session=${b.token}` } });
+    expect((await signOut.json()).code).toBe('CSRF_CHECK_FAILED');
+    expect((await b.get('/settings/api/session')).status).toBe(200);
+  });
+
+  it('lets reads through without the header (they change nothing)', async () => {
+    const { browser: b } = await signedIn();
+    const response = await call('/settings/api/keys', { headers: { Cookie: `settings_session=${b.token}` } });
+    expect(response.status).toBe(200);
+  });
+});
+
+describe('keys', () => {
+  it('creates a personal key whose value is shown once, works on the partner API, and is listed without it', async () => {
+    const { account_id, browser: b } = await signedIn();
+    const created = await b.post('/settings/api/keys', { name: 'CI deploy', scopes: ['public:read', 'entitlements:read'], days: 30 });
+    expect(created.status).toBe(201);
+    const key = (await created.json()) as { key_id: string; key: string; expires_at: string; partner_id: null; name: string };
+    expect(key).toMatchObject({ name: 'CI deploy', partner_id: null, scopes: ['public:read', 'entitlements:read'] });
+    expect(Date.parse(key.expires_at) - now.getTime()).toBe(30 * 86_400_000);
+    expect((await call('/me', { headers: bearer(key.key) })).status).toBe(200);
+
+    const listed = await b.get('/settings/api/keys');
+    const text = await listed.text();
+    expect(text).not.toContain(key.key);
+    expect(JSON.parse(text).keys).toEqual([
+      { key_id: key.key_id, name: 'CI deploy', partner_id: null, scopes: ['public:read', 'entitlements:read'], created_at: expect.any(String), expires_at: key.expires_at, status: 'active' },
+    ]);
+    expect((await office.keys.list(account_id)).keys).toHaveLength(1);
+  });
+
+  it('creates organization keys for active managers only', async () => {
+    const { account_id, browser: b } = await signedIn();
+    const { partner_id } = await office.organizations.create('Org');
+    const asOutsider = await b.post('/settings/api/keys', { partner_id, scopes: ['records:read'] });
+    expect(asOutsider.status).toBe(403);
+    expect((await asOutsider.json()).code).toBe('PARTNER_MANAGER_REQUIRED');
+    await office.memberships.set(partner_id, account_id, 'member');
+    expect((await (await b.post('/settings/api/keys', { partner_id, scopes: ['records:read'] })).json()).code).toBe('PARTNER_MANAGER_REQUIRED');
+    const unknown = await b.post('/settings/api/keys', { partner_id: 'org_does_not_exist', scopes: ['records:read'] });
+    expect((await unknown.json()).code).toBe('PARTNER_MANAGER_REQUIRED');
+
+    await office.memberships.set(partner_id, account_id, 'manager');
+    const created = await b.post('/settings/api/keys', { partner_id, scopes: ['records:read', 'invitations:write'], permanent: true });
+    expect(created.status).toBe(201);
+    const key = (await created.json()) as { key: string; expires_at: null; partner_id: string };
+    expect(key).toMatchObject({ partner_id, expires_at: null });
+    expect((await (await call('/me', { headers: bearer(key.key) })).json()).data).toMatchObject({ partner_id });
+
+    await office.organizations.archive(partner_id);
+    const archived = await b.post('/settings/api/keys', { partner_id, scopes: ['records:read'] });
+    expect(archived.status).toBe(409);
+    expect((await archived.json()).code).toBe('PARTNER_INACTIVE');
+  });
+
+  it('answers INVALID_SCOPES, INVALID_EXPIRY and INVALID_FIELD for what the admin CLI refuses, creating nothing', async () => {
+    const { account_id, browser: b } = await signedIn();
+    const cases: [unknown, number, string][] = [
+      [{ scopes: [] }, 422, 'INVALID_SCOPES'],
+      [{ scopes: ['records:read'] }, 422, 'INVALID_SCOPES'],
+      [{ scopes: ['public:read', 'public:read'] }, 422, 'INVALID_SCOPES'],
+      [{ scopes: ['admin:everything'] }, 422, 'INVALID_SCOPES'],
+      [{ scopes: 'public:read' }, 422, 'INVALID_SCOPES'],
+      [{ scopes: ['public:read'], days: 0 }, 422, 'INVALID_EXPIRY'],
+      [{ scopes: ['public:read'], days: 366 }, 422, 'INVALID_EXPIRY'],
+      [{ scopes: ['public:read'], days: 1.5 }, 422, 'INVALID_EXPIRY'],
+      [{ scopes: ['public:read'], days: '30' }, 422, 'INVALID_EXPIRY'],
+      [{ scopes: ['public:read'], days: 30, permanent: true }, 422, 'INVALID_EXPIRY'],
+      [{ scopes: ['public:read'], name: 'x'.repeat(65) }, 422, 'INVALID_FIELD'],
+      [{ scopes: ['public:read'], name: 'tab\there' }, 422, 'INVALID_FIELD'],
+      [{ scopes: ['public:read'], colour: 'blue' }, 422, 'UNKNOWN_FIELD'],
+    ];
+    for (const [body, status, code] of cases) {
+      const response = await b.post('/settings/api/keys', body);
+      expect(response.status, JSON.stringify(body)).toBe(status);
+      expect((await response.json()).code, JSON.stringify(body)).toBe(code);
+    }
+    const raw = await b.send('POST', '/settings/api/keys', '{"scopes":', 'application/json');
+    expect(raw.status).toBe(400);
+    expect((await raw.json()).code).toBe('INVALID_JSON');
+    expect((await office.keys.list(account_id)).keys).toEqual([]);
+  });
+
+  it('answers KEY_LIMIT at the 21st live key, permanent ones included; a revoked key frees its place', async () => {
+    const { account_id, browser: b } = await signedIn();
+    for (let i = 0; i < 19; i += 1) await office.keys.create({ accountId: account_id, scopes: ['public:read'] });
+    const twentieth = await b.post('/settings/api/keys', { scopes: ['public:read'], permanent: true });
+    expect(twentieth.status).toBe(201);
+    const refused = await b.post('/settings/api/keys', { scopes: ['public:read'] });
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).code).toBe('KEY_LIMIT');
+    await b.post(`/settings/api/keys/${((await twentieth.json()) as { key_id: string }).key_id}/revoke`);
+    expect((await b.post('/settings/api/keys', { scopes: ['public:read'] })).status).toBe(201);
+  });
+
+  it('revokes its creator\u2019s key for good; another account\u2019s key is not found and keeps working', async () => {
+    const { browser: b, account_id } = await signedIn();
+    const mine = (await (await b.post('/settings/api/keys', { scopes: ['public:read'] })).json()) as { key_id: string; key: string };
+    const other = await account();
+    const theirs = await office.keys.create({ accountId: other.account_id, scopes: ['public:read'] });
+
+    const notMine = await b.post(`/settings/api/keys/${theirs.key_id}/revoke`);
+    expect(notMine.status).toBe(404);
+    expect((await notMine.json()).code).toBe('KEY_NOT_FOUND');
+    expect((await call('/me', { headers: bearer(theirs.key) })).status).toBe(200);
+    expect((await b.post('/settings/api/keys/key_doesnotexist/revoke')).status).toBe(404);
+    expect((await b.post('/settings/api/keys/bad%20id/revoke')).status).toBe(404);
+    const withBody = await b.post(`/settings/api/keys/${mine.key_id}/revoke`, {});
+    expect((await withBody.json()).code).toBe('BODY_NOT_ALLOWED');
+
+    const revoked = await b.post(`/settings/api/keys/${mine.key_id}/revoke`);
+    expect(revoked.status).toBe(200);
+    const { revoked_at } = (await revoked.json()) as { revoked_at: string };
+    expect((await call('/me', { headers: bearer(mine.key) })).status).toBe(401);
+    later(60_000);
+    const again = await b.post(`/settings/api/keys/${mine.key_id}/revoke`);
+    expect(await again.json()).toEqual({ key_id: mine.key_id, revoked_at });
+    expect((await office.keys.list(account_id)).keys).toMatchObject([{ key_id: mine.key_id, status: 'revoked' }]);
+  });
+
+  it('revokes exactly once under concurrent revocations: one time, one audit entry', async () => {
+    const { browser: b, account_id } = await signedIn();
+    const key = await office.keys.create({ accountId: account_id, scopes: ['public:read'] });
+    const responses = await Promise.all(Array.from({ length: 8 }, () => b.post(`/settings/api/keys/${key.key_id}/revoke`)));
+    expect(responses.map((r) => r.status)).toEqual(Array(8).fill(200));
+    const times = new Set(await Promise.all(responses.map(async (r) => ((await r.json()) as { revoked_at: string }).revoked_at)));
+    expect(times.size).toBe(1);
+    const entries = await office.audit.list(account_id);
+    expect(entries.filter((e) => e.action === 'key.revoked')).toHaveLength(1);
+  });
+});
+
+describe('password', () => {
+  it('changes with the current password: every key revoked for good, other sessions ended, this browser signed in again', async () => {
+    const { email, account_id, browser: b } = await signedIn();
+    const other = browser();
+    expect((await other.signIn(email, PASSWORD)).status).toBe(200);
+    const permanent = (await (await b.post('/settings/api/keys', { scopes: ['public:read'], permanent: true })).json()) as { key: string };
+    const ordinary = (await (await b.post('/settings/api/keys', { scopes: ['public:read'] })).json()) as { key: string };
+
+    const wrong = await b.post('/settings/api/password', { current_password: 'not the password at all', new_password: 'a brand new password' });
+    expect(wrong.status).toBe(401);
+    expect((await wrong.json()).code).toBe('INVALID_PASSWORD');
+    const short = await b.post('/settings/api/password', { current_password: PASSWORD, new_password: 'short' });
+    expect(short.status).toBe(422);
+    expect((await short.json()).code).toBe('INVALID_FIELD');
+    expect((await call('/me', { headers: bearer(permanent.key) })).status).toBe(200);
+
+    const changed = await b.post('/settings/api/password', { current_password: PASSWORD, new_password: 'a brand new password' });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('set-cookie')).toMatch(/^settings_session=[A-Za-z0-9_-]{43}; Path=\/v1\/settings;/);
+    b.take(changed);
+    expect((await b.get('/settings/api/session')).status).toBe(200);
+    expect((await other.get('/settings/api/session')).status).toBe(401);
+    for (const key of [permanent, ordinary]) expect((await call('/me', { headers: bearer(key.key) })).status).toBe(401);
+    const listed = (await (await b.get('/settings/api/keys')).json()) as { keys: { status: string }[] };
+    expect(listed.keys.map((k) => k.status)).toEqual(['revoked', 'revoked']);
+
+    expect((await browser().signIn(email, PASSWORD)).status).toBe(401);
+    expect((await browser().signIn(email, 'a brand new password')).status).toBe(200);
+    // For good: changing the password back restores nothing.
+    expect((await b.post('/settings/api/password', { current_password: 'a brand new password', new_password: PASSWORD })).status).toBe(200);
+    for (const key of [permanent, ordinary]) expect((await call('/me', { headers: bearer(key.key) })).status).toBe(401);
+    expect((await office.keys.list(account_id)).keys.every((k) => k.status === 'revoked')).toBe(true);
+  });
+
+  it('is reset by the operator (admin CLI set-password): keys revoked, sessions ended', async () => {
+    const { email, account_id, browser: b } = await signedIn();
+    const key = (await (await b.post('/settings/api/keys', { scopes: ['public:read'] })).json()) as { key: string };
+    await office.accounts.setPassword(account_id, 'set by the operator');
+    expect((await b.get('/settings/api/keys')).status).toBe(401);
+    expect((await call('/me', { headers: bearer(key.key) })).status).toBe(401);
+    const again = browser();
+    expect((await again.signIn(email, 'set by the operator')).status).toBe(200);
+    expect(((await (await again.get('/settings/api/keys')).json()) as { keys: { status: string }[] }).keys[0].status).toBe('revoked');
+  });
+
+  it('of two concurrent changes from the same current password, exactly one wins', async () => {
+    const { email, browser: b } = await signedIn();
+    const second = browser();
+    expect((await second.signIn(email, PASSWORD)).status).toBe(200);
+    const [one, two] = await Promise.all([
+      b.post('/settings/api/password', { current_password: PASSWORD, new_password: 'first new password' }),
+      second.post('/settings/api/password', { current_password: PASSWORD, new_password: 'second new password' }),
+    ]);
+    expect([one.status, two.status].sort()).toEqual([200, 401]);
+    const winner = one.status === 200 ? 'first new password' : 'second new password';
+    const loser = one.status === 200 ? 'second new password' : 'first new password';
+    expect((await browser().signIn(email, winner)).status).toBe(200);
+    expect((await browser().signIn(email, loser)).status).toBe(401);
+  });
+});
+
+describe('two-factor in settings', () => {
+  it('enrols, confirms, refuses a second enrolment, and disables with the password and a code', async () => {
+    const { browser: b } = await signedIn();
+    const { secret } = (await (await b.post('/settings/api/two-factor/enrol')).json()) as { secret: string };
+    const wrong = await b.post('/settings/api/two-factor/confirm', { code: '000000' === (await codeAt(secret, now)) ? '111111' : '000000' });
+    expect(wrong.status).toBe(401);
+    expect((await wrong.json()).code).toBe('INVALID_TWO_FACTOR');
+    expect((await b.post('/settings/api/two-factor/confirm', { code: await codeAt(secret, now) })).status).toBe(200);
+    const twice = await b.post('/settings/api/two-factor/enrol');
+    expect(twice.status).toBe(409);
+    expect((await twice.json()).code).toBe('TWO_FACTOR_ENABLED');
+
+    nextStep();
+    const badPassword = await b.post('/settings/api/two-factor/disable', { password: 'not the password at all', code: await codeAt(secret, now) });
+    expect((await badPassword.json()).code).toBe('INVALID_PASSWORD');
+    const off = await b.post('/settings/api/two-factor/disable', { password: PASSWORD, code: await codeAt(secret, now) });
+    expect(off.status).toBe(200);
+    expect(await off.json()).toEqual({ two_factor: 'off' });
+    expect((await (await b.get('/settings/api/session')).json()).two_factor).toBe('off');
+  });
+});
+
+describe('audit', () => {
+  it('records every settings change with its time and source IP, newest first, for 30 days', async () => {
+    const { browser: b, account_id } = await signedIn();
+    const start = now.toISOString();
+    const key = (await (await b.post('/settings/api/keys', { scopes: ['public:read'] })).json()) as { key_id: string };
+    later(1000);
+    await b.post(`/settings/api/keys/${key.key_id}/revoke`);
+    later(1000);
+    const { secret } = (await (await b.post('/settings/api/two-factor/enrol')).json()) as { secret: string };
+    later(1000);
+    await b.post('/settings/api/two-factor/confirm', { code: await codeAt(secret, now) });
+    later(1000);
+    const changed = await b.post('/settings/api/password', { current_password: PASSWORD, new_password: 'a brand new password' });
+    b.take(changed);
+    later(1000);
+    await office.accounts.setPassword(account_id, 'reset by the operator');
+    const again = browser();
+    nextStep();
+    expect((await again.signIn((await office.signIn.get(account_id))?.email ?? '', 'reset by the operator', await codeAt(secret, now))).status).toBe(200);
+
+    const audit = await again.get('/settings/api/audit');
+    expect(audit.status).toBe(200);
+    const { entries } = (await audit.json()) as { entries: { at: string; action: string; via: string; source_ip: string | null; key_id?: string }[] };
+    expect(entries.map((e) => e.action)).toEqual(['password.reset', 'password.changed', 'two_factor.enabled', 'two_factor.enrolled', 'key.revoked', 'key.created']);
+    expect(entries.at(-1)).toEqual({ at: start, action: 'key.created', via: 'settings', source_ip: '127.0.0.1', key_id: key.key_id });
+    expect(entries[0]).toMatchObject({ via: 'operator', source_ip: null });
+    expect(entries.slice(1).every((e) => e.source_ip === '127.0.0.1' && e.via === 'settings')).toBe(true);
+
+    // 30 days later (TTL has not run: DynamoDB Local never does), the entries are gone by their time.
+    later(30 * 86_400_000 + 10_000);
+    const late = browser();
+    nextStep();
+    expect((await late.signIn((await office.signIn.get(account_id))?.email ?? '', 'reset by the operator', await codeAt(secret, now))).status).toBe(200);
+    expect(((await (await late.get('/settings/api/audit')).json()) as { entries: unknown[] }).entries).toEqual([]);
+  });
+});
+
+describe('the page', () => {
+  it('is served with a strict content security policy', async () => {
+    const response = await call('/settings');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
+  });
+
+  it('answers unknown settings paths in the web-settings shape', async () => {
+    const response = await call('/settings/api/nothing-here');
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ code: 'NOT_FOUND', message: expect.any(String), request_id: expect.any(String) });
+  });
+});
