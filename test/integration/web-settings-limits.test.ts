@@ -1,0 +1,184 @@
+/**
+ * The web settings' limits through the local front on DynamoDB Local, each
+ * row of the limits table exact under concurrency: for every `settings-*`
+ * and `sign-in-*` quota, limit + 5 concurrent requests of a route it covers
+ * (every other quota raised out of reach, the clock fixed inside one window)
+ * admit exactly `limit` and answer the rest 429 RATE_LIMITED naming that
+ * policy, with Retry-After and a top-level code. Revoking keeps working when
+ * the change quotas are spent; the web side's source-IP burst rule answers in
+ * the web-settings shape and does not count the partner API's requests.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBackOffice, type BackOffice } from '../../lambdas/back-office/back-office';
+import { operations as settingsOperations } from '../../lambdas/settings/handler';
+import { lookupSession } from '../../lambdas/settings/settings-operations';
+import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { LIMITS, quotaLimits, type Limit, type QuotaLimit } from '../../lambdas/shared/limits/limits-table';
+import { createPlatform, type Platform } from '../../lambdas/shared/platform';
+import { HANDLERS } from '../../local/handlers';
+import { SettingsBrowser, type JsonResponse } from '../support/settings-browser';
+import { startTestStack, type TestStack } from '../support/test-stack';
+
+let stack: TestStack;
+let platform: Platform;
+let office: BackOffice;
+
+beforeAll(async () => {
+  const settings = createApiHandler({ operations: settingsOperations, platform: () => platform, sessions: lookupSession });
+  stack = await startTestStack({ handlers: { ...HANDLERS, settings } });
+});
+afterAll(() => stack?.stop());
+
+let day = 0;
+/**
+ * The table with every quota but `row` raised out of reach (`real`: the table as it is), on a clock
+ * fixed 20 seconds into a UTC day of its own: every window (minute, hour, day) starts empty, also
+ * on the items every test shares (the source IP's).
+ */
+function platformFor(row: QuotaLimit | 'real'): Platform {
+  const limits: Limit[] = LIMITS.map((l) => (l.kind === 'edge' || row === 'real' ? l : l.policy === row.policy ? row : { ...l, limit: 100_000 }));
+  const fixed = new Date(Date.UTC(2031, 0, 1) + (day += 1) * 86_400_000 + 20_000);
+  office = createBackOffice(stack.client, stack.tables.access, () => fixed);
+  return createPlatform({ limits, edgeGuard: undefined, clock: () => fixed });
+}
+
+const PASSWORD = 'correct horse battery';
+let serial = 0;
+const newEmail = () => `limits-${(serial += 1)}-${Date.now()}@example.com`;
+async function signedIn() {
+  const email = newEmail();
+  const { account_id } = await office.accounts.create('Limited', { email, password: PASSWORD });
+  const browser = new SettingsBrowser(stack);
+  expect((await browser.signIn(email, PASSWORD)).status).toBe(200);
+  return { account_id, email, browser };
+}
+
+/** One request of a route the row covers, for `limit + 5` concurrent senders. */
+type Sender = (i: number) => Promise<JsonResponse>;
+async function senderFor(row: QuotaLimit): Promise<Sender> {
+  const category = row.covers === 'all' ? undefined : row.covers[0];
+  if (row.holder === 'sign-in-email') {
+    const email = newEmail();
+    return () => new SettingsBrowser(stack).signIn(email, 'not the password at all');
+  }
+  if (row.holder === 'sign-in-ip') return () => new SettingsBrowser(stack).signIn(newEmail(), 'not the password at all');
+  const { account_id, browser } = await signedIn();
+  switch (category) {
+    case 'settings-view':
+      return () => browser.get('/settings/api/keys');
+    case 'settings-change':
+      return () => browser.post('/settings/api/two-factor/enrol');
+    case 'settings-key-create':
+      return () => browser.post('/settings/api/keys', { scopes: ['public:read'] });
+    case 'settings-revoke': {
+      const keys = await Promise.all(Array.from({ length: row.limit + 5 }, () => office.keys.create({ accountId: account_id, scopes: ['public:read'] })));
+      return (i) => browser.post(`/settings/api/keys/${keys[i].key_id}/revoke`);
+    }
+    default:
+      throw new Error(`no route for ${row.policy}`);
+  }
+}
+
+/**
+ * `count` requests, at most 16 in flight at once: every request races others on the same counter
+ * item, and the single DynamoDB Local of a loaded test machine still answers each within the
+ * admission's time budget (beyond it, admission fails closed with 503, and the count is no proof).
+ */
+async function concurrently(count: number, send: Sender): Promise<JsonResponse[]> {
+  const responses: JsonResponse[] = new Array(count);
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const i = next;
+      next += 1;
+      responses[i] = await send(i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(16, count) }, worker));
+  return responses;
+}
+
+const ROWS = quotaLimits().filter((l) => l.holder === 'settings-account' || l.holder === 'sign-in-ip' || l.holder === 'sign-in-email');
+
+describe('web settings limits, each exact under concurrency', () => {
+  it('declares the spec\u2019s web settings limits', () => {
+    const byPolicy = Object.fromEntries(ROWS.map((l) => [l.policy, [l.windowSeconds, l.limit]]));
+    expect(byPolicy).toEqual({
+      'sign-in-email-minute': [60, 5],
+      'sign-in-email-hour': [3600, 20],
+      'sign-in-ip-minute': [60, 10],
+      'sign-in-ip-hour': [3600, 60],
+      'settings-view-minute': [60, 30],
+      'settings-change-minute': [60, 10],
+      'settings-change-hour': [3600, 60],
+      'settings-change-day': [86_400, 200],
+      'settings-revoke-minute': [60, 10],
+      'settings-key-create-hour': [3600, 20],
+      'settings-key-create-day': [86_400, 50],
+    });
+    const edge = LIMITS.filter((l) => l.kind === 'edge' && l.surface === 'web').map((l) => [l.policy, l.kind === 'edge' && l.windowSeconds, l.kind === 'edge' && l.limit]);
+    expect(edge).toEqual([
+      ['web-ip-burst', 10, 30],
+      ['web-ip-minute', 60, 60],
+    ]);
+  });
+
+  for (const declared of ROWS) {
+    // An admitted sign-in costs a memory-hard password hash (~0.5 s of CPU): on one test machine, more than ten at once
+    // would outlast the function timeout. The hour rows run scaled to 10 (same policy, holder and window); the
+    // declaration test above checks their real numbers.
+    const row = declared.holder === 'sign-in-ip' || declared.holder === 'sign-in-email' ? { ...declared, limit: Math.min(declared.limit, 10) } : declared;
+    it(`${row.policy}: ${row.limit} of ${row.limit + 5} concurrent requests admitted`, async () => {
+      platform = platformFor(row);
+      const send = await senderFor(row);
+      const responses = await concurrently(row.limit + 5, send);
+      const limited = responses.filter((r) => r.status === 429);
+      const others = responses.filter((r) => r.status !== 429);
+      expect(limited).toHaveLength(5);
+      // Admitted requests were answered by their operation (key creations beyond the 20-key limit: KEY_LIMIT, lost races: a conflict); never a 5xx.
+      expect(others.map((r) => r.status).filter((status) => status >= 500)).toEqual([]);
+      for (const response of limited) {
+        expect(response.headers.get('x-ratelimit-policy')).toBe(row.policy);
+        expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(await response.json()).toEqual({ code: 'RATE_LIMITED', message: expect.any(String), request_id: expect.any(String) });
+      }
+    }, 120_000);
+  }
+});
+
+describe('the separate revoke quota', () => {
+  it('lets a key be revoked when the change quotas are spent, and a refused change counts nowhere', async () => {
+    platform = platformFor('real');
+    const { account_id, browser } = await signedIn();
+    const keys = await Promise.all(Array.from({ length: 3 }, () => office.keys.create({ accountId: account_id, scopes: ['public:read'] })));
+    const changes = await concurrently(12, () => browser.post('/settings/api/two-factor/enrol'));
+    expect(changes.filter((r) => r.status === 429)).toHaveLength(2);
+    const refused = await browser.post('/settings/api/keys', { scopes: ['public:read'] });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('x-ratelimit-policy')).toBe('settings-change-minute');
+    for (const key of keys) expect((await browser.post(`/settings/api/keys/${key.key_id}/revoke`)).status).toBe(200);
+    // Viewing has its own quota too.
+    expect((await browser.get('/settings/api/keys')).status).toBe(200);
+  });
+});
+
+describe('the web side\u2019s source-IP burst rule', () => {
+  it('answers the 31st request in 10 seconds from one address with 429 in the web-settings shape, apart from the partner API', async () => {
+    const guarded = await startTestStack({ edgeProtection: true });
+    try {
+      // Align to a fresh 10-second window, so that the 30 fit in one.
+      await new Promise((resolve) => setTimeout(resolve, 10_000 - (Date.now() % 10_000) + 50));
+      const statuses: number[] = [];
+      for (let i = 0; i < 30; i += 1) statuses.push((await guarded.call('/settings/api/session')).status);
+      expect(statuses).toEqual(Array(30).fill(401));
+      const limited = await guarded.call('/settings/api/session');
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('x-ratelimit-policy')).toBe('web-ip-burst');
+      expect(await limited.json()).toMatchObject({ code: 'RATE_LIMITED', message: expect.any(String) });
+      // The partner API's burst rule counts its own requests only.
+      expect((await guarded.call('/health')).status).toBe(200);
+    } finally {
+      await guarded.stop();
+    }
+  }, 60_000);
+});
