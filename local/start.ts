@@ -94,7 +94,9 @@ async function main() {
         : []),
     );
   }
-  lines.push('', 'Admin CLI: npm run -s admin -- account create   (Ctrl-C stops everything)', '');
+  lines.push('', 'Web settings (open in a browser: keys, password, two-factor, activity):', `  ${stack.baseUrl}/settings`);
+  if (demo?.email && demo.password) lines.push(`  sign in as ${demo.email} / ${demo.password}`);
+  lines.push('', 'Admin CLI: npm run -s admin -- account create --email you@example.com --password "…"   (Ctrl-C stops everything)', '');
   console.log(lines.join('\n'));
 
   const shutdown = async () => {

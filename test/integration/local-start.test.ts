@@ -88,6 +88,23 @@ describe('npm start', () => {
     });
   });
 
+  it('prints the web settings address and a sign-in that works there', async () => {
+    const settings = /(http:\/\/127\.0\.0\.1:\d+\/v1\/settings)\n\s+sign in as (\S+) \/ (\S+)/.exec(output);
+    expect(settings).not.toBeNull();
+    const [, page, email, password] = settings as RegExpExecArray;
+    const html = await fetch(page);
+    expect([html.status, html.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    const signIn = await fetch(`${page}/api/session`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Origin: new URL(page).origin, 'X-Settings-Request': '1' },
+      body: JSON.stringify({ email, password }),
+    });
+    expect(signIn.status).toBe(200);
+    const cookie = (signIn.headers.get('set-cookie') as string).split(';')[0];
+    const keys = (await (await fetch(`${page}/api/keys`, { headers: { Cookie: cookie } })).json()) as { keys: { status: string }[] };
+    expect(keys.keys.map((k) => k.status)).toEqual(['active', 'active']);
+  });
+
   it('lets the admin CLI manage the running stack: JSON on stdout, {code,message} on stderr and a non-zero exit on failure', async () => {
     const created = admin('account', 'create', '--name', 'CLI');
     expect(created.status).toBe(0);
