@@ -21,11 +21,11 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { errorResponse } from '../lambdas/shared/http/envelope';
+import { errorResponse, errorResponseFor } from '../lambdas/shared/http/envelope';
 import { ApiError } from '../lambdas/shared/errors';
 import type { ApiHandler } from '../lambdas/shared/http/pipeline';
 import { REQUEST_LIMITS } from '../lambdas/shared/http/request-rules';
-import { defaultRouter, FALLBACK_GROUP, FALLBACK_RESOURCE, type Router } from '../lambdas/shared/http/routes';
+import { defaultRouter, FALLBACK_GROUPS, FALLBACK_RESOURCE, surfaceOfPath, type Router } from '../lambdas/shared/http/routes';
 import { resolveStageConfig } from '../lib/config/stage-config';
 import { errorEnvelope } from '../lib/constructs/error-envelope';
 import { callerIdentity } from './caller-identity';
@@ -126,7 +126,8 @@ export function buildProxyEvent(args: {
 
   const match = inStage ? router.match(method, path) : undefined;
   const resource = match ? match.route.path : FALLBACK_RESOURCE;
-  const group = match ? match.route.group : FALLBACK_GROUP;
+  // An unknown path reaches the fallback function of the REST API (surface) it would have reached in AWS.
+  const group = match ? match.route.group : FALLBACK_GROUPS[surfaceOfPath(path)];
   const pathParameters = match ? match.pathParameters : { proxy: path.replace(/^\//, '') };
 
   // Prototype-free: header names are the client's (`__proto__`, `constructor`, …).
@@ -259,10 +260,13 @@ export async function startLocalFront(options: LocalFrontOptions): Promise<Local
     try {
       // WAF's request rules act first, on the raw request (lib/constructs/edge-protection.ts).
       const target = parseRequestTarget(request.url ?? '/');
+      // Answers the front gives itself take the shape of the surface addressed (web settings: top-level code).
+      const stagePath = target.path.replace(/^\/v1(?=\/|$)/, '') || '/';
+      const refuse = (error: ApiError) => errorResponseFor(stagePath, requestId, error);
       const refusal = wafRequestRefusal(target, request.headers);
       if (refusal) {
         request.resume();
-        return send(response, errorResponse(requestId, new ApiError(refusal)));
+        return send(response, refuse(new ApiError(refusal)));
       }
       const edgeAnswer = await options.edge?.(request);
       if (edgeAnswer) {
@@ -273,7 +277,7 @@ export async function startLocalFront(options: LocalFrontOptions): Promise<Local
       const declared = Number(request.headers['content-length'] ?? 0);
       const read = declared > REQUEST_LIMITS.bodyBytes ? { bytes: Buffer.alloc(0), truncated: true } : await readBody(request, deadlineMs);
       if (read === 'timeout') {
-        return send(response, errorResponse(requestId, new ApiError('REQUEST_TIMEOUT')), true);
+        return send(response, refuse(new ApiError('REQUEST_TIMEOUT')), true);
       }
       const { event, group } = buildProxyEvent({ request, router, body: read.bytes, requestId, target });
       const handler = options.handlers[group];
@@ -283,7 +287,7 @@ export async function startLocalFront(options: LocalFrontOptions): Promise<Local
       if (result === 'timeout') {
         // Lambda stops a function at its timeout; API Gateway then answers 502 with no retry guidance.
         console.error(JSON.stringify({ level: 'error', message: 'local front: function timed out', request_id: requestId, timeout_ms: functionTimeoutMs }));
-        return send(response, { ...errorResponse(requestId, new ApiError('INTERNAL_ERROR')), statusCode: 502 }, true);
+        return send(response, { ...refuse(new ApiError('INTERNAL_ERROR')), statusCode: 502 }, true);
       }
       send(response, result, read.truncated);
     } catch (error) {

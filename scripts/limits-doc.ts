@@ -15,6 +15,8 @@ const windowName = (seconds: number) => ({ 10: '10 seconds', 60: 'minute', 3600:
 function where(limit: Limit): string {
   if (limit.kind === 'edge') return limit.enforcedBy === 'waf' ? 'AWS WAF rate-based rule (local: the front)' : 'in process, per Lambda container (local: the front)';
   if (limit.kind === 'concurrency') return `DynamoDB lease on the ${limit.holder} item (expires after ${LEASE_SECONDS} s)`;
+  // Web settings count on the signed-in account's own item, re-checking its status and credential generation in the same write.
+  if (limit.holder === 'settings-account') return 'DynamoDB conditional counter on the account item (re-checks the session)';
   return `DynamoDB conditional counter on the ${limit.holder} item`;
 }
 

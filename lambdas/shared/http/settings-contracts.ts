@@ -54,6 +54,7 @@ export const SETTINGS_CONTRACTS = {
     summary: 'The settings page (HTML)',
     status: 200,
     data: z.string(),
+    errors: ['API_KEY_NOT_ACCEPTED'],
   },
   'settings-sign-in': {
     summary: 'Sign in: sets the session cookie',

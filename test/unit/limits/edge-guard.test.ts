@@ -158,6 +158,36 @@ describe('EdgeGuard', () => {
   });
 });
 
+describe('EdgeGuard: one guard, two front doors', () => {
+  it('counts the web side and the partner API apart: each surface has its own rules and counters', () => {
+    // Prepare: one address, 30 partner requests in one 10-second window (its burst limit).
+    const time = clock();
+    const guard = new EdgeGuard(LIMITS, 'all', time.now);
+    const partnerRejections = send(guard, 30, () => fromIp('198.51.100.7'));
+
+    // Act: the same address on the web side, 31 times in the same window, then once more on the partner API.
+    const web = send(guard, 31, () => ({ surface: 'web', sourceIp: '198.51.100.7' }));
+    const partnerAgain = guard.check(fromIp('198.51.100.7'))?.limit.policy;
+
+    // Assess
+    expect(partnerRejections.filter(Boolean)).toEqual([]);
+    expect(web.slice(0, 30).filter(Boolean)).toEqual([]);
+    expect(web[30]).toBe('web-ip-burst');
+    expect(partnerAgain).toBe('edge-ip-burst');
+  });
+
+  it("holds the web side's 60 per minute in 'all' scope (WAF's rule in AWS)", () => {
+    const time = clock();
+    const guard = new EdgeGuard(LIMITS, 'all', time.now);
+    for (let window = 0; window < 6; window += 1) {
+      time.set(START_MS + window * 10_000);
+      expect(send(guard, 10, () => ({ surface: 'web', sourceIp: '198.51.100.8' })).filter(Boolean)).toEqual([]);
+    }
+    time.set(START_MS + 59_000);
+    expect(guard.check({ surface: 'web', sourceIp: '198.51.100.8' })?.limit.policy).toBe('web-ip-minute');
+  });
+});
+
 describe('EdgeGuard: rules that cannot be turned against users', () => {
   const KEY = `pak_live_${'ab'.repeat(32)}`;
 
