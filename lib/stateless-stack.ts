@@ -1,62 +1,102 @@
 /**
  * Stateless stack: everything that can be rebuilt from code — the functions,
- * the REST API, edge protection (WAF) and alarms. It receives the tables of
- * the stateful stack through typed props.
+ * the two front doors (lib/config/surfaces.ts: the partner API and the web
+ * side, each its own REST API with its own WAF web ACL), the scheduled jobs
+ * and the alarms. It receives the tables of the stateful stack through typed
+ * props.
+ *
+ * The web API is built first and depends on nothing of the partner API's
+ * functions: the partner API's invitations function gets the web side's
+ * address (PLAYER_SITE_URL, the base of its join links) from it, one way.
  */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
+import { PLAYER_SITE_PATH, SETTINGS_PATH, type RouteDefinition, type Surface } from '../lambdas/shared/http/routes';
 import type { StageConfig } from './config/stage-config';
+import { SURFACE_PROFILES } from './config/surfaces';
 import type { TableMap } from './constructs/data-tables';
 import type { SecretMap } from './constructs/service-secrets';
 import { EdgeProtection } from './constructs/edge-protection';
 import { Observability } from './constructs/observability';
-import { PartnerApi } from './constructs/partner-api';
 import { ScheduledJobs } from './constructs/scheduled-jobs';
-import type { RouteDefinition } from '../lambdas/shared/http/routes';
+import { SurfaceApi } from './constructs/surface-api';
 
 export interface StatelessStackProps extends StackProps {
   readonly config: StageConfig;
   readonly tables: TableMap;
   readonly secrets: SecretMap;
-  /** Route table override for tests; defaults to ROUTES. */
+  /** Route table override for tests (both surfaces); defaults to ROUTES. */
   readonly routes?: readonly RouteDefinition[];
-  /** Extra WAF rules (e.g. rate-based rules). */
-  readonly edgeRules?: readonly wafv2.CfnWebACL.RuleProperty[];
-  readonly edgeResponseBodies?: Readonly<Record<string, wafv2.CfnWebACL.CustomResponseBodyProperty>>;
+  /** Extra WAF rules per surface's web ACL (e.g. rate-based rules). */
+  readonly edgeRules?: Readonly<Partial<Record<Surface, readonly wafv2.CfnWebACL.RuleProperty[]>>>;
+  readonly edgeResponseBodies?: Readonly<Partial<Record<Surface, Readonly<Record<string, wafv2.CfnWebACL.CustomResponseBodyProperty>>>>>;
 }
 
 export class StatelessStack extends Stack {
-  public readonly api: PartnerApi;
+  /** The partner API (API keys, the spec's envelope). */
+  public readonly api: SurfaceApi;
+  /** The web side: the player site and web settings. */
+  public readonly webApi: SurfaceApi;
+  public readonly apis: Readonly<Record<Surface, SurfaceApi>>;
+  /** The partner API's web ACL. */
   public readonly edge: EdgeProtection;
+  /** The web side's web ACL. */
+  public readonly webEdge: EdgeProtection;
+  public readonly edges: Readonly<Record<Surface, EdgeProtection>>;
+  public readonly jobs: ScheduledJobs;
   public readonly observability: Observability;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     const { config, tables, secrets, routes, edgeRules, edgeResponseBodies, ...stackProps } = props;
-    super(scope, id, { description: `partner-api ${config.stage}: functions, REST API, WAF, alarms`, ...stackProps });
+    super(scope, id, { description: `partner-api ${config.stage}: functions, REST APIs (partner, web), WAF, alarms`, ...stackProps });
+    const common = { config, tables, secrets, ...(routes ? { routes } : {}) };
 
-    this.api = new PartnerApi(this, 'Api', { config, tables, secrets, ...(routes ? { routes } : {}) });
-    new ScheduledJobs(this, 'Jobs', { config, tables });
-    this.edge = new EdgeProtection(this, 'Edge', {
-      config,
-      stage: this.api.stage,
-      ...(edgeRules ? { additionalRules: edgeRules } : {}),
-      ...(edgeResponseBodies ? { additionalResponseBodies: edgeResponseBodies } : {}),
+    this.webApi = new SurfaceApi(this, SURFACE_PROFILES.web.apiConstructId, { ...common, surface: 'web' });
+    this.api = new SurfaceApi(this, SURFACE_PROFILES.partner.apiConstructId, {
+      ...common,
+      surface: 'partner',
+      // Join links open the player site on the web side (lambdas/invitations/join-link.ts).
+      functionEnvironment: { invitations: { PLAYER_SITE_URL: `${this.webApi.baseUrl}${PLAYER_SITE_PATH}` } },
     });
+    // The partner API owns the account's CloudWatch Logs setting on long-lived stages; the web stage's access logs need it too.
+    if (this.api.accountLogSetting) this.webApi.stage.node.addDependency(this.api.accountLogSetting);
+    this.apis = { partner: this.api, web: this.webApi };
+
+    const edgeOf = (surface: Surface): EdgeProtection =>
+      new EdgeProtection(this, SURFACE_PROFILES[surface].edgeConstructId, {
+        config,
+        surface,
+        stage: this.apis[surface].stage,
+        ...(edgeRules?.[surface] ? { additionalRules: edgeRules[surface] } : {}),
+        ...(edgeResponseBodies?.[surface] ? { additionalResponseBodies: edgeResponseBodies[surface] } : {}),
+      });
+    this.edge = edgeOf('partner');
+    this.webEdge = edgeOf('web');
+    this.edges = { partner: this.edge, web: this.webEdge };
+
+    this.jobs = new ScheduledJobs(this, 'Jobs', { config, tables });
+
+    const functions: Record<string, lambda.IFunction> = {};
+    for (const api of [this.api, this.webApi]) {
+      for (const [group, fn] of Object.entries(api.functions)) functions[group] = fn.function;
+    }
     this.observability = new Observability(this, 'Observability', {
       config,
-      stage: this.api.stage,
-      functions: Object.fromEntries(Object.entries(this.api.functions).map(([group, fn]) => [group, fn.function])),
+      apis: [this.api, this.webApi].map((api) => ({ alarmPrefix: SURFACE_PROFILES[api.surface].alarmPrefix, stage: api.stage })),
+      functions,
       tables,
-      edge: {
-        webAclName: this.edge.webAclName,
-        alarmingRuleMetricNames: this.edge.regionWideRuleMetricNames,
-      },
+      edges: [this.edge, this.webEdge].map((edge) => ({ webAclName: edge.webAclName, alarmingRuleMetricNames: edge.regionWideRuleMetricNames })),
     });
 
-    new CfnOutput(this, 'ApiBaseUrl', {
-      description: 'Base URL of the API; paths of the spec are relative to it',
+    new CfnOutput(this, SURFACE_PROFILES.partner.baseUrlOutput, {
+      description: 'Base URL of the partner API; paths of the spec are relative to it',
       value: this.api.baseUrl,
+    });
+    new CfnOutput(this, SURFACE_PROFILES.web.baseUrlOutput, {
+      description: `Base URL of the web side: the player site under ${PLAYER_SITE_PATH}/<id>, web settings at ${SETTINGS_PATH}`,
+      value: this.webApi.baseUrl,
     });
   }
 }

@@ -9,13 +9,15 @@
  * and printed in docs/infrastructure.md.
  */
 
+import type { Surface } from '../../lambdas/shared/http/routes';
+
 export type RemovalMode = 'destroy' | 'retain';
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 /** Retention periods CloudWatch Logs accepts (a subset; extend when needed). */
 export type LogRetentionDays = 1 | 3 | 5 | 7 | 14 | 30 | 60 | 90 | 120 | 150 | 180 | 365;
 
 /**
- * Default method throttling of the `v1` stage. API Gateway applies it per
+ * Default method throttling of a `v1` stage. API Gateway applies it per
  * method (each resource + verb has its own token bucket), bounded by the
  * account-level limit; it protects the account, it is not a client quota.
  */
@@ -62,7 +64,11 @@ export interface StageConfig {
    * so only long-lived stages own it and ephemeral stages rely on it.
    */
   readonly apiGatewayAccountLogRole: boolean;
-  readonly apiThrottle: ApiThrottleConfig;
+  /**
+   * Per front door (lib/config/surfaces.ts): the partner API's and the web side's stages throttle
+   * apart, so a browser crowd on the player site cannot spend the partners' buckets, nor the reverse.
+   */
+  readonly apiThrottle: Readonly<Record<Surface, ApiThrottleConfig>>;
   readonly alarms: AlarmsConfig;
   readonly lambda: LambdaConfig;
 }
@@ -81,7 +87,10 @@ const BASE: Omit<StageConfig, 'stage' | 'longLived'> = {
   logLevel: 'INFO',
   tracing: true,
   apiGatewayAccountLogRole: false,
-  apiThrottle: { rateLimit: 25, burstLimit: 50 },
+  apiThrottle: {
+    partner: { rateLimit: 25, burstLimit: 50 },
+    web: { rateLimit: 10, burstLimit: 20 },
+  },
   alarms: {
     enabled: false,
     api5xxThreshold: 5,
@@ -107,7 +116,7 @@ const OVERRIDES: Record<LongLivedStage, StageOverrides> = {
     pointInTimeRecovery: true,
     logRetentionDays: 30,
     apiGatewayAccountLogRole: true,
-    apiThrottle: { rateLimit: 50, burstLimit: 100 },
+    apiThrottle: { partner: { rateLimit: 50, burstLimit: 100 }, web: { rateLimit: 25, burstLimit: 50 } },
     alarms: { enabled: true },
   },
   prod: {
@@ -116,7 +125,7 @@ const OVERRIDES: Record<LongLivedStage, StageOverrides> = {
     deletionProtection: true,
     logRetentionDays: 30,
     apiGatewayAccountLogRole: true,
-    apiThrottle: { rateLimit: 200, burstLimit: 400 },
+    apiThrottle: { partner: { rateLimit: 200, burstLimit: 400 }, web: { rateLimit: 100, burstLimit: 200 } },
     alarms: { enabled: true, p99LatencyMs: 2000 },
   },
 };
@@ -163,8 +172,10 @@ function validate(config: StageConfig): void {
   if (!Number.isInteger(lambda.memoryMb) || lambda.memoryMb < 128 || lambda.memoryMb > 10240) {
     problems.push('lambda.memoryMb must be an integer from 128 to 10240');
   }
-  if (!(apiThrottle.rateLimit > 0) || !Number.isInteger(apiThrottle.burstLimit) || apiThrottle.burstLimit < 1) {
-    problems.push('apiThrottle needs rateLimit > 0 and an integer burstLimit >= 1');
+  for (const [surface, throttle] of Object.entries(apiThrottle)) {
+    if (!(throttle.rateLimit > 0) || !Number.isInteger(throttle.burstLimit) || throttle.burstLimit < 1) {
+      problems.push(`apiThrottle.${surface} needs rateLimit > 0 and an integer burstLimit >= 1`);
+    }
   }
   if (alarms.notifyEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarms.notifyEmail)) {
     problems.push(`alarms.notifyEmail ${JSON.stringify(alarms.notifyEmail)} is not an e-mail address`);

@@ -92,6 +92,8 @@ export interface ApiFunctionProps {
   readonly dataAccess: readonly TableAccess[];
   /** The service secrets the function reads (routes.ts GROUP_SECRET_ACCESS): SECRET_ARN_<ID> and GetSecretValue on each. */
   readonly secrets?: ReadonlyArray<readonly [SecretId, secretsmanager.ISecret]>;
+  /** Further variables the group's code reads (e.g. the invitations function's PLAYER_SITE_URL); they may not replace the ones above. */
+  readonly environment?: Readonly<Record<string, string>>;
 }
 
 export class ApiFunction extends Construct {
@@ -111,16 +113,22 @@ export class ApiFunction extends Construct {
       throw new Error(`ApiFunction ${group}: tables missing from props: ${missing.join(', ')}`);
     }
 
+    const environment = {
+      ...serviceEnvironment(config),
+      ...Object.fromEntries(props.dataAccess.map((access) => [tableEnvName(access.table), tables[access.table].tableName])),
+      ...Object.fromEntries((props.secrets ?? []).map(([id, secret]) => [secretArnEnvName(id), secret.secretArn])),
+    };
+    const clashing = Object.keys(props.environment ?? {}).filter((name) => name in environment);
+    if (clashing.length > 0) {
+      throw new Error(`ApiFunction ${group}: environment may not replace ${clashing.join(', ')}`);
+    }
+
     this.logGroup = serviceLogGroup(this, 'LogGroup', config);
     this.function = new NodejsFunction(this, 'Function', {
       ...serviceFunctionProps(config, this.logGroup),
       description: `partner-api ${config.stage}: ${group} endpoints`,
       entry,
-      environment: {
-        ...serviceEnvironment(config),
-        ...Object.fromEntries(props.dataAccess.map((access) => [tableEnvName(access.table), tables[access.table].tableName])),
-        ...Object.fromEntries((props.secrets ?? []).map(([id, secret]) => [secretArnEnvName(id), secret.secretArn])),
-      },
+      environment: { ...environment, ...props.environment },
     });
 
     for (const [, secret] of props.secrets ?? []) secret.grantRead(this.function);

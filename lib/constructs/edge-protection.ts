@@ -1,23 +1,27 @@
 /**
- * Edge protection: a regional WAFv2 web ACL associated with the API's `v1`
- * stage. Default action allow; the rules here refuse requests that carry a
- * key in the URL or break the spec's request limits before API Gateway or a
- * Lambda spends anything on them (or traces their URL). The limits are the
- * handlers' REQUEST_LIMITS, so the edge and the Lambda agree (the Lambda
- * keeps the same checks for traffic WAF lets through, e.g. the local stack).
+ * Edge protection: a regional WAFv2 web ACL associated with one front door's
+ * `v1` stage (lib/config/surfaces.ts; the stack builds one per surface, so the
+ * partner API and the web side spend separate rate budgets). Default action
+ * allow; the rules here refuse requests that carry a key in the URL or break
+ * the spec's request limits before API Gateway or a Lambda spends anything on
+ * them (or traces their URL). The limits are the handlers' REQUEST_LIMITS,
+ * which the pipeline applies on every surface, so the edge and the Lambda
+ * agree (the Lambda keeps the same checks for traffic WAF lets through, e.g.
+ * the local stack).
  *
  * Order: the credentials-in-URL rule first (CREDENTIALS_IN_URL_PRIORITY,
  * 10), size rules next (SIZE_RULE_PRIORITIES, 100–102), then the rate-based
- * rules generated from the `edge` rows of the limits table that WAF enforces
- * (edge-rate-rules.ts; RATE_RULE_PRIORITY_BASE, 200+, in table order; the
- * `limits` prop defaults to LIMITS).
+ * rules generated from the surface's `edge` rows of the limits table that WAF
+ * enforces (edge-rate-rules.ts; RATE_RULE_PRIORITY_BASE, 200+, in table order;
+ * the `limits` prop defaults to LIMITS).
  *
  * Every request may carry a credential, so no rule samples requests (metrics
  * stay on); blocked requests are logged with the Authorization header and
  * the query string redacted.
  *
- * Custom responses carry the spec's error envelope. WAF bodies are static
- * text, so `request_id` is the literal "edge" (also sent as X-Request-Id).
+ * Custom responses carry the spec's error envelope, in the surface's error
+ * shape (the web side's adds top-level `code` and `message`). WAF bodies are
+ * static text, so `request_id` is the literal "edge" (also sent as X-Request-Id).
  *
  * Further rules come in through `additionalRules`/`additionalResponseBodies`;
  * they must come after the credentials-in-URL rule and sample nothing. Pick
@@ -32,16 +36,20 @@ import { Construct } from 'constructs';
 import { CREDENTIAL_PARAMETER_NAMES, REQUEST_LIMITS } from '../../lambdas/shared/http/request-rules';
 import { LIVE_KEY_PREFIX } from '../../lambdas/shared/identity/api-keys';
 import { ERROR_CATALOG, type ErrorCode } from '../../lambdas/shared/errors';
+import type { Surface } from '../../lambdas/shared/http/routes';
 import { LIMITS, type Limit } from '../../lambdas/shared/limits/limits-table';
 import type { StageConfig } from '../config/stage-config';
-import { EDGE_REQUEST_ID, errorEnvelope } from './error-envelope';
+import { SURFACE_PROFILES, surfaceNamePrefix } from '../config/surfaces';
+import { EDGE_REQUEST_ID, errorBody } from './error-envelope';
 import { edgeRateRules, wafVisibility } from './edge-rate-rules';
 
 export interface EdgeProtectionProps {
   readonly config: StageConfig;
-  /** The API stage to protect. */
+  /** The front door this web ACL protects: names, rate rows and the error shape of its responses. */
+  readonly surface: Surface;
+  /** The API stage to protect (the surface's). */
   readonly stage: apigateway.Stage;
-  /** The limits table whose `waf` edge rows become rate-based rules; defaults to LIMITS. */
+  /** The limits table whose `waf` edge rows of the surface become rate-based rules; defaults to LIMITS. */
   readonly limits?: readonly Limit[];
   /**
    * Extra rules, each with a unique name and priority above CREDENTIALS_IN_URL_PRIORITY, and
@@ -99,6 +107,7 @@ const DECODED_LOWERCASE: wafv2.CfnWebACL.TextTransformationProperty[] = [
  * its query string; a request WAF blocks never reaches it.
  */
 export function credentialsInUrlRule(prefix: string): wafv2.CfnWebACL.RuleProperty {
+  // Same rule on both surfaces: the web side takes no key at all, so a key in its URL is a leak just the same.
   const keyPrefixIn = (fieldToMatch: wafv2.CfnWebACL.FieldToMatchProperty): wafv2.CfnWebACL.StatementProperty => ({
     byteMatchStatement: { fieldToMatch, positionalConstraint: 'CONTAINS', searchString: LIVE_KEY_PREFIX, textTransformations: DECODED_LOWERCASE },
   });
@@ -143,6 +152,7 @@ export const EDGE_RESPONSE_HEADERS: readonly wafv2.CfnWebACL.CustomHTTPHeaderPro
 ];
 
 export class EdgeProtection extends Construct {
+  public readonly surface: Surface;
   public readonly webAcl: wafv2.CfnWebACL;
   public readonly association: wafv2.CfnWebACLAssociation;
   /** The generated rate-based rules, in priority order. */
@@ -157,15 +167,18 @@ export class EdgeProtection extends Construct {
 
   constructor(scope: Construct, id: string, props: EdgeProtectionProps) {
     super(scope, id);
-    const { config, stage } = props;
-    const prefix = `partner-api-${config.stage}`;
+    const { config, stage, surface } = props;
+    if (!(surface in SURFACE_PROFILES)) throw new Error(`EdgeProtection: unknown surface ${JSON.stringify(surface)}`);
+    this.surface = surface;
+    const { errorShape } = SURFACE_PROFILES[surface];
+    const prefix = surfaceNamePrefix(config.stage, surface);
     const additionalRules = props.additionalRules ?? [];
     additionalRules.forEach(checkAdditionalRule);
     const additionalBodies = props.additionalResponseBodies ?? {};
 
     const credentialsRule = credentialsInUrlRule(prefix);
     const sizeRules = SIZE_RULES.map((rule, i) => sizeRuleProperty(prefix, rule, SIZE_RULE_PRIORITIES[i]));
-    const rate = edgeRateRules({ metricPrefix: prefix, limits: props.limits ?? LIMITS, commonHeaders: EDGE_RESPONSE_HEADERS });
+    const rate = edgeRateRules({ surface, metricPrefix: prefix, limits: props.limits ?? LIMITS, commonHeaders: EDGE_RESPONSE_HEADERS });
     this.rateRules = rate.rules;
     this.webAclName = `${prefix}-edge`;
     this.regionWideRuleMetricNames = rate.rules
@@ -178,14 +191,15 @@ export class EdgeProtection extends Construct {
     const sizeBodies = Object.fromEntries(
       [...SIZE_RULES.map((rule) => rule.code), 'CREDENTIALS_IN_URL' as const].map((code): [string, wafv2.CfnWebACL.CustomResponseBodyProperty] => [
         code,
-        { contentType: 'APPLICATION_JSON', content: errorEnvelope(code, EDGE_REQUEST_ID) },
+        { contentType: 'APPLICATION_JSON', content: errorBody(errorShape, code, EDGE_REQUEST_ID) },
       ]),
     );
     checkUnique('custom response body key', [...Object.keys(sizeBodies), ...Object.keys(rate.responseBodies), ...Object.keys(additionalBodies)]);
 
     this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
       name: `${prefix}-edge`,
-      description: `Edge protection for partner-api ${config.stage}`,
+      // WAF descriptions allow no parentheses.
+      description: `Edge protection for partner-api ${config.stage}${surface === 'web' ? ' web side, player site and web settings' : ''}`,
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
       visibilityConfig: wafVisibility(`${prefix}-edge`),

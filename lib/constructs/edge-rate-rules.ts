@@ -1,8 +1,9 @@
 /**
  * WAF rate-based rules generated from the `edge` rows of the limits table
- * (lambdas/shared/limits/limits-table.ts) whose `enforcedBy` is `waf`. No
- * number is written here: aggregate, window and limit all come from the row,
- * so changing LIMITS changes the web ACL.
+ * (lambdas/shared/limits/limits-table.ts) whose `enforcedBy` is `waf`, for one
+ * front door: each row names its `surface`, and each surface's web ACL gets
+ * only its own rows. No number is written here: aggregate, window and limit
+ * all come from the row, so changing LIMITS changes the web ACL.
  *
  * Row → rule:
  * - `ip`         → AggregateKeyType IP (the request's origin IP as WAF sees it).
@@ -27,7 +28,8 @@
  * is 60 s, so they are enforced in process (lambdas/shared/limits/edge-guard.ts).
  *
  * Blocked requests get 429 with the spec's error envelope (same code and
- * message as the Lambda's own RATE_LIMITED), `Retry-After` = the rule's
+ * message as the Lambda's own RATE_LIMITED; on the web side the body also
+ * carries them at the top level, error-envelope.ts), `Retry-After` = the rule's
  * window (WAF responses are static; a client that pauses for one window lets
  * WAF's look-back window slide past its burst), `X-RateLimit-Policy` = the
  * row's policy, plus the web ACL's common headers (`Cache-Control: no-store`,
@@ -37,7 +39,9 @@ import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { ERROR_CATALOG } from '../../lambdas/shared/errors';
 import { WELL_FORMED_CREDENTIAL } from '../../lambdas/shared/identity/api-keys';
 import { edgeLimits, LIMITS, type EdgeLimit, type Limit } from '../../lambdas/shared/limits/limits-table';
-import { EDGE_REQUEST_ID, errorEnvelope } from './error-envelope';
+import type { Surface } from '../../lambdas/shared/http/routes';
+import { SURFACE_PROFILES } from '../config/surfaces';
+import { EDGE_REQUEST_ID, errorBody } from './error-envelope';
 
 /** Evaluation windows WAF accepts (RateBasedStatement.EvaluationWindowSec). */
 export const WAF_EVALUATION_WINDOWS: readonly number[] = [60, 120, 300, 600];
@@ -113,9 +117,9 @@ export class EdgeRateRuleError extends Error {
   }
 }
 
-/** The edge rows WAF enforces, in table order. */
-export function wafEdgeLimits(limits: readonly Limit[] = LIMITS): EdgeLimit[] {
-  return edgeLimits(limits).filter((limit) => limit.enforcedBy === 'waf');
+/** The edge rows WAF enforces, in table order: of one surface's web ACL, or (no surface) of both. */
+export function wafEdgeLimits(limits: readonly Limit[] = LIMITS, surface?: Surface): EdgeLimit[] {
+  return edgeLimits(limits).filter((limit) => limit.enforcedBy === 'waf' && (surface === undefined || limit.surface === surface));
 }
 
 /** Throws EdgeRateRuleError when WAF cannot express the row as written. */
@@ -181,6 +185,8 @@ export interface EdgeRateRules {
 }
 
 export interface EdgeRateRuleOptions {
+  /** The front door whose web ACL gets the rules: only its rows become rules, and the body takes its error shape. */
+  readonly surface: Surface;
   /** Prefix of the CloudWatch metric names, e.g. `partner-api-dev`. */
   readonly metricPrefix: string;
   /** Defaults to LIMITS. */
@@ -190,12 +196,12 @@ export interface EdgeRateRuleOptions {
 }
 
 /**
- * One rate-based rule per `waf` edge row, named after its policy, at
- * RATE_RULE_PRIORITY_BASE + its index among the `waf` rows.
+ * One rate-based rule per `waf` edge row of the surface, named after its
+ * policy, at RATE_RULE_PRIORITY_BASE + its index among those rows.
  */
 export function edgeRateRules(options: EdgeRateRuleOptions): EdgeRateRules {
-  const { metricPrefix, limits = LIMITS, commonHeaders = [] } = options;
-  const rows = wafEdgeLimits(limits);
+  const { surface, metricPrefix, limits = LIMITS, commonHeaders = [] } = options;
+  const rows = wafEdgeLimits(limits, surface);
   const rules = rows.map((limit, i): wafv2.CfnWebACL.RuleProperty => ({
     name: limit.policy,
     priority: RATE_RULE_PRIORITY_BASE + i,
@@ -212,6 +218,11 @@ export function edgeRateRules(options: EdgeRateRuleOptions): EdgeRateRules {
     visibilityConfig: wafVisibility(`${metricPrefix}-${limit.policy}`),
   }));
   const responseBodies: Record<string, wafv2.CfnWebACL.CustomResponseBodyProperty> =
-    rules.length === 0 ? {} : { [RATE_LIMITED_BODY_KEY]: { contentType: 'APPLICATION_JSON', content: errorEnvelope('RATE_LIMITED', EDGE_REQUEST_ID) } };
+    rules.length === 0 ? {} : {
+          [RATE_LIMITED_BODY_KEY]: {
+            contentType: 'APPLICATION_JSON',
+            content: errorBody(SURFACE_PROFILES[surface].errorShape, 'RATE_LIMITED', EDGE_REQUEST_ID),
+          },
+        };
   return { rules, responseBodies };
 }

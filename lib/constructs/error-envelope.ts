@@ -1,12 +1,16 @@
 /**
  * The spec's error envelope for responses that API Gateway or WAF produce
  * without running a Lambda: `{"ok":false,"error":{"code","message"},"request_id"}`.
+ * On the web side the same body also carries `code` and `message` at the top
+ * level (web settings' error shape), so one static body serves the player
+ * site and web settings alike (errorBody, shape `web`).
  *
  * Messages come from the handlers' ERROR_CATALOG so that a client sees the
  * same text whichever layer rejected the request. Codes that only the gateway
  * can produce (no Lambda ever returns them) are listed in GATEWAY_ONLY_ERRORS.
  */
 import { ERROR_CATALOG, type ErrorCode } from '../../lambdas/shared/errors';
+import type { ErrorShape } from '../config/surfaces';
 
 /**
  * Errors only API Gateway produces. The spec allows new codes within v1
@@ -36,4 +40,19 @@ export function envelopeMessage(code: EnvelopeCode, override?: string): string {
 /** The error envelope as a JSON string. */
 export function errorEnvelope(code: EnvelopeCode, requestId: string, message?: string): string {
   return JSON.stringify({ ok: false, error: { code, message: envelopeMessage(code, message) }, request_id: requestId });
+}
+
+/**
+ * The web side's error body: the envelope plus top-level `code` and `message`
+ * (`{"ok":false,"code","message","error":{"code","message"},"request_id"}`), which
+ * satisfies both the player site's envelope and web settings' `{code, message, request_id}`.
+ */
+export function webErrorBody(code: EnvelopeCode, requestId: string, message?: string): string {
+  const text = envelopeMessage(code, message);
+  return JSON.stringify({ ok: false, code, message: text, error: { code, message: text }, request_id: requestId });
+}
+
+/** The error body of a front door's gateway and WAF responses, in its shape (lib/config/surfaces.ts). */
+export function errorBody(shape: ErrorShape, code: EnvelopeCode, requestId: string, message?: string): string {
+  return shape === 'web' ? webErrorBody(code, requestId, message) : errorEnvelope(code, requestId, message);
 }

@@ -1,12 +1,13 @@
 /**
  * Alarms of a stage, from the stage config: API 5XX count and p99 latency on
- * the `v1` stage, errors and throttles of every function, throttled
- * requests of every table, and blocks by the Region-wide WAF rule (it
- * counts only malformed credentials, so a block means a junk-credential
- * flood is being shed, never that valid keys are refused). With
- * `notifyEmail`, an SNS topic with an e-mail subscription receives ALARM and
- * OK transitions. Nothing is created when alarms are disabled (dev and
- * ephemeral stages).
+ * the `v1` stage of each REST API (the partner API and the web side), errors
+ * and throttles of the function of every endpoint group of both, throttled
+ * requests of every table, and blocks by the Region-wide WAF rules of each
+ * web ACL (today only the partner ACL has one: it counts only malformed
+ * credentials, so a block means a junk-credential flood is being shed, never
+ * that valid keys are refused). With `notifyEmail`, an SNS topic with an
+ * e-mail subscription receives ALARM and OK transitions. Nothing is created
+ * when alarms are disabled (dev and ephemeral stages).
  *
  * Missing data is "not breaching": a quiet API is not an incident.
  */
@@ -21,15 +22,28 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { StageConfig } from '../config/stage-config';
 
+/** A REST API stage to watch; `alarmPrefix` names its alarms (`<prefix>-5xx`, `<prefix>-p99-latency`). */
+export interface ObservedApi {
+  readonly alarmPrefix: string;
+  readonly stage: apigateway.Stage;
+}
+
+/** A web ACL and the WAF rules whose blocks an operator must hear about (by their metric names). */
+export interface ObservedEdge {
+  readonly webAclName: string;
+  readonly alarmingRuleMetricNames: readonly string[];
+}
+
 export interface ObservabilityProps {
   readonly config: StageConfig;
-  readonly stage: apigateway.Stage;
+  /** Every REST API of the stage. */
+  readonly apis: readonly ObservedApi[];
   /** Functions by a short name used in alarm names (e.g. the endpoint group). */
   readonly functions: Readonly<Record<string, lambda.IFunction>>;
   /** Tables by id. */
   readonly tables: Readonly<Record<string, dynamodb.ITableV2>>;
-  /** The web ACL and the WAF rules whose blocks an operator must hear about (by their metric names). */
-  readonly edge?: { readonly webAclName: string; readonly alarmingRuleMetricNames: readonly string[] };
+  /** Every web ACL of the stage. */
+  readonly edges?: readonly ObservedEdge[];
 }
 
 const PERIOD = Duration.minutes(5);
@@ -56,7 +70,7 @@ export class Observability extends Construct {
 
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
-    const { config, stage, functions, tables, edge } = props;
+    const { config, apis, functions, tables, edges = [] } = props;
     const { alarms: settings } = config;
     if (!settings.enabled) {
       this.alarms = [];
@@ -74,21 +88,24 @@ export class Observability extends Construct {
       return created;
     };
 
-    alarm('api-5xx', {
-      alarmDescription: `API Gateway 5XX responses on ${prefix} v1 (5 min sum)`,
-      metric: stage.metricServerError({ period: PERIOD, statistic: cloudwatch.Stats.SUM }),
-      threshold: settings.api5xxThreshold,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
-    });
-    alarm('api-p99-latency', {
-      alarmDescription: `API Gateway p99 latency on ${prefix} v1 above ${settings.p99LatencyMs} ms in 2 of 3 periods of 5 min`,
-      metric: stage.metricLatency({ period: PERIOD, statistic: cloudwatch.Stats.p(99) }),
-      threshold: settings.p99LatencyMs,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-    });
+    for (const { alarmPrefix, stage } of apis) {
+      const apiName = `${stage.restApi.restApiName} v1`;
+      alarm(`${alarmPrefix}-5xx`, {
+        alarmDescription: `API Gateway 5XX responses on ${apiName} (5 min sum)`,
+        metric: stage.metricServerError({ period: PERIOD, statistic: cloudwatch.Stats.SUM }),
+        threshold: settings.api5xxThreshold,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+      });
+      alarm(`${alarmPrefix}-p99-latency`, {
+        alarmDescription: `API Gateway p99 latency on ${apiName} above ${settings.p99LatencyMs} ms in 2 of 3 periods of 5 min`,
+        metric: stage.metricLatency({ period: PERIOD, statistic: cloudwatch.Stats.p(99) }),
+        threshold: settings.p99LatencyMs,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 2,
+      });
+    }
 
     for (const [name, fn] of Object.entries(functions)) {
       alarm(`${name}-errors`, {
@@ -117,21 +134,23 @@ export class Observability extends Construct {
       });
     }
 
-    for (const rule of edge?.alarmingRuleMetricNames ?? []) {
-      // The Region-wide rule counts only malformed credentials (it never blocks a well-formed key): blocks mean a junk-credential flood.
-      alarm(`waf-${rule.replace(`${prefix}-`, '')}-blocks`, {
-        alarmDescription: `WAF rule ${rule} blocked requests (5 min sum): a flood of malformed credentials is being shed Region-wide`,
-        metric: new cloudwatch.Metric({
-          namespace: 'AWS/WAFV2',
-          metricName: 'BlockedRequests',
-          dimensionsMap: { WebACL: edge?.webAclName ?? '', Rule: rule, Region: Stack.of(this).region },
-          period: PERIOD,
-          statistic: cloudwatch.Stats.SUM,
-        }),
-        threshold: 1,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 1,
-      });
+    for (const edge of edges) {
+      for (const rule of edge.alarmingRuleMetricNames) {
+        // A Region-wide rule counts only malformed credentials (it never blocks a well-formed key): blocks mean a junk-credential flood.
+        alarm(`waf-${rule.replace(`${prefix}-`, '')}-blocks`, {
+          alarmDescription: `WAF rule ${rule} of ${edge.webAclName} blocked requests (5 min sum): a flood of malformed credentials is being shed Region-wide`,
+          metric: new cloudwatch.Metric({
+            namespace: 'AWS/WAFV2',
+            metricName: 'BlockedRequests',
+            dimensionsMap: { WebACL: edge.webAclName, Rule: rule, Region: Stack.of(this).region },
+            period: PERIOD,
+            statistic: cloudwatch.Stats.SUM,
+          }),
+          threshold: 1,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 1,
+        });
+      }
     }
 
     if (settings.notifyEmail) {

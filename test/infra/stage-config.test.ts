@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { LONG_LIVED_STAGES, StageConfigError, resolveStageConfig } from '../../lib/config/stage-config';
+import { LONG_LIVED_STAGES, StageConfigError, resolveStageConfig, type ApiThrottleConfig, type StageConfig } from '../../lib/config/stage-config';
+import { SURFACES } from '../../lib/config/surfaces';
 
 describe('resolveStageConfig', () => {
   it('gives every ephemeral stage the base unchanged, apart from its name', () => {
@@ -71,6 +72,42 @@ describe('resolveStageConfig', () => {
     expect(prod.alarms.api5xxThreshold).toBe(base.alarms.api5xxThreshold);
     expect(prod.alarms.lambdaErrorsThreshold).toBe(base.alarms.lambdaErrorsThreshold);
     expect(prod.lambda).toEqual(base.lambda);
+  });
+
+  it('types the stage throttle per front door: one entry for the partner API, one for the web side, nothing else', () => {
+    // Prepare
+    const config: StageConfig = resolveStageConfig('dev');
+    const partner: ApiThrottleConfig = config.apiThrottle.partner;
+    const web: ApiThrottleConfig = config.apiThrottle.web;
+    // @ts-expect-error: there is no third front door (tsc -p . checks this line)
+    const unknown: ApiThrottleConfig | undefined = config.apiThrottle.admin;
+
+    // Assess
+    expect(Object.keys(config.apiThrottle).sort()).toEqual([...SURFACES].sort());
+    expect(unknown).toBeUndefined();
+    for (const throttle of [partner, web]) {
+      expect(throttle.rateLimit).toBeGreaterThan(0);
+      expect(Number.isInteger(throttle.burstLimit)).toBe(true);
+    }
+  });
+
+  it.each([...LONG_LIVED_STAGES, 'pr-3'])('throttles the %s web stage apart from, and below, the partner API', (name) => {
+    const { apiThrottle } = resolveStageConfig(name);
+
+    expect(apiThrottle.web.rateLimit).toBeLessThan(apiThrottle.partner.rateLimit);
+    expect(apiThrottle.web.burstLimit).toBeLessThan(apiThrottle.partner.burstLimit);
+    expect(apiThrottle.web).not.toBe(apiThrottle.partner);
+  });
+
+  it('gives dev the base throttles and prod its own, per front door', () => {
+    const base = resolveStageConfig('pr-1');
+    const dev = resolveStageConfig('dev');
+    const prod = resolveStageConfig('prod');
+
+    // dev overrides no throttle: both entries are the base's.
+    expect(dev.apiThrottle).toEqual(base.apiThrottle);
+    expect(prod.apiThrottle).toEqual({ partner: { rateLimit: 200, burstLimit: 400 }, web: { rateLimit: 100, burstLimit: 200 } });
+    expect(Object.isFrozen(prod.apiThrottle.web)).toBe(true);
   });
 
   it('keeps every Lambda timeout below the 29 s API Gateway integration timeout', () => {

@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildStages, type BuildStageOptions, type StageStacks } from '../../lib/app-stacks';
 import { PROJECT_ROOT } from '../../lib/constructs/api-function';
-import type { RouteDefinition } from '../../lambdas/shared/http/routes';
+import type { RouteDefinition, Surface } from '../../lambdas/shared/http/routes';
+import { SURFACE_PROFILES } from '../../lib/config/surfaces';
 
 type Json = Record<string, unknown>;
 
@@ -79,11 +80,21 @@ export function functionLogicalId(template: Template, group: string): string {
   return logicalIdByPath(template, 'AWS::Lambda::Function', `/${construct}Function/Function/Resource`);
 }
 
+/** Logical id of a surface's REST API (the partner API is construct `Api`, the web side `WebApi`). */
+export function restApiLogicalId(template: Template, surface: Surface): string {
+  return logicalIdByPath(template, 'AWS::ApiGateway::RestApi', `/${SURFACE_PROFILES[surface].apiConstructId}/RestApi/Resource`);
+}
+
+/** Logical id of a surface's `v1` stage. */
+export function stageLogicalId(template: Template, surface: Surface): string {
+  return logicalIdByPath(template, 'AWS::ApiGateway::Stage', `/${SURFACE_PROFILES[surface].apiConstructId}/RestApi/DeploymentStage.v1/Resource`);
+}
+
 /**
- * Every API Gateway method as `METHOD /path` → logical id of the Lambda it
- * invokes, with paths rebuilt from the Resource tree (root is `/`).
+ * Every API Gateway method of one REST API as `METHOD /path` → logical id of
+ * the Lambda it invokes, with paths rebuilt from the Resource tree (root is `/`).
  */
-export function methodTargets(template: Template): Map<string, string> {
+export function methodTargets(template: Template, restApiId: string): Map<string, string> {
   const apiResources = resources(template, 'AWS::ApiGateway::Resource');
   const pathOf = (resourceId: unknown): string => {
     const ref = (resourceId as { Ref?: string }).Ref;
@@ -93,6 +104,7 @@ export function methodTargets(template: Template): Map<string, string> {
   };
   const targets = new Map<string, string>();
   for (const method of Object.values(resources(template, 'AWS::ApiGateway::Method'))) {
+    if ((method.Properties.RestApiId as { Ref?: string }).Ref !== restApiId) continue;
     const props = method.Properties as {
       HttpMethod: string;
       ResourceId: unknown;
@@ -122,9 +134,13 @@ export const SPEC_ROUTES: readonly RouteDefinition[] = [
   { id: 'revokeInvitation', method: 'POST', path: '/partners/{partner_id}/invitations/{invitation_id}/revoke', group: 'invitations', auth: 'key', query: [], body: 'none' },
   { id: 'tickets', method: 'GET', path: '/partners/{partner_id}/tickets', group: 'tickets', auth: 'key', query: [], body: 'none' },
   { id: 'ticket', method: 'GET', path: '/partners/{partner_id}/tickets/{invitation_id}', group: 'tickets', auth: 'key', query: [], body: 'none' },
-  // The player site (not an API operation, but served by the stack).
+  // The web side: the player site and web settings (not API operations, but served by the stack's web API).
   { id: 'playerPage', method: 'GET', path: '/join/{invitation_id}', group: 'player', auth: 'player', query: [], body: 'none' },
   { id: 'playerView', method: 'GET', path: '/join/{invitation_id}/view', group: 'player', auth: 'player', query: [], body: 'none' },
   { id: 'playerClaim', method: 'POST', path: '/join/{invitation_id}/claim', group: 'player', auth: 'player', query: [], body: 'json' },
   { id: 'playerMessage', method: 'POST', path: '/join/{invitation_id}/messages', group: 'player', auth: 'player', query: [], body: 'json' },
+  { id: 'settingsPage', method: 'GET', path: '/settings', group: 'settings', auth: 'web', query: [], body: 'none' },
+  { id: 'signIn', method: 'POST', path: '/settings/api/session', group: 'settings', auth: 'web', query: [], body: 'json' },
+  { id: 'signOut', method: 'DELETE', path: '/settings/api/session', group: 'settings', auth: 'web', query: [], body: 'none' },
+  { id: 'keyRevoke', method: 'POST', path: '/settings/api/keys/{key_id}/revoke', group: 'settings', auth: 'session', query: [], body: 'none' },
 ];

@@ -1,0 +1,314 @@
+/**
+ * A front door of the service (lib/config/surfaces.ts): one regional API
+ * Gateway REST API deployed to stage `v1` (so the base URL ends with /v1),
+ * one Lambda per endpoint group of the surface, and the resource tree built
+ * from the surface's routes of the shared route table. The stateless stack
+ * builds it twice: the partner API (API keys, the spec's envelope) and the
+ * web side (the player site and web settings, for browsers); neither API
+ * has a route, a function or a throttle bucket of the other.
+ *
+ * Every path and method that no route declares must end in 404 NOT_FOUND.
+ * API Gateway answers unmatched requests itself with 403 "Missing
+ * Authentication Token", so:
+ * - the surface's fallback group's function (routes.ts FALLBACK_GROUPS:
+ *   system on the partner API, settings on the web side) gets ANY on the
+ *   root, on a root-level greedy `{proxy+}`, and on every resource the route
+ *   tree creates (intermediate ones such as /partners/{partner_id} included);
+ * - what still cannot reach a Lambda (a deeper unknown path below a resource
+ *   that already has a `{param}` child, where API Gateway allows no second
+ *   variable sibling) is caught by the MISSING_AUTHENTICATION_TOKEN gateway
+ *   response, mapped to 404 NOT_FOUND.
+ *
+ * Gateway responses (errors API Gateway produces without a Lambda) carry the
+ * error envelope in the surface's shape (error-envelope.ts `errorBody`) with
+ * `request_id` = `$context.requestId`.
+ */
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import {
+  API_STAGE_NAME,
+  dataAccessOf,
+  ENDPOINT_GROUPS,
+  FALLBACK_GROUPS,
+  FALLBACK_RESOURCE,
+  GROUP_SECRET_ACCESS,
+  groupsOf,
+  ROUTES,
+  SURFACE_OF_GROUP,
+  surfaceOfPath,
+  type EndpointGroup,
+  type RouteDefinition,
+  type Surface,
+} from '../../lambdas/shared/http/routes';
+import { API_INTEGRATION_TIMEOUT_SECONDS, type StageConfig } from '../config/stage-config';
+import { SURFACE_PROFILES, surfaceNamePrefix } from '../config/surfaces';
+import { ApiFunction } from './api-function';
+import type { TableMap } from './data-tables';
+import type { SecretMap } from './service-secrets';
+import { GATEWAY_REQUEST_ID, errorBody, type EnvelopeCode } from './error-envelope';
+
+/** The deployment stage; part of the base URL (`…/v1`). */
+export { API_STAGE_NAME };
+
+/**
+ * TLS security policy of the execute-api endpoint: TLS 1.2 and 1.3 only. The
+ * enhanced `SecurityPolicy_*` policies (e.g. TLS 1.3 only) would also need an
+ * endpoint access mode; not used for now.
+ */
+export const API_SECURITY_POLICY = 'TLS_1_2';
+
+interface GatewayErrorSpec {
+  readonly type: apigateway.ResponseType;
+  /** Omitted: keep the status API Gateway chose (only for the DEFAULT_* families). */
+  readonly statusCode?: number;
+  readonly code: EnvelopeCode;
+  readonly message?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Headers on every gateway response. Values are static: gateway response
+ * parameters can only map method request parameters, stage variables or
+ * literals, not `$context` variables, so `X-Request-Id` cannot carry the
+ * request id here. API Gateway's own `x-amzn-RequestId` response header and
+ * the body's `request_id` carry it instead (see docs/infrastructure.md).
+ */
+const GATEWAY_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
+  'Cache-Control': 'no-store',
+};
+
+/**
+ * What API Gateway's own errors answer on a surface. The stage throttle's 429 names the surface's
+ * throttle policy (spec: edge rejections name the policy): `api-stage` on the partner API,
+ * `web-stage` on the web side, whose stage throttles apart.
+ */
+export function gatewayErrors(surface: Surface): readonly GatewayErrorSpec[] {
+  return [
+    { type: apigateway.ResponseType.DEFAULT_4XX, code: 'REQUEST_REJECTED' },
+    { type: apigateway.ResponseType.DEFAULT_5XX, code: 'INTERNAL_ERROR' },
+    // Unknown resource or method that no ANY method caught.
+    { type: apigateway.ResponseType.MISSING_AUTHENTICATION_TOKEN, statusCode: 404, code: 'NOT_FOUND' },
+    { type: apigateway.ResponseType.RESOURCE_NOT_FOUND, statusCode: 404, code: 'NOT_FOUND' },
+    // API Gateway's own payload limit (10 MB); the spec's 4096-byte body limit is enforced by the Lambda.
+    { type: apigateway.ResponseType.REQUEST_TOO_LARGE, statusCode: 413, code: 'BODY_TOO_LARGE' },
+    {
+      type: apigateway.ResponseType.THROTTLED,
+      statusCode: 429,
+      code: 'RATE_LIMITED',
+      headers: { 'Retry-After': '1', 'X-RateLimit-Policy': SURFACE_PROFILES[surface].throttlePolicy },
+    },
+    {
+      type: apigateway.ResponseType.INTEGRATION_TIMEOUT,
+      statusCode: 504,
+      code: 'INTERNAL_ERROR',
+      message: 'The service did not answer in time.',
+    },
+    { type: apigateway.ResponseType.INTEGRATION_FAILURE, statusCode: 502, code: 'INTERNAL_ERROR' },
+    { type: apigateway.ResponseType.WAF_FILTERED, statusCode: 403, code: 'REQUEST_BLOCKED' },
+  ];
+}
+
+export interface SurfaceApiProps {
+  readonly config: StageConfig;
+  /** The front door to build: its routes, groups, fallback, names and error shape. */
+  readonly surface: Surface;
+  readonly tables: TableMap;
+  readonly secrets: SecretMap;
+  /** The whole route table (both surfaces; validated whole, this API takes its surface's routes); defaults to ROUTES. Tests pass extended copies. */
+  readonly routes?: readonly RouteDefinition[];
+  /** Extra environment variables per group of this surface (e.g. the invitations function's PLAYER_SITE_URL). */
+  readonly functionEnvironment?: Readonly<Partial<Record<EndpointGroup, Readonly<Record<string, string>>>>>;
+}
+
+export class SurfaceApi extends Construct {
+  public readonly surface: Surface;
+  public readonly api: apigateway.RestApi;
+  /** The `v1` stage (the surface's WAF web ACL associates with it). */
+  public readonly stage: apigateway.Stage;
+  /** One function per endpoint group of the surface (routes.ts groupsOf). */
+  public readonly functions: Readonly<Partial<Record<EndpointGroup, ApiFunction>>>;
+  /** The group whose function answers unknown paths and methods. */
+  public readonly fallbackGroup: EndpointGroup;
+  /** The routes this API serves: the surface's rows of the route table. */
+  public readonly routes: readonly RouteDefinition[];
+  public readonly accessLogGroup: logs.LogGroup;
+  /**
+   * The account's API Gateway CloudWatch Logs setting, when this API created it (the stage owns it
+   * and so does the surface: SurfaceProfile.ownsAccountLogSetting). Another API's stage that writes
+   * access logs must be deployed after it.
+   */
+  public readonly accountLogSetting?: apigateway.CfnAccount;
+  /** `https://{id}.execute-api.{region}.amazonaws.com/v1`, no trailing slash. */
+  public readonly baseUrl: string;
+
+  constructor(scope: Construct, id: string, props: SurfaceApiProps) {
+    super(scope, id);
+    const { config, tables, secrets, surface } = props;
+    if (!(surface in SURFACE_PROFILES)) throw new Error(`SurfaceApi: unknown surface ${JSON.stringify(surface)}`);
+    const profile = SURFACE_PROFILES[surface];
+    const allRoutes = props.routes ?? ROUTES;
+    validateRoutes(allRoutes);
+    const groups = groupsOf(surface);
+    const fallbackGroup = FALLBACK_GROUPS[surface];
+    if (!groups.includes(fallbackGroup)) throw new Error(`SurfaceApi ${surface}: fallback group ${fallbackGroup} is not a group of the surface`);
+    const foreign = Object.keys(props.functionEnvironment ?? {}).filter((group) => !groups.includes(group as EndpointGroup));
+    if (foreign.length > 0) throw new Error(`SurfaceApi ${surface}: functionEnvironment names groups of another surface: ${foreign.join(', ')}`);
+    this.surface = surface;
+    this.fallbackGroup = fallbackGroup;
+    this.routes = allRoutes.filter((route) => SURFACE_OF_GROUP[route.group] === surface);
+
+    const removalPolicy = config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    this.accessLogGroup = new logs.LogGroup(this, 'AccessLogs', {
+      retention: config.logRetentionDays as number as logs.RetentionDays,
+      removalPolicy,
+    });
+
+    const ownsAccountLogSetting = config.apiGatewayAccountLogRole && profile.ownsAccountLogSetting;
+    const throttle = config.apiThrottle[surface];
+    this.api = new apigateway.RestApi(this, 'RestApi', {
+      restApiName: surfaceNamePrefix(config.stage, surface),
+      description: `${profile.title} (${config.stage})`,
+      endpointConfiguration: { types: [apigateway.EndpointType.REGIONAL] },
+      cloudWatchRole: ownsAccountLogSetting,
+      // The role and the account setting stay when a stage is deleted: other stages' access logging depends on them.
+      ...(ownsAccountLogSetting ? { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN } : {}),
+      deploy: true,
+      retainDeployments: false,
+      deployOptions: {
+        stageName: API_STAGE_NAME,
+        tracingEnabled: config.tracing,
+        metricsEnabled: true,
+        loggingLevel: apigateway.MethodLoggingLevel.OFF,
+        dataTraceEnabled: false,
+        throttlingRateLimit: throttle.rateLimit,
+        throttlingBurstLimit: throttle.burstLimit,
+        accessLogDestination: new apigateway.LogGroupLogDestination(this.accessLogGroup),
+        accessLogFormat: ACCESS_LOG_FORMAT,
+      },
+    });
+    this.stage = this.api.deploymentStage;
+    // A new Regional REST API defaults to the legacy TLS_1_0 policy; TLS_1_2 refuses TLS 1.0/1.1 handshakes.
+    (this.api.node.defaultChild as apigateway.CfnRestApi).securityPolicy = API_SECURITY_POLICY;
+    // RestApi keeps its account setting protected; it is the child `Account` when cloudWatchRole is on.
+    this.accountLogSetting = ownsAccountLogSetting ? (this.api.node.findChild('Account') as apigateway.CfnAccount) : undefined;
+
+    const functions: Partial<Record<EndpointGroup, ApiFunction>> = {};
+    const integrations: Partial<Record<EndpointGroup, apigateway.LambdaIntegration>> = {};
+    for (const group of groups) {
+      const fn = new ApiFunction(this, `${pascal(group)}Function`, {
+        group,
+        config,
+        tables,
+        dataAccess: dataAccessOf(group, allRoutes),
+        secrets: GROUP_SECRET_ACCESS[group].map((secretId) => [secretId, secrets[secretId]] as const),
+        ...(props.functionEnvironment?.[group] ? { environment: props.functionEnvironment[group] } : {}),
+      });
+      functions[group] = fn;
+      integrations[group] = new apigateway.LambdaIntegration(fn.function, {
+        proxy: true,
+        // One resource-policy statement per function for the whole API instead of one per method.
+        scopePermissionToMethod: false,
+        timeout: Duration.seconds(API_INTEGRATION_TIMEOUT_SECONDS),
+      });
+    }
+    this.functions = Object.freeze(functions);
+    const integrationOf = (group: EndpointGroup): apigateway.LambdaIntegration => {
+      const integration = integrations[group];
+      if (!integration) throw new Error(`SurfaceApi ${surface}: no function for group ${group}`);
+      return integration;
+    };
+
+    const routedResources = new Set<apigateway.IResource>([this.api.root]);
+    for (const route of this.routes) {
+      const resource = this.api.root.resourceForPath(route.path);
+      for (let r: apigateway.IResource | undefined = resource; r; r = r.parentResource) routedResources.add(r);
+      resource.addMethod(route.method, integrationOf(route.group));
+    }
+
+    // Everything no route declares reaches the fallback function, which answers 404 NOT_FOUND.
+    const fallback = integrationOf(fallbackGroup);
+    for (const resource of routedResources) resource.addMethod('ANY', fallback);
+    this.api.root.resourceForPath(FALLBACK_RESOURCE).addMethod('ANY', fallback);
+
+    for (const spec of gatewayErrors(surface)) {
+      this.api.addGatewayResponse(spec.type.responseType, {
+        type: spec.type,
+        ...(spec.statusCode !== undefined ? { statusCode: String(spec.statusCode) } : {}),
+        responseHeaders: quoteHeaderValues({ ...GATEWAY_RESPONSE_HEADERS, ...spec.headers }),
+        templates: { 'application/json': errorBody(profile.errorShape, spec.code, GATEWAY_REQUEST_ID, spec.message) },
+      });
+    }
+
+    const stack = Stack.of(this);
+    this.baseUrl = `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${API_STAGE_NAME}`;
+  }
+}
+
+/**
+ * JSON access log: who, what, outcome and latency. No headers (never the
+ * Authorization header) and no concrete path or query string: a client that
+ * wrongly puts a key in the URL (400 CREDENTIALS_IN_URL) must not leave it in
+ * the logs. The resource template identifies the route.
+ */
+const ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: '$context.requestId',
+    extendedRequestId: '$context.extendedRequestId',
+    requestTime: '$context.requestTime',
+    ip: '$context.identity.sourceIp',
+    userAgent: '$context.identity.userAgent',
+    httpMethod: '$context.httpMethod',
+    resourcePath: '$context.resourcePath',
+    protocol: '$context.protocol',
+    status: '$context.status',
+    responseLength: '$context.responseLength',
+    responseLatency: '$context.responseLatency',
+    integrationLatency: '$context.integration.latency',
+    integrationStatus: '$context.integration.status',
+    errorType: '$context.error.responseType',
+    errorMessage: '$context.error.message',
+    wafStatus: '$context.waf.status',
+    wafResponseCode: '$context.wafResponseCode',
+    xrayTraceId: '$context.xrayTraceId',
+  }),
+);
+
+function quoteHeaderValues(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`]));
+}
+
+function pascal(value: string): string {
+  return value.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+}
+
+/** Route table checks that API Gateway would otherwise report late (at deploy) or never. */
+export function validateRoutes(routes: readonly RouteDefinition[]): void {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  const variableChildren = new Map<string, string>();
+  for (const route of routes) {
+    const key = `${route.method} ${route.path}`;
+    if (!/^\/[^/]/.test(route.path) || route.path.endsWith('/')) problems.push(`${route.id}: path ${route.path} must start with / and not end with /`);
+    if (route.path.includes('+')) problems.push(`${route.id}: greedy path parameters are reserved for the fallback`);
+    if (seen.has(key)) problems.push(`${route.id}: duplicate route ${key}`);
+    seen.add(key);
+    if (!ENDPOINT_GROUPS.includes(route.group)) {
+      problems.push(`${route.id}: unknown group ${route.group}`);
+    } else if (surfaceOfPath(route.path) !== SURFACE_OF_GROUP[route.group]) {
+      // The pipeline picks the error shape and the edge budget by path (surfaceOfPath): the route's API must agree.
+      problems.push(`${route.id}: path ${route.path} belongs to the ${surfaceOfPath(route.path)} surface, group ${route.group} to the ${SURFACE_OF_GROUP[route.group]} surface`);
+    }
+    const segments = route.path.split('/').slice(1);
+    segments.forEach((segment, i) => {
+      if (!/^\{[a-z_]+\}$/.test(segment)) return;
+      if (i === 0) problems.push(`${route.id}: a root-level path parameter would collide with the fallback {proxy+}`);
+      const parent = '/' + segments.slice(0, i).join('/');
+      const other = variableChildren.get(parent);
+      if (other && other !== segment) problems.push(`${route.id}: ${parent} has two path parameters (${other}, ${segment}); API Gateway allows one`);
+      variableChildren.set(parent, segment);
+    });
+  }
+  if (problems.length > 0) throw new Error(`Invalid route table:\n- ${problems.join('\n- ')}`);
+}
