@@ -226,7 +226,7 @@ function send(response: ServerResponse, result: APIGatewayProxyResult, close = f
  * request target or header may not hold, an empty header name, a header
  * block over Node's limit, a malformed length) gets the envelope API
  * Gateway's DEFAULT_4XX gateway response gives (REQUEST_REJECTED, with the
- * status chosen for it; lib/constructs/partner-api.ts) and a request id,
+ * status chosen for it; lib/constructs/surface-api.ts) and a request id,
  * instead of Node's bare status line.
  */
 function refuseUnparsableRequest(error: Error & { code?: string }, socket: Duplex): void {

@@ -8,9 +8,10 @@
  * by computing it again (the previous secret version too, after a
  * rotation).
  *
- * The player site's address: PLAYER_SITE_URL when the stage sets it (a
- * custom domain), else the API's own host and stage (`https://<host>/v1/join`),
- * where the stack is to serve the player site.
+ * The player site's address: PLAYER_SITE_URL, which the stack sets to the
+ * web side's REST API (`<WebBaseUrl>/join`, lib/constructs) and the local
+ * stack to its front; without it (nothing set it), the request's own host
+ * and stage.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { API_STAGE_NAME } from '../shared/http/routes';

@@ -12,6 +12,7 @@ import { RateLogSampler } from './limits/rejection-log';
 import { WindowMemory } from './limits/window-memory';
 import { EdgeGuard } from './limits/edge-guard';
 import { LIMITS, type Limit } from './limits/limits-table';
+import type { Surface } from './http/routes';
 import { secretSource, type SecretId, type SecretSource } from './secrets';
 import { createDocumentClient, requireTable, tableNamesFromEnv, type TableNames } from './storage/dynamo-client';
 
@@ -30,6 +31,11 @@ export interface Platform {
   /** The 10-second burst limits below WAF's resolution; undefined where something in front enforces them. */
   readonly edgeGuard: EdgeGuard | undefined;
   readonly clock: Clock;
+  /**
+   * The front door this function serves (API_SURFACE, set by the stack: each function belongs to one
+   * REST API); undefined in the local stack, whose one front serves both, so the path decides.
+   */
+  readonly surface?: Surface;
   /** A service secret (secrets.ts), one source per secret per container so its value is cached. */
   secret(id: SecretId): SecretSource;
   /**
@@ -63,9 +69,16 @@ export function createPlatform(overrides: Partial<Platform> = {}): Platform {
     edgeGuard:
       'edgeGuard' in overrides ? overrides.edgeGuard : process.env.EDGE_GUARD === 'off' ? undefined : new EdgeGuard(limits, 'application'),
     clock: overrides.clock ?? (() => new Date()),
+    ...surfaceOption(overrides),
     secret: overrides.secret ?? memoizedSecrets(),
     ...(overrides.localSwitches ? { localSwitches: overrides.localSwitches } : {}),
   };
+}
+
+function surfaceOption(overrides: Partial<Platform>): { surface?: Surface } {
+  if ('surface' in overrides) return overrides.surface ? { surface: overrides.surface } : {};
+  const configured = process.env.API_SURFACE;
+  return configured === 'partner' || configured === 'web' ? { surface: configured } : {};
 }
 
 function memoizedSecrets(): (id: SecretId) => SecretSource {

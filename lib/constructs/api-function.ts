@@ -22,7 +22,7 @@ import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { secretArnEnvName, type SecretId } from '../../lambdas/shared/secret-names';
 import { tableEnvName } from '../../lambdas/shared/storage/table-definitions';
 import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '../config/bundling';
-import type { EndpointGroup, TableAccess } from '../../lambdas/shared/http/routes';
+import { SURFACE_OF_GROUP, type EndpointGroup, type TableAccess } from '../../lambdas/shared/http/routes';
 import type { StageConfig } from '../config/stage-config';
 import type { TableMap } from './data-tables';
 
@@ -115,6 +115,8 @@ export class ApiFunction extends Construct {
 
     const environment = {
       ...serviceEnvironment(config),
+      // The front door the function serves (its edge budget in the pipeline; lambdas/shared/platform.ts).
+      API_SURFACE: SURFACE_OF_GROUP[group],
       ...Object.fromEntries(props.dataAccess.map((access) => [tableEnvName(access.table), tables[access.table].tableName])),
       ...Object.fromEntries((props.secrets ?? []).map(([id, secret]) => [secretArnEnvName(id), secret.secretArn])),
     };

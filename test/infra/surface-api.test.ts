@@ -78,6 +78,10 @@ describe('stateless stack: least privilege, per function', () => {
     (resources(statelessTemplate, FUNCTION)[functionLogicalId(statelessTemplate, group)].Properties as { Environment: { Variables: Record<string, unknown> } })
       .Environment.Variables;
 
+  it('tells every endpoint function which front door it serves (its edge budget)', () => {
+    for (const group of ENDPOINT_GROUPS) expect(variablesOf(group).API_SURFACE, group).toBe(SURFACE_OF_GROUP[group]);
+  });
+
   /** The IAM statements of a function's role that mention DynamoDB. */
   function dynamoStatements(group: EndpointGroup): { Action: string | string[]; Resource: unknown }[] {
     const fn = resources(statelessTemplate, FUNCTION)[functionLogicalId(statelessTemplate, group)];

@@ -180,7 +180,8 @@ const edge = (): Middleware => ({
   before: (request) => {
     const { platform, event } = request.context.pipeline;
     const rejection = platform.edgeGuard?.check({
-      surface: surfaceOfPath(event.path),
+      // A deployed function knows its REST API; the local front serves both on one origin, so there the path says.
+      surface: platform.surface ?? surfaceOfPath(event.path),
       sourceIp: event.sourceIp,
       authorization: event.headers.get('authorization')?.join(','),
     });

@@ -101,6 +101,25 @@ describe('pipeline: burst guard', () => {
     expect(platform.edgeGuard && send31(platform.edgeGuard)).toEqual(expected);
   });
 
+  it.each([
+    { surface: 'web', policy: 'web-ip-burst' },
+    { surface: 'partner', policy: 'edge-ip-burst' },
+  ] as const)('counts a deployed function’s requests under its own front door’s rules (API_SURFACE=$surface), whatever the path', async ({ surface, policy }) => {
+    // Prepare: the stack tells each function its REST API; an unknown path on the web API reaches the settings function.
+    vi.stubEnv('API_SURFACE', surface);
+    const guard = new EdgeGuard(LIMITS, 'application', () => NOW.getTime() + 4_000);
+    const platform = createPlatform({ documentClient, tables: TABLES, edgeGuard: guard, clock: () => NOW });
+    const handler = createApiHandler({ operations: { health }, platform: () => platform });
+    for (let i = 0; i < 30; i += 1) await handler(proxyEvent({ path: '/health' }), lambdaContext());
+
+    // Act
+    const response = await handler(proxyEvent({ path: '/health' }), lambdaContext());
+
+    // Assess
+    expect(platform.surface).toBe(surface);
+    expect(response.headers).toMatchObject({ 'X-RateLimit-Policy': policy });
+  });
+
   it('lets requests through when no guard is configured (EDGE_GUARD=off, or something in front enforces it)', async () => {
     // Prepare
     const handler = handlerWith();
