@@ -41,8 +41,10 @@ describe('createKey: the transaction', () => {
     // Assess
     expect(transactions()).toHaveLength(1);
     const items = transactions()[0].TransactItems ?? [];
-    expect(items).toHaveLength(3);
-    const [keyPut, entryPut, accountUpdate] = items;
+    expect(items).toHaveLength(4);
+    const [keyPut, entryPut, accountUpdate, auditPut] = items;
+    // The audit entry rides in the same transaction: no key without its entry, no entry without its key.
+    expect(auditPut.Put?.Item).toMatchObject({ pk: accountKey(ACCOUNT_ID).pk, action: 'key.created', via: 'operator', key_id: created.key_id });
     expect(keyPut.Put).toMatchObject({
       TableName: TABLE,
       ConditionExpression: 'attribute_not_exists(pk)',
@@ -71,7 +73,7 @@ describe('createKey: the transaction', () => {
 
     // Assess
     const items = transactions()[0].TransactItems ?? [];
-    expect(items).toHaveLength(4);
+    expect(items).toHaveLength(5);
     expect(items[0].Put?.Item).toMatchObject({ partner_id: PARTNER_ID, org_gen: 2, manager_grant: GRANT, scopes: ['records:read', 'tickets:read'] });
     const check = items[3].ConditionCheck;
     expect(check).toMatchObject({
@@ -336,10 +338,10 @@ describe('revokeKey', () => {
     // Act
     await office.keys.revoke(issued.keyId);
 
-    // Assess
-    for (const item of transactions()[0].TransactItems ?? []) {
-      expect(item.Update?.ConditionExpression ?? '').toMatch(/attribute_exists\(pk\)/);
-    }
+    // Assess: every update requires its item; the one Put is the audit entry (a new item of its own).
+    const items = transactions()[0].TransactItems ?? [];
+    for (const item of items.filter((i) => i.Update)) expect(item.Update?.ConditionExpression ?? '').toMatch(/attribute_exists\(pk\)/);
+    expect(items.filter((i) => i.Put).map((i) => i.Put?.Item?.action)).toEqual(['key.revoked']);
   });
 
   it('revokes the key item alone when its registry entry is already gone', async () => {
@@ -384,7 +386,7 @@ describe('revokeKey', () => {
     expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(0);
   });
 
-  it('keeps the time of an earlier revocation', async () => {
+  it('keeps the time of an earlier revocation and writes nothing', async () => {
     // Prepare
     const issued = issueKey({ revoked_at: '2025-02-15T00:00:00.000Z' });
     serveItems(ddbMock, [issued.item]);
@@ -395,9 +397,23 @@ describe('revokeKey', () => {
 
     // Assess
     expect(result.revoked_at).toBe('2025-02-15T00:00:00.000Z');
-    for (const item of transactions()[0].TransactItems ?? []) {
-      expect(item.Update?.UpdateExpression).toBe('SET revoked_at = if_not_exists(revoked_at, :now)');
-    }
+    expect(transactions()).toHaveLength(0);
+    expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+
+  it('answers the time of a revocation that won the race, recorded once', async () => {
+    // Prepare: the key reads unrevoked, then a concurrent revocation commits first.
+    const issued = issueKey();
+    const revoked = { ...issued.item, revoked_at: '2025-02-15T00:00:00.000Z' };
+    ddbMock.on(GetCommand).resolvesOnce({ Item: issued.item }).resolves({ Item: revoked });
+    ddbMock.on(TransactWriteCommand).rejects(transactionCanceled());
+
+    // Act
+    const result = await office.keys.revoke(issued.keyId);
+
+    // Assess
+    expect(result).toEqual({ key_id: issued.keyId, revoked_at: '2025-02-15T00:00:00.000Z' });
+    expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(0);
   });
 });
 
