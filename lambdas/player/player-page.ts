@@ -10,7 +10,7 @@
  * hash), requests to the page's own origin, and nothing else: no framing,
  * no form posts elsewhere, no base URL change.
  */
-import { createHash } from 'node:crypto';
+import { staticPage } from '../shared/http/static-page';
 
 const STYLE = `
 :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
@@ -179,32 +179,9 @@ const BODY = `
   </section>
 </main>`;
 
-const hash = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+const PAGE = staticPage({ title: 'Your invitation', style: STYLE, body: BODY, script: SCRIPT });
 
-export const PLAYER_PAGE_HTML = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>Your invitation</title>
-<style>${STYLE}</style>
-</head>
-<body data-state="loading">${BODY}
-<script>${SCRIPT}</script>
-</body>
-</html>
-`;
+export const PLAYER_PAGE_HTML = PAGE.html;
 
 /** The page's policy: its own script and style (by hash), its own origin, nothing else. */
-export const PLAYER_PAGE_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Security-Policy': [
-    "default-src 'none'",
-    `script-src ${hash(SCRIPT)}`,
-    `style-src ${hash(STYLE)}`,
-    "connect-src 'self'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; '),
-};
+export const PLAYER_PAGE_HEADERS: Readonly<Record<string, string>> = PAGE.headers;

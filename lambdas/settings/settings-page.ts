@@ -17,7 +17,7 @@
  * hash), requests to the page's own origin, and nothing else: no framing,
  * no form posts, no base URL change, no external resource of any kind.
  */
-import { createHash } from 'node:crypto';
+import { staticPage } from '../shared/http/static-page';
 import type { Operation } from '../shared/http/pipeline';
 import { PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS } from '../shared/identity/passwords';
 import { ORGANIZATION_SCOPES, PERSONAL_SCOPES } from '../shared/identity/scopes';
@@ -711,34 +711,11 @@ const BODY = `
   </div>
 </main>`;
 
-const hash = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+const PAGE = staticPage({ title: 'API settings', style: STYLE, body: BODY, script: SCRIPT });
 
-export const SETTINGS_PAGE_HTML = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>API settings</title>
-<style>${STYLE}</style>
-</head>
-<body data-state="loading">${BODY}
-<script>${SCRIPT}</script>
-</body>
-</html>
-`;
+export const SETTINGS_PAGE_HTML = PAGE.html;
 
 /** The page's policy: its own script and style (by hash), its own origin, nothing else. */
-export const SETTINGS_PAGE_HEADERS: Readonly<Record<string, string>> = {
-  'Content-Security-Policy': [
-    "default-src 'none'",
-    `script-src ${hash(SCRIPT)}`,
-    `style-src ${hash(STYLE)}`,
-    "connect-src 'self'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; '),
-};
+export const SETTINGS_PAGE_HEADERS: Readonly<Record<string, string>> = PAGE.headers;
 
 export const settingsPage: Operation = async () => ({ page: true, data: SETTINGS_PAGE_HTML, headers: { ...SETTINGS_PAGE_HEADERS } });
