@@ -22,6 +22,8 @@ import { operations as identityOperations } from '../lambdas/identity/handler';
 import { operations as invitationOperations } from '../lambdas/invitations/handler';
 import { operations as playerOperations } from '../lambdas/player/handler';
 import { operations as recordOperations } from '../lambdas/records/handler';
+import { operations as settingsOperations } from '../lambdas/settings/handler';
+import { lookupSession } from '../lambdas/settings/settings-operations';
 import type { ApiHandler } from '../lambdas/shared/http/pipeline';
 import { createApiHandler, type Operation } from '../lambdas/shared/http/pipeline';
 import { ROUTES } from '../lambdas/shared/http/routes';
@@ -73,9 +75,13 @@ export function benchHandlers(platform: () => Platform): Record<string, ApiHandl
     invitations: invitationOperations,
     // The player site: its limits count by source IP and join link, and the bench's claims all come from 127.0.0.1.
     player: playerOperations,
+    // Web settings: limits per account (and sign-ins per IP and e-mail), looked up through its session.
+    settings: settingsOperations,
   };
   const missing = ROUTES.filter((r) => groups[r.group] && !groups[r.group][r.id]).map((r) => r.id);
   if (missing.length > 0) throw new Error(`bench/platform.ts: add the operations ${missing.join(', ')}`);
-  const rebuilt = Object.fromEntries(Object.entries(groups).map(([group, operations]) => [group, createApiHandler({ operations, platform })]));
+  const rebuilt = Object.fromEntries(
+    Object.entries(groups).map(([group, operations]) => [group, createApiHandler({ operations, platform, ...(group === 'settings' ? { sessions: lookupSession } : {}) })]),
+  );
   return { ...HANDLERS, ...rebuilt };
 }

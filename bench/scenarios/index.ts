@@ -15,5 +15,6 @@ import { invitationCreate } from './invitation-create';
 import { invitationPeers } from './invitation-peers';
 import { recordList } from './record-list';
 import { recordLookup } from './record-lookup';
+import { settingsView } from './settings-view';
 
-export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMe, getMePersonalKey, recordLookup, entitlementSummary, recordList, invitationCreate, invitationPeers, invitationClaim, hotOrganization, bundles];
+export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMe, getMePersonalKey, recordLookup, entitlementSummary, recordList, invitationCreate, invitationPeers, invitationClaim, settingsView, hotOrganization, bundles];

@@ -233,11 +233,18 @@ export class ApiKeys {
 
   /** An account's keys with their current status, never their values (only digests exist). */
   async list(accountId: string): Promise<{ account_id: string; keys: ListedKey[] }> {
-    return { account_id: accountId, keys: await this.keysOf(accountId, await this.store.getAccount(accountId)) };
+    // The account and the entries are read in parallel: one round trip.
+    const [account, entries] = await Promise.all([this.store.getAccount(accountId), this.entriesOf(accountId)]);
+    return { account_id: accountId, keys: await this.assessed(entries, account) };
   }
 
   /** The account's keys assessed against an account (and organization) already read. */
   private async keysOf(accountId: string, account: AccountItem | undefined, knownOrg?: OrgItem): Promise<ListedKey[]> {
+    return this.assessed(await this.entriesOf(accountId), account, knownOrg);
+  }
+
+  /** The account's key entries (consistent reads, every page). */
+  private async entriesOf(accountId: string): Promise<AccountKeyEntry[]> {
     const entries: AccountKeyEntry[] = [];
     const isEntry = (item: Record<string, unknown>) => typeof item.key_id === 'string' && typeof item.created_at === 'string';
     let startKey: Record<string, unknown> | undefined;
@@ -254,7 +261,11 @@ export class ApiKeys {
       entries.push(...((page.Items ?? []).filter(isEntry) as AccountKeyEntry[]));
       startKey = page.LastEvaluatedKey;
     } while (startKey);
+    return entries;
+  }
 
+  /** Entries assessed against an account (and organization) already read; the other organizations in one batch. */
+  private async assessed(entries: readonly AccountKeyEntry[], account: AccountItem | undefined, knownOrg?: OrgItem): Promise<ListedKey[]> {
     const partnerIds = new Set(entries.flatMap((e) => (e.partner_id ? [e.partner_id] : [])));
     if (knownOrg) partnerIds.delete(knownOrg.partner_id);
     const orgs = await this.store.getOrgs([...partnerIds]);
