@@ -45,9 +45,10 @@ export interface OpenSession {
 export class Sessions {
   constructor(private readonly store: IdentityStore) {}
 
-  /** A session for an account that just signed in. */
-  async open(accountId: string): Promise<OpenSession> {
-    const account = await this.store.getAccount(accountId);
+  /** A session for an account that just signed in (its item, when the caller has just read it: no second read). */
+  async open(accountOrId: string | AccountItem): Promise<OpenSession> {
+    const account = typeof accountOrId === 'string' ? await this.store.getAccount(accountOrId) : accountOrId;
+    const accountId = typeof accountOrId === 'string' ? accountOrId : accountOrId.account_id;
     if (!account || account.status !== 'active') throw new BackOfficeError('ACCOUNT_INACTIVE', 'The account cannot sign in.');
     const now = this.store.clock();
     const token = randomBytes(32).toString('base64url');

@@ -42,6 +42,11 @@ export class SignIn {
 
   /** The account signing in, or INVALID_PASSWORD / INVALID_TWO_FACTOR / ACCOUNT_INACTIVE. */
   async verify(attempt: SignInAttempt): Promise<AccountItem> {
+    return (await this.authenticate(attempt)).account;
+  }
+
+  /** As verify, with the sign-in item read on the way (the settings API shows its e-mail and two-factor state). */
+  async authenticate(attempt: SignInAttempt): Promise<{ account: AccountItem; signIn: SignInItem }> {
     const found = await this.accounts.findByEmail(attempt.email);
     if (!found?.signIn.password_hash) {
       await verifyAgainstDecoy(attempt.password);
@@ -50,7 +55,7 @@ export class SignIn {
     if (!(await verifyPassword(attempt.password, found.signIn.password_hash))) throw WRONG_CREDENTIALS();
     if (found.signIn.two_factor_secret) await this.useCode(found.signIn, found.signIn.two_factor_secret, attempt.twoFactorCode);
     if (found.account.status !== 'active') throw new BackOfficeError('ACCOUNT_INACTIVE', 'The account is deactivated.');
-    return found.account;
+    return { account: found.account, signIn: found.signIn };
   }
 
   /**

@@ -12,7 +12,8 @@ import { ApiError, type ErrorCode } from '../shared/errors';
 import type { Operation, OperationInput, SessionLookup, SettingsSession } from '../shared/http/pipeline';
 import { clearedSessionCookie, presentedSessionToken, sessionCookie } from '../shared/http/web-session';
 import { isAcceptablePassword, PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS } from '../shared/identity/passwords';
-import { EMAIL_MAX_CHARACTERS, normalizeEmail } from '../shared/identity/sign-in-items';
+import type { AccountItem } from '../shared/identity/access-items';
+import { EMAIL_MAX_CHARACTERS, normalizeEmail, type SignInItem } from '../shared/identity/sign-in-items';
 import { admitSignIn } from '../shared/limits/settings-admission';
 import type { Platform } from '../shared/platform';
 import { requireTable } from '../shared/storage/dynamo-client';
@@ -69,9 +70,9 @@ async function domain<T>(call: () => Promise<T>): Promise<T> {
 const sessionOf = (input: OperationInput): SettingsSession => input.session as SettingsSession;
 const sourceOf = (input: OperationInput) => ({ via: 'settings' as const, sourceIp: input.sourceIp });
 
-/** Who is signed in: the account's name, e-mail address and two-factor state (two reads in parallel). */
-async function sessionView(office: BackOffice, accountId: string, sessionExpiresAt: string) {
-  const [account, signIn] = await Promise.all([office.accounts.get(accountId), office.signIn.get(accountId)]);
+/** Who is signed in: the account's name, e-mail address and two-factor state (two reads in parallel, unless given). */
+async function sessionView(office: BackOffice, accountId: string, sessionExpiresAt: string, read?: { account: AccountItem; signIn: SignInItem }) {
+  const [account, signIn] = read ? [read.account, read.signIn] : await Promise.all([office.accounts.get(accountId), office.signIn.get(accountId)]);
   if (!account || !signIn) throw new ApiError('SESSION_REQUIRED');
   return {
     account_id: accountId,
@@ -92,10 +93,10 @@ const signInOperation: Operation = async (input) => {
     { sourceIp: input.sourceIp ?? 'unknown', email },
     { store: platform.admissionStore, windows: platform.windowMemory, limits: platform.limits, now: platform.clock() },
   );
-  const account = await domain(() => office.signIn.verify({ email: body.email, password: body.password, twoFactorCode: body.two_factor_code }));
-  const opened = await domain(() => office.sessions.open(account.account_id));
+  const signedIn = await domain(() => office.signIn.authenticate({ email: body.email, password: body.password, twoFactorCode: body.two_factor_code }));
+  const opened = await domain(() => office.sessions.open(signedIn.account));
   return {
-    data: await sessionView(office, account.account_id, opened.expires_at),
+    data: await sessionView(office, signedIn.account.account_id, opened.expires_at, signedIn),
     headers: { 'Set-Cookie': sessionCookie(opened.token, input.fullPath, SESSION_ABSOLUTE_MS / 1000) },
   };
 };
