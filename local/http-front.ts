@@ -108,6 +108,14 @@ function readBody(request: IncomingMessage, deadlineMs: number): Promise<ReadBod
   });
 }
 
+/** A raw request path against the stage: whether it is under `/v1`, and the path below the stage (or the raw path when not under it). */
+export function stagePathOf(rawTargetPath: string): { inStage: boolean; path: string; rawPath: string } {
+  const rawPath = rawTargetPath.startsWith('/') ? rawTargetPath : `/${rawTargetPath}`;
+  const stagePrefix = `/${STAGE_NAME}`;
+  const inStage = rawPath === stagePrefix || rawPath.startsWith(`${stagePrefix}/`);
+  return { inStage, path: inStage ? rawPath.slice(stagePrefix.length) || '/' : rawPath, rawPath };
+}
+
 export function buildProxyEvent(args: {
   request: IncomingMessage;
   router: Router;
@@ -118,10 +126,7 @@ export function buildProxyEvent(args: {
   const { request, router, body, requestId } = args;
   // The raw path, routed as API Gateway routes it: no `..`, `\` or `//` normalization.
   const target = args.target ?? parseRequestTarget(request.url ?? '/');
-  const rawPath = target.path.startsWith('/') ? target.path : `/${target.path}`;
-  const stagePrefix = `/${STAGE_NAME}`;
-  const inStage = rawPath === stagePrefix || rawPath.startsWith(`${stagePrefix}/`);
-  const path = inStage ? rawPath.slice(stagePrefix.length) || '/' : rawPath;
+  const { inStage, path, rawPath } = stagePathOf(target.path);
   const method = (request.method ?? 'GET').toUpperCase();
 
   const match = inStage ? router.match(method, path) : undefined;
@@ -261,7 +266,7 @@ export async function startLocalFront(options: LocalFrontOptions): Promise<Local
       // WAF's request rules act first, on the raw request (lib/constructs/edge-protection.ts).
       const target = parseRequestTarget(request.url ?? '/');
       // Answers the front gives itself take the shape of the surface addressed (web settings: top-level code).
-      const stagePath = target.path.replace(/^\/v1(?=\/|$)/, '') || '/';
+      const stagePath = stagePathOf(target.path).path;
       const refuse = (error: ApiError) => errorResponseFor(stagePath, requestId, error);
       const refusal = wafRequestRefusal(target, request.headers);
       if (refusal) {

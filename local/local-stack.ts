@@ -18,7 +18,8 @@ import type { TableId } from '../lambdas/shared/storage/table-definitions';
 import { localDynamoClient, startDynamoLocal, type DynamoLocal } from './dynamo-local';
 import { useLocalEnvironment } from './environment';
 import { HANDLERS } from './handlers';
-import { startLocalFront, type LocalFront } from './http-front';
+import { stagePathOf, startLocalFront, type LocalFront } from './http-front';
+import { parseRequestTarget } from './request-target';
 import { createTables, localTableNames } from './tables';
 import { runClaimReconciler } from '../lambdas/jobs/claim-reconciler/handler';
 import { runEntitlementPeriods } from '../lambdas/jobs/entitlement-periods/handler';
@@ -119,7 +120,7 @@ export function localEdge(limits: readonly Limit[]) {
   return (request: IncomingMessage) => {
     const authorization = request.headers.authorization;
     // Both surfaces share the local front's origin: the path says which web ACL would have seen the request.
-    const path = (request.url ?? '/').split('?')[0].replace(/^\/v1(?=\/|$)/, '') || '/';
+    const { path } = stagePathOf(parseRequestTarget(request.url ?? '/').path);
     const rejection = guard.check({ surface: surfaceOfPath(path), sourceIp: request.socket.remoteAddress?.replace(/^::ffff:/, ''), authorization });
     return rejection ? errorResponseFor(path, randomUUID(), edgeRejection(rejection)) : undefined;
   };

@@ -64,9 +64,9 @@ const GET_ME: Record<KeyKind, AuthenticatedGet> = {
   },
 };
 
-async function measure(context: BenchContext, key: string, path: string, args: { concurrency: number; warmup: number; requests: number; cold: boolean }) {
+/** GETs of `path` with `headers` (a key, or a session cookie) under load; `cold` empties the key cache before each. */
+export async function measure(context: BenchContext, headers: Record<string, string>, path: string, args: { concurrency: number; warmup: number; requests: number; cold: boolean }) {
   const client = new KeepAliveClient(context.stack.baseUrl, args.concurrency);
-  const headers = { Authorization: `Bearer ${key}` };
   const keyCache = context.platform.keyCache;
   try {
     return await runLoad({
@@ -111,7 +111,7 @@ export function authenticatedGetScenario(spec: AuthenticatedGet): RegisteredScen
       for (const run of runs) {
         progress(`${label} ${run.variant} at ${run.concurrency} concurrent`);
         context.accessLog.clear();
-        const phase = await measure(context, key, path, run);
+        const phase = await measure(context, { Authorization: `Bearer ${key}` }, path, run);
         // First try: one write per principal item, after a read of the key item when cold, then the operation's own calls.
         const dynamo = dynamoPerRequest(context.accessLog, phase.values, items + (run.cold ? 1 : 0) + operationCalls);
         context.accessLog.clear();

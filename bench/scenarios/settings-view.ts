@@ -11,11 +11,10 @@ import { createBackOffice } from '../../lambdas/back-office/back-office';
 import { PERSONAL_SCOPES } from '../../lambdas/shared/identity/scopes';
 import { localDocumentClient } from '../../local/local-stack';
 import { dynamoPerRequest } from '../dynamo-per-request';
-import { KeepAliveClient } from '../http-client';
-import { runLoad } from '../load';
 import { defineScenario, type BenchContext, type LatencyRow } from '../scenario';
 import { summarizeLatency } from '../stats';
 import { GET_ITEM_SCENARIO } from './dynamo-get-item';
+import { measure } from './get-me';
 
 const PATH = '/settings/api/keys';
 /** First-try calls: the session GetItem, the account item's UpdateItem, then the account GetItem and the entries' Query. */
@@ -45,7 +44,7 @@ async function signedIn(context: BenchContext): Promise<string> {
 
 export const settingsView = defineScenario({
   name: 'settings-view',
-  description: 'GET /settings/api/keys signed in (session cookie): session read, the account item counter with the session re-check, one Query',
+  description: 'GET /settings/api/keys signed in (session cookie): session read, the account item counter with the session re-check, the account and its key entries in parallel',
   run: async (context) => {
     const { plan, progress } = context;
     const cookie = await signedIn(context);
@@ -53,22 +52,7 @@ export const settingsView = defineScenario({
     for (const concurrency of plan.concurrencies) {
       progress(`GET /settings/api/keys at ${concurrency} concurrent`);
       context.accessLog.clear();
-      const client = new KeepAliveClient(context.stack.baseUrl, concurrency);
-      let phase;
-      try {
-        phase = await runLoad({
-          concurrency,
-          warmup: plan.warmupRequests,
-          requests: plan.measuredRequests,
-          operation: async () => {
-            const answer = await client.get(PATH, { Cookie: cookie });
-            if (answer.status !== 200 || !answer.requestId) throw new Error(`GET ${PATH} answered ${answer.status}: ${answer.body}`);
-            return answer.requestId;
-          },
-        });
-      } finally {
-        client.close();
-      }
+      const phase = await measure(context, { Cookie: cookie }, PATH, { concurrency, warmup: plan.warmupRequests, requests: plan.measuredRequests, cold: false });
       const dynamo = dynamoPerRequest(context.accessLog, phase.values, CALLS);
       context.accessLog.clear();
       rows.push({

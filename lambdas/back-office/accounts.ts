@@ -102,48 +102,41 @@ export class Accounts {
     const hash = await hashPassword(checkedPassword(password));
     const now = this.store.clock().toISOString();
     const table = this.store.table;
-    try {
-      // A lost race with another transaction on these items (TransactionConflict) is tried again.
-      await this.store.retryOnConflict(async () => {
-        try {
-          await this.store.client.send(
-            new TransactWriteCommand({
-              TransactItems: [
-                {
-                  Update: {
-                    TableName: table,
-                    Key: accountKey(accountId),
-                    UpdateExpression: 'SET cred_gen = cred_gen + :one, updated_at = :now',
-                    ConditionExpression: 'attribute_exists(pk)',
-                    ExpressionAttributeValues: { ':one': 1, ':now': now },
-                  },
+    // A lost race with another transaction on these items (TransactionConflict) is tried again; a failed condition is answered.
+    await this.store.retryOnConflict(async () => {
+      try {
+        await this.store.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: table,
+                  Key: accountKey(accountId),
+                  UpdateExpression: 'SET cred_gen = cred_gen + :one, updated_at = :now',
+                  ConditionExpression: 'attribute_exists(pk)',
+                  ExpressionAttributeValues: { ':one': 1, ':now': now },
                 },
-                {
-                  Update: {
-                    TableName: table,
-                    Key: signInKey(accountId),
-                    UpdateExpression: 'SET password_hash = :hash, password_changed_at = :now',
-                    ConditionExpression: expectedHash === undefined ? 'attribute_exists(pk)' : 'password_hash = :expected',
-                    ExpressionAttributeValues: { ':hash': hash, ':now': now, ...(expectedHash === undefined ? {} : { ':expected': expectedHash }) },
-                  },
+              },
+              {
+                Update: {
+                  TableName: table,
+                  Key: signInKey(accountId),
+                  UpdateExpression: 'SET password_hash = :hash, password_changed_at = :now',
+                  ConditionExpression: expectedHash === undefined ? 'attribute_exists(pk)' : 'password_hash = :expected',
+                  ExpressionAttributeValues: { ':hash': hash, ':now': now, ...(expectedHash === undefined ? {} : { ':expected': expectedHash }) },
                 },
-                auditPut(this.store, accountId, source.via === 'operator' ? 'password.reset' : 'password.changed', source),
-              ],
-            }),
-          );
-        } catch (error) {
-          if (isWriteConflict(error)) throw error;
-          throw new PasswordNotWritten(error);
-        }
-      });
-    } catch (wrapped) {
-      const error = wrapped instanceof PasswordNotWritten ? wrapped.cause : wrapped;
-      if (!isConditionFailure(error)) throw error;
-      if (expectedHash !== undefined) throw new BackOfficeError('INVALID_PASSWORD', 'The password was changed meanwhile.');
-      const account = await this.store.getAccount(accountId);
-      if (!account) throw new BackOfficeError('ACCOUNT_NOT_FOUND', `No account ${accountId}`);
-      throw new BackOfficeError('INVALID_ARGUMENT', `Account ${accountId} has no e-mail address to sign in with`);
-    }
+              },
+              auditPut(this.store, accountId, source.via === 'operator' ? 'password.reset' : 'password.changed', source),
+            ],
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error) || isWriteConflict(error)) throw error;
+        if (expectedHash !== undefined) throw new BackOfficeError('INVALID_PASSWORD', 'The password was changed meanwhile.');
+        if (!(await this.store.getAccount(accountId))) throw new BackOfficeError('ACCOUNT_NOT_FOUND', `No account ${accountId}`);
+        throw new BackOfficeError('INVALID_ARGUMENT', `Account ${accountId} has no e-mail address to sign in with`);
+      }
+    });
     const account = (await this.store.getAccount(accountId)) as AccountItem;
     return { account_id: account.account_id, status: account.status };
   }
@@ -188,9 +181,3 @@ function checkedPassword(password: string): string {
   return password;
 }
 
-/** A password write that failed for a reason retrying does not cure (carried out of retryOnConflict untouched). */
-class PasswordNotWritten extends Error {
-  constructor(readonly cause: unknown) {
-    super('password not written');
-  }
-}

@@ -9,6 +9,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { credentialDigest } from '../invitations/claim';
+import { cookieValues } from '../shared/http/cookies';
 import type { InvitationItem } from '../invitations/invitation-model';
 
 export const PLAYER_COOKIE = 'player_credential';
@@ -21,16 +22,7 @@ export function playerCookie(credential: string, invitationPath: string): string
 }
 
 /** The credential values the request's Cookie headers carry under the player cookie's name. */
-export function presentedCredentials(cookieHeaders: readonly string[] | undefined): string[] {
-  const values: string[] = [];
-  for (const header of cookieHeaders ?? []) {
-    for (const pair of header.split(';')) {
-      const at = pair.indexOf('=');
-      if (at > 0 && pair.slice(0, at).trim() === PLAYER_COOKIE) values.push(pair.slice(at + 1).trim());
-    }
-  }
-  return values.slice(0, 4);
-}
+export const presentedCredentials = (cookieHeaders: readonly string[] | undefined): string[] => cookieValues(cookieHeaders, PLAYER_COOKIE);
 
 /** Whether one of the presented credentials is the claiming browser's, within its 90 days. */
 export function holdsCredential(item: InvitationItem, presented: readonly string[], now: Date): boolean {

@@ -14,21 +14,13 @@ import { clearedSessionCookie, presentedSessionToken, sessionCookie } from '../s
 import { isAcceptablePassword, PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS } from '../shared/identity/passwords';
 import type { AccountItem } from '../shared/identity/access-items';
 import { EMAIL_MAX_CHARACTERS, normalizeEmail, type SignInItem } from '../shared/identity/sign-in-items';
+import { decisionDepsOf } from '../shared/limits/admission';
 import { admitSignIn } from '../shared/limits/settings-admission';
-import type { Platform } from '../shared/platform';
+import { perPlatform } from '../shared/platform';
 import { requireTable } from '../shared/storage/dynamo-client';
 
-const offices = new WeakMap<Platform, BackOffice>();
-
 /** One back office per platform (per container): its client, the `access` table, the platform's clock. */
-function officeOf(platform: Platform): BackOffice {
-  let office = offices.get(platform);
-  if (!office) {
-    office = createBackOffice(platform.documentClient, requireTable(platform.tables, 'access'), platform.clock);
-    offices.set(platform, office);
-  }
-  return office;
-}
+const officeOf = perPlatform((platform): BackOffice => createBackOffice(platform.documentClient, requireTable(platform.tables, 'access'), platform.clock));
 
 /** The pipeline's session lookup for this function: one read of the session item. */
 export const lookupSession: SessionLookup = (token, platform) => officeOf(platform).sessions.lookup(token);
@@ -89,10 +81,7 @@ const signInOperation: Operation = async (input) => {
   const { platform } = input;
   // Counted before any check, by source IP and address (an unknown or malformed one as it was typed).
   const email = normalizeEmail(body.email) ?? body.email.trim().toLowerCase().slice(0, EMAIL_MAX_CHARACTERS);
-  await admitSignIn(
-    { sourceIp: input.sourceIp ?? 'unknown', email },
-    { store: platform.admissionStore, windows: platform.windowMemory, limits: platform.limits, now: platform.clock() },
-  );
+  await admitSignIn({ sourceIp: input.sourceIp ?? 'unknown', email }, decisionDepsOf(platform, input.admissionSignal));
   const signedIn = await domain(() => office.signIn.authenticate({ email: body.email, password: body.password, twoFactorCode: body.two_factor_code }));
   const opened = await domain(() => office.sessions.open(signedIn.account));
   return {

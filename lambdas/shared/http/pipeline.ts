@@ -24,7 +24,7 @@ import { ApiError, apiError, toApiError, type ErrorCode } from '../errors';
 import { authorizeRoute } from '../identity/authorization';
 import { authenticateKey, type AuthenticatedKey } from '../identity/key-authentication';
 import { principalOf, type Principal } from '../identity/principal';
-import { admitRequest, type Admission } from '../limits/admission';
+import { admitRequest, decisionDepsOf, type Admission } from '../limits/admission';
 import { edgeRejection } from '../limits/edge-guard';
 import { isPlayerCategory, isSettingsCategory } from '../limits/limits-table';
 import { admitPlayerCall } from '../limits/player-admission';
@@ -34,7 +34,7 @@ import { logger } from '../observability/logger';
 import { currentRequestScope, runInRequestScope } from '../observability/request-scope';
 import { sharedPlatform, type Platform } from '../platform';
 import { normalizeEvent, type ApiEvent } from './api-event';
-import { errorResponse, pageResponse, settingsErrorResponse, settingsResponse, successResponse } from './envelope';
+import { errorResponse, errorResponseFor, pageResponse, settingsResponse, successResponse } from './envelope';
 import { parseInput, type RouteContract } from './contract';
 import { enforceInputRules, enforceTransportRules } from './request-rules';
 import { ROUTE_CONTRACTS } from './route-contracts';
@@ -68,6 +68,8 @@ export interface OperationInput {
   readonly session?: SettingsSession;
   /** The caller's address as API Gateway saw it. */
   readonly sourceIp: string | undefined;
+  /** The request's admission deadline, for an operation that admits what only its parsed body names (signing in). */
+  readonly admissionSignal: AbortSignal | undefined;
   readonly requestId: string;
   readonly now: Date;
   readonly platform: Platform;
@@ -160,8 +162,8 @@ function envelope(getPlatform: () => Platform): Middleware {
     onError: (request) => {
       const error = withRouteStatus(toApiError(request.error), request.context.pipeline?.route);
       const requestId = request.context.pipeline?.event.requestId ?? request.event?.requestContext?.requestId ?? 'unknown';
-      const settings = request.context.pipeline ? isSettingsPath(request.context.pipeline.event.path) : false;
-      return finish(request, settings ? settingsErrorResponse(requestId, error) : errorResponse(requestId, error), error);
+      const path = request.context.pipeline?.event.path;
+      return finish(request, path === undefined ? errorResponse(requestId, error) : errorResponseFor(path, requestId, error), error);
     },
   };
 }
@@ -274,7 +276,7 @@ const admission = (): Middleware => ({
       if (category !== undefined && category !== 'settings-sign-in' && isSettingsCategory(category)) {
         await admitSettingsCall(
           { category, accountId: session.accountId, credGen: session.credGen },
-          { store: platform.admissionStore, windows: platform.windowMemory, limits: platform.limits, now: platform.clock(), signal: state.signal },
+          decisionDepsOf(platform, state.signal),
         );
       }
       state.admitted = true;
@@ -283,12 +285,8 @@ const admission = (): Middleware => ({
     if (!state.key) return;
     const { platform } = state;
     state.admission = await admitRequest(state.key, { category: (state.route as RouteDefinition).category }, {
-      store: platform.admissionStore,
-      windows: platform.windowMemory,
+      ...decisionDepsOf(platform, state.signal),
       rateLog: platform.rateLog,
-      limits: platform.limits,
-      now: platform.clock(),
-      signal: state.signal,
     });
     state.admitted = true;
   },
@@ -301,7 +299,7 @@ async function admitPlayerRoute(state: PipelineState, route: RouteDefinition): P
     const id = event.pathParameters.invitation_id;
     await admitPlayerCall(
       { category: route.category, sourceIp: event.sourceIp ?? 'unknown', invitationId: id !== undefined && INVITATION_ID_PATTERN.test(id) ? id : undefined },
-      { store: platform.admissionStore, windows: platform.windowMemory, limits: platform.limits, now: platform.clock(), signal: state.signal },
+      decisionDepsOf(platform, state.signal),
     );
   }
   state.admitted = true;
@@ -371,6 +369,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         principal: state.admission?.principal,
         session: state.session,
         sourceIp: state.event.sourceIp,
+        admissionSignal: state.signal,
         requestId: state.event.requestId,
         now: state.platform.clock(),
         platform: state.platform,

@@ -20,6 +20,7 @@
  */
 import { ApiError } from '../errors';
 import type { ApiEvent } from './api-event';
+import { cookieValues } from './cookies';
 
 export const SESSION_COOKIE = 'settings_session';
 export const SETTINGS_REQUEST_HEADER = 'x-settings-request';
@@ -39,15 +40,7 @@ export function clearedSessionCookie(fullPath: string): string {
 }
 
 /** The session token the request's Cookie headers carry (the first of that name), if any. */
-export function presentedSessionToken(cookieHeaders: readonly string[] | undefined): string | undefined {
-  for (const header of cookieHeaders ?? []) {
-    for (const pair of header.split(';')) {
-      const at = pair.indexOf('=');
-      if (at > 0 && pair.slice(0, at).trim() === SESSION_COOKIE) return pair.slice(at + 1).trim();
-    }
-  }
-  return undefined;
-}
+export const presentedSessionToken = (cookieHeaders: readonly string[] | undefined): string | undefined => cookieValues(cookieHeaders, SESSION_COOKIE, 1)[0];
 
 /** Refuse a state-changing settings request that a page of another origin could have sent (403 CSRF_CHECK_FAILED). */
 export function enforceSameOrigin(event: ApiEvent): void {

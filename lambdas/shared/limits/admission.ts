@@ -63,6 +63,23 @@ export interface DecisionDeps {
   readonly signal?: AbortSignal;
 }
 
+/** A decision's dependencies from what a container built once (platform.ts), at `now`, bounded by `signal`. */
+export const decisionDepsOf = (
+  platform: { readonly admissionStore: AdmissionStore; readonly windowMemory: WindowMemory; readonly limits: readonly Limit[]; readonly clock: () => Date },
+  signal?: AbortSignal,
+): DecisionDeps => ({ store: platform.admissionStore, windows: platform.windowMemory, limits: platform.limits, now: platform.clock(), ...(signal ? { signal } : {}) });
+
+/**
+ * A holder item with nothing to re-check and nothing else on it (the player site's IP and join-link
+ * items, the sign-in counters): created on first use, with a `ttl` after every window it holds ended.
+ */
+export function counterItem(holder: QuotaHolder, key: ItemKey, now: Date): { holder: QuotaHolder; key: ItemKey; guard: Guard; ttl: number } {
+  return { holder, key, guard: { kind: 'none' }, ttl: Math.floor(now.getTime() / 1000) + COUNTER_ITEM_LIFETIME_SECONDS };
+}
+
+/** Longer than the longest window (a day) by a day: a removed counter item never held a live count. */
+export const COUNTER_ITEM_LIFETIME_SECONDS = 2 * 86_400;
+
 export interface AdmissionDeps extends DecisionDeps {
   readonly rateLog: RateLogSampler;
 }

@@ -16,11 +16,8 @@
  */
 import { ApiError } from '../errors';
 import type { ItemKey } from './admission-store';
-import { decide, planHolderItems, type DecisionDeps } from './admission';
+import { counterItem, decide, planHolderItems, type DecisionDeps } from './admission';
 import type { PlayerCategory } from './limits-table';
-
-/** Longer than the longest window (a day) by a day: a removed item never held a live count. */
-export const COUNTER_ITEM_LIFETIME_SECONDS = 2 * 86_400;
 
 export const playerIpKey = (sourceIp: string): ItemKey => ({ pk: `PLAYER#IP#${sourceIp}`, sk: 'LIMITS' });
 export const joinLinkKey = (invitationId: string): ItemKey => ({ pk: `PLAYER#LINK#${invitationId}`, sk: 'LIMITS' });
@@ -34,11 +31,10 @@ export interface PlayerCall {
 
 /** Count the call under every player limit covering it, or throw the 429 (Retry-After: the longest wait). */
 export async function admitPlayerCall(call: PlayerCall, deps: DecisionDeps): Promise<void> {
-  const ttl = Math.floor(deps.now.getTime() / 1000) + COUNTER_ITEM_LIFETIME_SECONDS;
   const items = planHolderItems(
     [
-      { holder: 'player-ip', key: playerIpKey(call.sourceIp), guard: { kind: 'none' }, ttl },
-      ...(call.invitationId ? [{ holder: 'join-link' as const, key: joinLinkKey(call.invitationId), guard: { kind: 'none' as const }, ttl }] : []),
+      counterItem('player-ip', playerIpKey(call.sourceIp), deps.now),
+      ...(call.invitationId ? [counterItem('join-link', joinLinkKey(call.invitationId), deps.now)] : []),
     ],
     { category: call.category },
     deps,

@@ -24,9 +24,8 @@
 import { createHash } from 'node:crypto';
 import { accountKey } from '../identity/access-items';
 import type { ItemKey } from './admission-store';
-import { decide, planHolderItems, type DecisionDeps } from './admission';
+import { counterItem, decide, planHolderItems, type DecisionDeps } from './admission';
 import type { SettingsCategory } from './limits-table';
-import { COUNTER_ITEM_LIFETIME_SECONDS } from './player-admission';
 
 export const signInIpKey = (sourceIp: string): ItemKey => ({ pk: `SIGNIN#IP#${sourceIp}`, sk: 'LIMITS' });
 export const signInEmailKey = (normalizedEmail: string): ItemKey => ({
@@ -53,12 +52,8 @@ export async function admitSettingsCall(call: SettingsCall, deps: DecisionDeps):
 
 /** Count a sign-in attempt by source IP and e-mail address (normalized), or throw the 429. */
 export async function admitSignIn(attempt: { sourceIp: string; email: string }, deps: DecisionDeps): Promise<void> {
-  const ttl = Math.floor(deps.now.getTime() / 1000) + COUNTER_ITEM_LIFETIME_SECONDS;
   const items = planHolderItems(
-    [
-      { holder: 'sign-in-ip', key: signInIpKey(attempt.sourceIp), guard: { kind: 'none' }, ttl },
-      { holder: 'sign-in-email', key: signInEmailKey(attempt.email), guard: { kind: 'none' }, ttl },
-    ],
+    [counterItem('sign-in-ip', signInIpKey(attempt.sourceIp), deps.now), counterItem('sign-in-email', signInEmailKey(attempt.email), deps.now)],
     { category: 'settings-sign-in' },
     deps,
   );
