@@ -11,7 +11,7 @@
  * write would put back a grant that a concurrent demotion had just removed,
  * and the demoted creator's keys would work again: revocation always wins.
  */
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { membershipKey, orgKey, type MembershipItem, type Role } from '../shared/identity/access-items';
 import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
 import { BackOfficeError } from './errors';
@@ -71,6 +71,34 @@ export class Memberships {
         }),
       );
       return { partner_id: partnerId, account_id: accountId, role };
+    });
+  }
+
+  /**
+   * The organizations an account belongs to, with its role and each organization's name and status:
+   * one Query of the membership items' account index (`gsi1`, eventually consistent: for display,
+   * never for a decision) and one batch read of the organizations.
+   */
+  async ofAccount(accountId: string): Promise<{ partner_id: string; name: string; status: string; role: Role }[]> {
+    const memberships: { partner_id: string; role: Role }[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.store.client.send(
+        new QueryCommand({
+          TableName: this.store.table,
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': `ACCOUNT#${accountId}`, ':prefix': 'MEMBER#' },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) memberships.push({ partner_id: String(item.partner_id), role: item.role as Role });
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    const orgs = await this.store.getOrgs(memberships.map((m) => m.partner_id));
+    return memberships.flatMap(({ partner_id, role }) => {
+      const org = orgs.get(partner_id);
+      return org ? [{ partner_id, name: org.name, status: org.status, role }] : [];
     });
   }
 

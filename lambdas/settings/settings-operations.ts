@@ -100,6 +100,10 @@ const sessionOperation: Operation = async (input) => {
   return { data: await sessionView(officeOf(input.platform), session.accountId, session.expiresAt) };
 };
 
+const organizationsOperation: Operation = async (input) => ({
+  data: { organizations: await officeOf(input.platform).memberships.ofAccount(sessionOf(input).accountId) },
+});
+
 const keysOperation: Operation = async (input) => {
   const { keys } = await officeOf(input.platform).keys.list(sessionOf(input).accountId);
   return { data: { keys: keys.map(({ key_id, name, partner_id, scopes, created_at, expires_at, status, reason }) => ({ key_id, name, partner_id, scopes, created_at, expires_at, status, ...(reason ? { reason } : {}) })) } };
@@ -165,6 +169,7 @@ export const settingsOperations = {
   'settings-sign-in': signInOperation,
   'settings-sign-out': signOutOperation,
   'settings-session': sessionOperation,
+  'settings-organizations': organizationsOperation,
   'settings-keys': keysOperation,
   'settings-key-create': keyCreateOperation,
   'settings-key-revoke': keyRevokeOperation,

@@ -48,7 +48,7 @@ label, legend, .label { display: block; font-weight: 600; margin: 1rem 0 .3rem; 
 .hint { display: block; color: #5b6474; font-size: .88rem; font-weight: 400; margin: -.15rem 0 .35rem; }
 fieldset { border: 0; padding: 0; margin: 0; min-width: 0; }
 legend { padding: 0; }
-input[type=text], input[type=email], input[type=password], input[type=number] { width: 100%; max-width: 24rem; padding: .55rem .7rem; border: 1px solid #8a93a3; border-radius: 8px; font: inherit; background: #fff; color: inherit; }
+input[type=text], input[type=email], input[type=password], input[type=number], select { width: 100%; max-width: 24rem; padding: .55rem .7rem; border: 1px solid #8a93a3; border-radius: 8px; font: inherit; background: #fff; color: inherit; }
 input[disabled] { background: #eef0f3; color: #6b7383; }
 .card.narrow input[type=email], .card.narrow input[type=password] { max-width: none; }
 input.code { max-width: 9rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; letter-spacing: .2em; }
@@ -268,6 +268,7 @@ const SCRIPT = `
     renderTwoFactor();
     show('settings');
     if (moveFocus) $('settings-title').focus();
+    loadOrganizations();
     loadKeys();
     loadAudit();
   }
@@ -292,6 +293,21 @@ const SCRIPT = `
     if (result.ok || result.ended) signedOut('You are signed out.', 'success');
     else say('settings-status', errorText(result), 'error');
   });
+
+  /** The organization choices of the key form: the active organizations the account manages. */
+  async function loadOrganizations() {
+    const result = await call('GET', 'organizations');
+    if (result.ended || !account || !result.ok) return;
+    const managed = (result.data.organizations || []).filter((org) => org.role === 'manager' && org.status === 'active');
+    const options = managed.map((org) => {
+      const option = node('option', org.name + ' (' + org.partner_id + ')');
+      option.value = org.partner_id;
+      return option;
+    });
+    const personal = node('option', 'Personal key');
+    personal.value = '';
+    $('key-partner').replaceChildren(personal, ...options);
+  }
 
   // Keys: the list, revoking with an inline confirmation, creating with the value shown once.
   async function loadKeys() {
@@ -626,8 +642,8 @@ const BODY = `
       <form id="create-key-form" method="post" novalidate>
         <label for="key-name">Name <span class="hint">Optional: what the key is for.</span></label>
         <input id="key-name" type="text" maxlength="64" autocomplete="off">
-        <label for="key-partner">Organization id <span class="hint">Optional. Leave empty for a personal key (${PERSONAL_SCOPES.join(' and ')} only).</span></label>
-        <input id="key-partner" type="text" maxlength="128" autocomplete="off" spellcheck="false">
+        <label for="key-partner">Organization <span class="hint">A personal key carries ${PERSONAL_SCOPES.join(' and ')} only; organization keys are for the active organizations you manage.</span></label>
+        <select id="key-partner"><option value="">Personal key</option></select>
         <fieldset>
           <legend>Scopes</legend>
           <div class="checks">

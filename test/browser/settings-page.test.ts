@@ -131,7 +131,7 @@ const wholePage = (page: Page) =>
 /** Creates a key through the form; returns its id and value as the page shows them once. */
 async function createKey(page: Page, options: { name: string; partnerId?: string; scopes: string[]; days?: number; permanent?: boolean }) {
   await page.fill('#key-name', options.name);
-  await page.fill('#key-partner', options.partnerId ?? '');
+  await page.selectOption('#key-partner', options.partnerId ?? '');
   for (const box of await page.$$('#create-key-form input[name=scope]')) {
     const scope = await box.getAttribute('value');
     await box.setChecked(options.scopes.includes(scope as string));

@@ -148,14 +148,16 @@ describe('stateless stack: least privilege, per function', () => {
     expect([query[0].Resource].flat()).toHaveLength(Object.keys(RECORD_LIST_INDEXES).length);
   });
 
-  it('gives settings (web settings over the back office) exactly dataAccessOf(settings): the access table only, no key admission of its own', () => {
+  it('gives settings (web settings over the back office) exactly dataAccessOf(settings): the access table only (and its gsi1 for memberships), no key admission of its own', () => {
     const declared = dataAccessOf('settings');
-    expect(declared.map((access) => access.table)).toEqual(['access']);
+    expect(declared.map((access) => access.table)).toEqual(['access', 'access']);
+    expect(declared[1]).toEqual({ table: 'access', actions: ['dynamodb:Query'], indexes: ['gsi1'] });
     const statements = dynamoStatements('settings');
     expect(statements.map((statement) => ({ tables: tableNamesIn(statement), actions: actionsOf(statement) }))).toEqual(
       declared.map((access) => ({ tables: [access.table], actions: [...access.actions].sort() })),
     );
-    expect(statements.map((statement) => statement.Resource)).toEqual([tableArn('access')]);
+    expect(statements[0].Resource).toEqual(tableArn('access'));
+    expect(JSON.stringify(statements[1].Resource)).toContain('/index/gsi1');
     expect(Object.keys(variablesOf('settings')).filter((name) => name.startsWith('TABLE_'))).toEqual([tableEnvName('access')]);
   });
 

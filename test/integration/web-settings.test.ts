@@ -260,6 +260,24 @@ describe('keys', () => {
     expect((await archived.json()).code).toBe('PARTNER_INACTIVE');
   });
 
+  it('lists the organizations the account belongs to, with its role and their status (what the key form offers)', async () => {
+    const { account_id, browser: b } = await signedIn();
+    expect(await (await b.get('/settings/api/organizations')).json()).toEqual({ organizations: [] });
+    const managed = await office.organizations.create('Managed org');
+    const joined = await office.organizations.create('Joined org');
+    await office.memberships.set(managed.partner_id, account_id, 'manager');
+    await office.memberships.set(joined.partner_id, account_id, 'member');
+    await office.organizations.archive(joined.partner_id);
+    const { organizations } = (await (await b.get('/settings/api/organizations')).json()) as { organizations: unknown[] };
+    expect(organizations).toEqual(
+      expect.arrayContaining([
+        { partner_id: managed.partner_id, name: 'Managed org', status: 'active', role: 'manager' },
+        { partner_id: joined.partner_id, name: 'Joined org', status: 'archived', role: 'member' },
+      ]),
+    );
+    expect(organizations).toHaveLength(2);
+  });
+
   it('answers INVALID_SCOPES, INVALID_EXPIRY and INVALID_FIELD for what the admin CLI refuses, creating nothing', async () => {
     const { account_id, browser: b } = await signedIn();
     const cases: [unknown, number, string][] = [

@@ -212,6 +212,7 @@ export const ROUTES = [
   { id: 'settings-sign-in', method: 'POST', path: '/settings/api/session', group: 'settings', auth: 'web', category: 'settings-sign-in', query: [], body: 'json' },
   { id: 'settings-sign-out', method: 'DELETE', path: '/settings/api/session', group: 'settings', auth: 'web', query: [], body: 'none' },
   { id: 'settings-session', method: 'GET', path: '/settings/api/session', group: 'settings', auth: 'session', category: 'settings-view', query: [], body: 'none' },
+  { id: 'settings-organizations', method: 'GET', path: '/settings/api/organizations', group: 'settings', auth: 'session', category: 'settings-view', query: [], body: 'none' },
   { id: 'settings-keys', method: 'GET', path: '/settings/api/keys', group: 'settings', auth: 'session', category: 'settings-view', query: [], body: 'none' },
   { id: 'settings-key-create', method: 'POST', path: '/settings/api/keys', group: 'settings', auth: 'session', category: 'settings-key-create', query: [], body: 'json' },
   { id: 'settings-key-revoke', method: 'POST', path: '/settings/api/keys/{key_id}/revoke', group: 'settings', auth: 'session', category: 'settings-revoke', query: [], body: 'none' },
@@ -356,12 +357,14 @@ export const GROUP_DATA_ACCESS: Readonly<Record<EndpointGroup, readonly TableAcc
   // lambdas/settings over lambdas/back-office, all on `access`: sessions (Put, Get, Update of the activity, Delete at
   // sign-out), the settings and sign-in counters (UpdateItem), the e-mail reservation and sign-in item (GetItem, the
   // two-factor's conditional UpdateItem), keys (the creation's and revocation's transactions: Put, Update, ConditionCheck;
-  // the account's entries and audit trail: Query; the organizations of listed keys: BatchGetItem).
+  // the account's entries and audit trail: Query; the organizations of listed keys: BatchGetItem); the account's
+  // memberships (Query of gsi1).
   settings: [
     {
       table: 'access',
       actions: ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
     },
+    { table: 'access', actions: ['dynamodb:Query'], indexes: ['gsi1'] },
   ],
 };
 

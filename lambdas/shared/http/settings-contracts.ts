@@ -77,6 +77,14 @@ export const SETTINGS_CONTRACTS = {
     data: SettingsSessionSchema,
     errors: ['SESSION_REQUIRED', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
   },
+  'settings-organizations': {
+    summary: 'The organizations you belong to, with your role: organization keys are for the ones you manage (and that are active)',
+    status: 200,
+    data: z.strictObject({
+      organizations: z.array(z.strictObject({ partner_id: z.string(), name: z.string(), status: z.enum(['active', 'archived']), role: z.enum(['member', 'manager']) })),
+    }),
+    errors: ['SESSION_REQUIRED', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+  },
   'settings-keys': {
     summary: "The signed-in account's API keys (never a key value)",
     status: 200,
