@@ -25,7 +25,10 @@ export type AuditAction =
   | 'password.reset'
   | 'two_factor.enrolled'
   | 'two_factor.enabled'
-  | 'two_factor.disabled';
+  | 'two_factor.disabled'
+  | 'webhook.created'
+  | 'webhook.verified'
+  | 'webhook.deactivated';
 
 /** Who made a change, and from where: the web settings' signed-in account and the request's source IP, or the operator. */
 export interface AuditSource {
@@ -43,6 +46,8 @@ export interface AuditEntry {
   readonly source_ip: string | null;
   /** The key a key change is about. */
   readonly key_id?: string;
+  /** The webhook callback a webhook change is about. */
+  readonly webhook_id?: string;
 }
 
 /** The Put of one audit entry, for the change's transaction. */
@@ -51,7 +56,7 @@ export function auditPut(
   accountId: string,
   action: AuditAction,
   source: AuditSource,
-  details: { key_id?: string } = {},
+  details: { key_id?: string; webhook_id?: string } = {},
 ): { Put: { TableName: string; Item: Record<string, unknown> } } {
   const now = store.clock();
   const entry: AuditEntry = { at: now.toISOString(), action, via: source.via, source_ip: source.sourceIp ?? null, ...details };
@@ -90,6 +95,7 @@ export class Audit {
       via: item.via as AuditSource['via'],
       source_ip: typeof item.source_ip === 'string' ? item.source_ip : null,
       ...(typeof item.key_id === 'string' ? { key_id: item.key_id } : {}),
+      ...(typeof item.webhook_id === 'string' ? { webhook_id: item.webhook_id } : {}),
     }));
   }
 }

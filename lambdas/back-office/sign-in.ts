@@ -104,6 +104,16 @@ export class SignIn {
     return { two_factor: 'off' };
   }
 
+  /**
+   * Confirm the signed-in account again before a sensitive change (creating a webhook callback): its
+   * password and, when two-factor is on, a code not used before.
+   */
+  async confirm(accountId: string, password: string, code: string | undefined): Promise<void> {
+    const signIn = await this.read(accountId);
+    if (!(await verifyPassword(password, signIn.password_hash))) throw new BackOfficeError('INVALID_PASSWORD', 'The password is wrong.');
+    if (signIn.two_factor_secret) await this.useCode(signIn, signIn.two_factor_secret, code);
+  }
+
   /** Accept `code` once: its step is recorded under the condition that it is later than the last accepted one. */
   private async useCode(signIn: SignInItem, secret: string, code: string | undefined): Promise<void> {
     const step = await acceptedStep(secret, code, this.store.clock(), signIn.two_factor_step);

@@ -61,6 +61,17 @@ export const ERROR_CATALOG = {
   KEY_NOT_FOUND: { status: 404, message: 'No such key among yours.' },
   TWO_FACTOR_ENABLED: { status: 409, message: 'Two-factor is already on; disable it first.' },
   SETTINGS_CONFLICT: { status: 409, message: 'The settings changed meanwhile; reload and try again.' },
+  // Webhook callbacks (lambdas/webhooks, docs/webhooks.md).
+  INVALID_WEBHOOK_URL: { status: 422, message: 'The callback address must be a complete HTTPS URL of a public domain name on port 443, without user, password or fragment.' },
+  WEBHOOK_LIMIT_OR_ACCESS_CHANGED: {
+    status: 409,
+    message: 'The callback cannot be created: 10 callbacks already exist for the account or the organization, or your access to the organization changed.',
+  },
+  WEBHOOK_NOT_FOUND: { status: 404, message: 'No such webhook callback among yours.' },
+  WEBHOOK_INACTIVE: { status: 409, message: 'The webhook callback is deactivated.' },
+  WEBHOOK_NOT_VERIFIED: { status: 409, message: 'Verify the webhook callback first.' },
+  DELIVERY_NOT_FOUND: { status: 404, message: 'No such delivery of this callback (deliveries are kept 30 days).' },
+  DELIVERY_IN_PROGRESS: { status: 409, message: 'The delivery is still being attempted; resend it once it is delivered or finally failed.' },
   INTERNAL_ERROR: { status: 500, message: 'An internal error occurred.' },
   TICKET_SERVICE_UNAVAILABLE: { status: 503, message: 'The ticket service is temporarily unavailable.' },
   RATE_LIMIT_UNAVAILABLE: { status: 503, message: 'Rate protection is unavailable; retry after the Retry-After delay.' },

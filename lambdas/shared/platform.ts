@@ -13,6 +13,7 @@ import { WindowMemory } from './limits/window-memory';
 import { EdgeGuard } from './limits/edge-guard';
 import { LIMITS, type Limit } from './limits/limits-table';
 import type { Surface } from './http/routes';
+import type { WebhookLocalSwitches } from '../webhooks/webhook-runtime';
 import { secretSource, type SecretId, type SecretSource } from './secrets';
 import { createDocumentClient, requireTable, tableNamesFromEnv, type TableNames } from './storage/dynamo-client';
 
@@ -48,6 +49,8 @@ export interface Platform {
 export interface LocalSwitches {
   /** `ticket bridge --fail on`: the ticket bridge fails as an unavailable store would. */
   ticketBridgeDown(): boolean;
+  /** The local webhook pipeline's queue, state machine runner and secret sealer, and its local-only options. */
+  readonly webhooks?: WebhookLocalSwitches;
 }
 
 export function createPlatform(overrides: Partial<Platform> = {}): Platform {
@@ -113,7 +116,7 @@ export function sharedPlatform(): Platform {
 }
 
 /** What the local stack gives the shared platform before the first request (its switches); never called in a deployed function. */
-export function configureSharedPlatform(overrides: Pick<Partial<Platform>, 'localSwitches'>): void {
+export function configureSharedPlatform(overrides: Pick<Partial<Platform>, 'localSwitches' | 'clock'>): void {
   sharedOverrides = overrides;
   shared = undefined;
 }

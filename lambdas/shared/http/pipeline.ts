@@ -28,7 +28,7 @@ import { admitRequest, decisionDepsOf, type Admission } from '../limits/admissio
 import { edgeRejection } from '../limits/edge-guard';
 import { isPlayerCategory, isSettingsCategory } from '../limits/limits-table';
 import { admitPlayerCall } from '../limits/player-admission';
-import { admitSettingsCall } from '../limits/settings-admission';
+import { admitSettingsCall, type SettingsHolderItem } from '../limits/settings-admission';
 import { INVITATION_ID_PATTERN } from '../../invitations/invitation-model';
 import { logger } from '../observability/logger';
 import { currentRequestScope, runInRequestScope } from '../observability/request-scope';
@@ -49,6 +49,18 @@ export interface SettingsSession {
   readonly expiresAt: string;
   readonly token: string;
 }
+
+/**
+ * The items beyond the signed-in account that a web-settings call counts on, found from its path (a webhook callback's
+ * and its organization's counters: lambdas/webhooks). Read before the one admission decision; unknown ids give none
+ * (the operation then answers 404).
+ */
+export type AdmissionHolders = (call: {
+  readonly route: RouteDefinition;
+  readonly pathParameters: Readonly<Record<string, string>>;
+  readonly session: Omit<SettingsSession, 'token'>;
+  readonly platform: Platform;
+}) => Promise<readonly SettingsHolderItem[]>;
 
 /** How a function with web-settings routes finds the live session behind a cookie's token (lambdas/settings). */
 export type SessionLookup = (token: string, platform: Platform) => Promise<Omit<SettingsSession, 'token'> | undefined>;
@@ -256,7 +268,7 @@ const authentication = (sessions: SessionLookup | undefined): Middleware => ({
 });
 
 /** Whether the key is still usable and every quota and slot covering the route has room (docs/limits.md). */
-const admission = (): Middleware => ({
+const admission = (holders: AdmissionHolders | undefined): Middleware => ({
   before: async (request) => {
     const state = request.context.pipeline;
     const route = state.route as RouteDefinition;
@@ -274,8 +286,10 @@ const admission = (): Middleware => ({
       const { platform } = state;
       const category = route.category;
       if (category !== undefined && category !== 'settings-sign-in' && isSettingsCategory(category)) {
+        // A group may count the call on more items than the account (a webhook callback, its organization): one decision.
+        const extra = holders ? await holders({ route, pathParameters: state.event.pathParameters, session, platform }) : [];
         await admitSettingsCall(
-          { category, accountId: session.accountId, credGen: session.credGen },
+          { category, accountId: session.accountId, credGen: session.credGen, extra },
           decisionDepsOf(platform, state.signal),
         );
       }
@@ -335,6 +349,8 @@ export interface ApiHandlerOptions {
   readonly operations: Readonly<Record<string, Operation>>;
   readonly router?: Router;
   readonly platform?: () => Platform;
+  /** Extra holder items of this function's web-settings calls (see AdmissionHolders). */
+  readonly admissionHolders?: AdmissionHolders;
   /** The session lookup of a function with web-settings routes; without one, no session is ever found. */
   readonly sessions?: SessionLookup;
 }
@@ -351,7 +367,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     .use(transport())
     .use(routing(router))
     .use(authentication(options.sessions))
-    .use(admission())
+    .use(admission(options.admissionHolders))
     .use(authorization())
     .use(input())
     .handler(async (_event, context) => {

@@ -13,6 +13,7 @@ import { GAME_GROUPS, RECORD_UUID_PATTERN, RESULTS } from '../../records/record-
 import { ORGANIZATION_SCOPES } from '../identity/scopes';
 import { withErrorCode } from './contract';
 import { SETTINGS_CONTRACTS } from './settings-contracts';
+import { WEBHOOK_CONTRACTS } from './webhook-contracts';
 import { PLAYER_CONTRACTS } from './player-contracts';
 import type { RouteContract } from './contract';
 import type { RouteId } from './routes';
@@ -207,6 +208,7 @@ export const EntitlementsSchema = named(
 export const ROUTE_CONTRACTS: Readonly<Record<RouteId, RouteContract>> = {
   ...PLAYER_CONTRACTS,
   ...SETTINGS_CONTRACTS,
+  ...WEBHOOK_CONTRACTS,
   health: {
     summary: 'Health',
     description: 'Liveness of the API. Needs no key; edge protection applies to it too.',

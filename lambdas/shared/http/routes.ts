@@ -15,9 +15,9 @@ import { RECORD_LIST_INDEXES, type TableId } from '../storage/table-definitions'
 export const API_STAGE_NAME = 'v1';
 
 /** A Lambda function serving a group of endpoints. */
-export type EndpointGroup = 'system' | 'identity' | 'records' | 'entitlements' | 'invitations' | 'tickets' | 'player' | 'settings';
+export type EndpointGroup = 'system' | 'identity' | 'records' | 'entitlements' | 'invitations' | 'tickets' | 'player' | 'settings' | 'webhooks';
 
-export const ENDPOINT_GROUPS: readonly EndpointGroup[] = ['system', 'identity', 'records', 'entitlements', 'invitations', 'tickets', 'player', 'settings'];
+export const ENDPOINT_GROUPS: readonly EndpointGroup[] = ['system', 'identity', 'records', 'entitlements', 'invitations', 'tickets', 'player', 'settings', 'webhooks'];
 
 /**
  * The two front doors of the service, each its own API Gateway REST API with its own WAF web ACL
@@ -35,6 +35,7 @@ export const SURFACE_OF_GROUP: Readonly<Record<EndpointGroup, Surface>> = {
   tickets: 'partner',
   player: 'web',
   settings: 'web',
+  webhooks: 'web',
 };
 
 export const groupsOf = (surface: Surface): EndpointGroup[] => ENDPOINT_GROUPS.filter((group) => SURFACE_OF_GROUP[group] === surface);
@@ -221,6 +222,23 @@ export const ROUTES = [
   { id: 'settings-two-factor-confirm', method: 'POST', path: '/settings/api/two-factor/confirm', group: 'settings', auth: 'session', category: 'settings-change', query: [], body: 'json' },
   { id: 'settings-two-factor-disable', method: 'POST', path: '/settings/api/two-factor/disable', group: 'settings', auth: 'session', category: 'settings-change', query: [], body: 'json' },
   { id: 'settings-audit', method: 'GET', path: '/settings/api/audit', group: 'settings', auth: 'session', category: 'settings-view', query: [], body: 'none' },
+  // Webhook callbacks in web settings (docs/webhooks.md): their own function (KMS, the delivery queue), the same session and limits.
+  { id: 'webhooks', method: 'GET', path: '/settings/api/webhooks', group: 'webhooks', auth: 'session', category: 'settings-view', query: [], body: 'none' },
+  { id: 'webhook-create', method: 'POST', path: '/settings/api/webhooks', group: 'webhooks', auth: 'session', category: 'settings-webhook-create', query: [], body: 'json' },
+  { id: 'webhook-verify', method: 'POST', path: '/settings/api/webhooks/{webhook_id}/verify', group: 'webhooks', auth: 'session', category: 'settings-webhook-check', query: [], body: 'none' },
+  { id: 'webhook-test', method: 'POST', path: '/settings/api/webhooks/{webhook_id}/test', group: 'webhooks', auth: 'session', category: 'settings-webhook-check', query: [], body: 'none' },
+  { id: 'webhook-deactivate', method: 'POST', path: '/settings/api/webhooks/{webhook_id}/deactivate', group: 'webhooks', auth: 'session', category: 'settings-revoke', query: [], body: 'none' },
+  { id: 'webhook-deliveries', method: 'GET', path: '/settings/api/webhooks/{webhook_id}/deliveries', group: 'webhooks', auth: 'session', category: 'settings-view', query: [], body: 'none' },
+  {
+    id: 'webhook-resend',
+    method: 'POST',
+    path: '/settings/api/webhooks/{webhook_id}/deliveries/{delivery_id}/resend',
+    group: 'webhooks',
+    auth: 'session',
+    category: 'settings-webhook-resend',
+    query: [],
+    body: 'none',
+  },
 ] as const satisfies readonly RouteDefinition[];
 
 export type RouteId = (typeof ROUTES)[number]['id'];
@@ -366,6 +384,16 @@ export const GROUP_DATA_ACCESS: Readonly<Record<EndpointGroup, readonly TableAcc
     },
     { table: 'access', actions: ['dynamodb:Query'], indexes: ['gsi1'] },
   ],
+  // lambdas/webhooks over lambdas/webhooks/*-store.ts, all on `access`: the session (GetItem, its activity's UpdateItem), the
+  // creation's transaction (Put of the callback and its account entry, Update of the account's and organization's callback
+  // sets, ConditionCheck of the membership), the account's callbacks (Query of its entries, BatchGetItem of the callbacks),
+  // verification and deactivation (UpdateItem), the deliveries (Query) and a resend (UpdateItem), the limit counters (UpdateItem).
+  webhooks: [
+    {
+      table: 'access',
+      actions: ['dynamodb:BatchGetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+    },
+  ],
 };
 
 /** The service secrets (lambdas/shared/secret-names.ts) each group's function reads. */
@@ -381,6 +409,7 @@ export const GROUP_SECRET_ACCESS: Readonly<Record<EndpointGroup, readonly Secret
   // The player site checks a link's token by computing it again.
   player: ['invitation-token'],
   settings: [],
+  webhooks: [],
 };
 
 /**

@@ -39,11 +39,23 @@ export const SettingsKeySchema = z.strictObject({
 
 export const AuditEntrySchema = z.strictObject({
   at: z.string(),
-  action: z.enum(['key.created', 'key.revoked', 'password.changed', 'password.reset', 'two_factor.enrolled', 'two_factor.enabled', 'two_factor.disabled']),
+  action: z.enum([
+    'key.created',
+    'key.revoked',
+    'password.changed',
+    'password.reset',
+    'two_factor.enrolled',
+    'two_factor.enabled',
+    'two_factor.disabled',
+    'webhook.created',
+    'webhook.verified',
+    'webhook.deactivated',
+  ]),
   /** `settings`: the account in web settings; `operator`: the admin CLI. */
   via: z.enum(['settings', 'operator']),
   source_ip: z.nullable(z.string()),
   key_id: z.optional(z.string()),
+  webhook_id: z.optional(z.string()),
 });
 
 const password = withErrorCode(text(1024), 'INVALID_FIELD');

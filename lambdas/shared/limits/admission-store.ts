@@ -39,7 +39,9 @@ export type Guard =
   | { readonly kind: 'none' }
   | { readonly kind: 'key' }
   | { readonly kind: 'account'; readonly credGen: number }
-  | { readonly kind: 'organization'; readonly keyGen: number; readonly accountId: string; readonly grant: string };
+  | { readonly kind: 'organization'; readonly keyGen: number; readonly accountId: string; readonly grant: string }
+  /** A webhook callback's item (the delivery pipeline's slots and starts): it must still be active. */
+  | { readonly kind: 'webhook' };
 
 export interface CounterPlan {
   readonly attribute: string;
@@ -138,6 +140,9 @@ export function buildAdmissionUpdate(table: string, plan: ItemPlan) {
       break;
     case 'account':
       conditions.push(`${x.name('status')} = ${x.value('active')} AND cred_gen = ${x.value(plan.guard.credGen)}`);
+      break;
+    case 'webhook':
+      conditions.push(`${x.name('status')} = ${x.value('active')}`);
       break;
     case 'organization':
       conditions.push(

@@ -243,7 +243,20 @@ async function settle(item: HolderItem, deny: DenialOf, deps: DecisionDeps): Pro
   throw new QuotaStoreUnavailable(new Error(`No admission decision for ${plan.key.pk} after ${MAX_ATTEMPTS_PER_ITEM} attempts`));
 }
 
-const HOLDER_ORDER: readonly QuotaHolder[] = ['key', 'account', 'organization', 'player-ip', 'join-link', 'settings-account', 'sign-in-ip', 'sign-in-email'];
+const HOLDER_ORDER: readonly QuotaHolder[] = [
+  'key',
+  'account',
+  'organization',
+  'player-ip',
+  'join-link',
+  'settings-account',
+  'sign-in-ip',
+  'sign-in-email',
+  'webhook',
+  'webhook-organization',
+  'webhook-delivery-record',
+  'webhook-delivery',
+];
 
 /**
  * Concurrency-limited routes (invitations, tickets) take their slots layer by

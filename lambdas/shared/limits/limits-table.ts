@@ -13,10 +13,18 @@
  * routes, the player site's routes (which need no key: they count by source IP and join link),
  * and web settings (by the signed-in account; signing in by source IP and e-mail address).
  */
-export type RouteCategory = 'invitation-create' | 'invitation' | 'ticket' | PlayerCategory | SettingsCategory;
+export type RouteCategory = 'invitation-create' | 'invitation' | 'ticket' | PlayerCategory | SettingsCategory | 'webhook-attempt';
 export type PlayerCategory = 'player-view' | 'player-claim' | 'player-message';
 export const isPlayerCategory = (category: RouteCategory | undefined): category is PlayerCategory => category?.startsWith('player-') ?? false;
-export type SettingsCategory = 'settings-view' | 'settings-change' | 'settings-key-create' | 'settings-revoke' | 'settings-sign-in';
+export type SettingsCategory =
+  | 'settings-view'
+  | 'settings-change'
+  | 'settings-key-create'
+  | 'settings-revoke'
+  | 'settings-sign-in'
+  | 'settings-webhook-create'
+  | 'settings-webhook-check'
+  | 'settings-webhook-resend';
 export const isSettingsCategory = (category: RouteCategory | undefined): category is SettingsCategory => category?.startsWith('settings-') ?? false;
 
 /**
@@ -27,7 +35,12 @@ export const isSettingsCategory = (category: RouteCategory | undefined): categor
 export type QuotaHolder = KeyHolder | PlayerHolder | SettingsHolder;
 export type KeyHolder = 'key' | 'account' | 'organization';
 export type PlayerHolder = 'player-ip' | 'join-link';
-export type SettingsHolder = 'settings-account' | 'sign-in-ip' | 'sign-in-email';
+export type SettingsHolder = 'settings-account' | 'sign-in-ip' | 'sign-in-email' | WebhookHolder;
+/**
+ * Webhook limits beyond the signed-in account's: per callback, per organization (all its callbacks), per delivery
+ * (manual resends), and the delivery pipeline's own per-callback slots and starts (`webhook-delivery`, on the callback item).
+ */
+export type WebhookHolder = 'webhook' | 'webhook-organization' | 'webhook-delivery-record' | 'webhook-delivery';
 
 export interface QuotaLimit {
   readonly kind: 'quota';
@@ -85,7 +98,7 @@ export type Limit = QuotaLimit | ConcurrencyLimit | EdgeLimit;
 
 const INVITATION_AND_TICKET: readonly RouteCategory[] = ['invitation-create', 'invitation', 'ticket'];
 const PLAYER_CALLS: readonly RouteCategory[] = ['player-view', 'player-claim', 'player-message'];
-const SETTINGS_CHANGES: readonly RouteCategory[] = ['settings-change', 'settings-key-create'];
+const SETTINGS_CHANGES: readonly RouteCategory[] = ['settings-change', 'settings-key-create', 'settings-webhook-create'];
 
 export const LIMITS: readonly Limit[] = [
   { kind: 'quota', policy: 'key-minute', holder: 'key', windowSeconds: 60, limit: 60, covers: 'all', description: 'each valid API key, per minute' },
@@ -108,12 +121,24 @@ export const LIMITS: readonly Limit[] = [
   { kind: 'quota', policy: 'join-message-hour', holder: 'join-link', windowSeconds: 3600, limit: 20, covers: ['player-message'], description: "the player's messages on one ticket, per UTC hour" },
   { kind: 'quota', policy: 'join-message-day', holder: 'join-link', windowSeconds: 86_400, limit: 100, covers: ['player-message'], description: "the player's messages on one ticket, per UTC day" },
   { kind: 'quota', policy: 'settings-view-minute', holder: 'settings-account', windowSeconds: 60, limit: 30, covers: ['settings-view'], description: 'web settings: viewing API settings (session, organizations, keys, audit), per account, per minute' },
-  { kind: 'quota', policy: 'settings-change-minute', holder: 'settings-account', windowSeconds: 60, limit: 10, covers: SETTINGS_CHANGES, description: 'web settings: configuration changes (key creation, password, two-factor), per account, per minute' },
+  { kind: 'quota', policy: 'settings-change-minute', holder: 'settings-account', windowSeconds: 60, limit: 10, covers: SETTINGS_CHANGES, description: 'web settings: configuration changes (key and webhook creation, password, two-factor), per account, per minute' },
   { kind: 'quota', policy: 'settings-change-hour', holder: 'settings-account', windowSeconds: 3600, limit: 60, covers: SETTINGS_CHANGES, description: 'web settings: configuration changes, per account, per UTC hour' },
   { kind: 'quota', policy: 'settings-change-day', holder: 'settings-account', windowSeconds: 86_400, limit: 200, covers: SETTINGS_CHANGES, description: 'web settings: configuration changes, per account, per UTC day' },
-  { kind: 'quota', policy: 'settings-revoke-minute', holder: 'settings-account', windowSeconds: 60, limit: 10, covers: ['settings-revoke'], description: 'web settings: revoking a key (separate: not blocked by the change quotas), per account, per minute' },
+  { kind: 'quota', policy: 'settings-revoke-minute', holder: 'settings-account', windowSeconds: 60, limit: 10, covers: ['settings-revoke'], description: 'web settings: revoking a key or deactivating a webhook callback (separate: not blocked by the change quotas), per account, per minute' },
   { kind: 'quota', policy: 'settings-key-create-hour', holder: 'settings-account', windowSeconds: 3600, limit: 20, covers: ['settings-key-create'], description: 'web settings: creating API keys (also configuration changes), per account, per UTC hour' },
   { kind: 'quota', policy: 'settings-key-create-day', holder: 'settings-account', windowSeconds: 86_400, limit: 50, covers: ['settings-key-create'], description: 'web settings: creating API keys, per account, per UTC day' },
+  { kind: 'quota', policy: 'webhook-create-hour', holder: 'settings-account', windowSeconds: 3600, limit: 5, covers: ['settings-webhook-create'], description: 'web settings: creating webhook callbacks (also configuration changes), per account, per UTC hour' },
+  { kind: 'quota', policy: 'webhook-create-day', holder: 'settings-account', windowSeconds: 86_400, limit: 20, covers: ['settings-webhook-create'], description: 'web settings: creating webhook callbacks, per account, per UTC day' },
+  { kind: 'quota', policy: 'webhook-check-callback-minute', holder: 'webhook', windowSeconds: 60, limit: 1, covers: ['settings-webhook-check'], description: 'verifying or testing a webhook callback, per callback, per minute' },
+  { kind: 'quota', policy: 'webhook-check-minute', holder: 'settings-account', windowSeconds: 60, limit: 3, covers: ['settings-webhook-check'], description: 'verifying or testing webhook callbacks, per account, per minute' },
+  { kind: 'quota', policy: 'webhook-check-hour', holder: 'settings-account', windowSeconds: 3600, limit: 30, covers: ['settings-webhook-check'], description: 'verifying or testing webhook callbacks, per account, per UTC hour' },
+  { kind: 'quota', policy: 'webhook-check-organization-hour', holder: 'webhook-organization', windowSeconds: 3600, limit: 60, covers: ['settings-webhook-check'], description: "verifying or testing webhook callbacks, all of an organization's, per UTC hour" },
+  { kind: 'quota', policy: 'webhook-resend-callback-minute', holder: 'webhook', windowSeconds: 60, limit: 5, covers: ['settings-webhook-resend'], description: 'manual resends of webhook deliveries, per callback, per minute' },
+  { kind: 'quota', policy: 'webhook-resend-hour', holder: 'settings-account', windowSeconds: 3600, limit: 10, covers: ['settings-webhook-resend'], description: 'manual resends of webhook deliveries, per account, per UTC hour' },
+  { kind: 'quota', policy: 'webhook-resend-organization-hour', holder: 'webhook-organization', windowSeconds: 3600, limit: 20, covers: ['settings-webhook-resend'], description: "manual resends of webhook deliveries, all of an organization's callbacks, per UTC hour" },
+  { kind: 'quota', policy: 'webhook-resend-delivery-day', holder: 'webhook-delivery-record', windowSeconds: 86_400, limit: 3, covers: ['settings-webhook-resend'], description: 'manual resends of one webhook delivery, per UTC day' },
+  { kind: 'quota', policy: 'webhook-delivery-starts-minute', holder: 'webhook-delivery', windowSeconds: 60, limit: 10, covers: ['webhook-attempt'], description: 'delivery attempts started per webhook callback, per minute (the delivery pipeline)' },
+  { kind: 'concurrency', policy: 'webhook-delivery-concurrency', holder: 'webhook-delivery', limit: 3, covers: ['webhook-attempt'], description: 'delivery attempts in flight per webhook callback (the delivery pipeline)' },
   { kind: 'quota', policy: 'sign-in-email-minute', holder: 'sign-in-email', windowSeconds: 60, limit: 5, covers: ['settings-sign-in'], description: 'sign-in attempts for one e-mail address (known or not), per minute' },
   { kind: 'quota', policy: 'sign-in-email-hour', holder: 'sign-in-email', windowSeconds: 3600, limit: 20, covers: ['settings-sign-in'], description: 'sign-in attempts for one e-mail address, per UTC hour' },
   { kind: 'quota', policy: 'sign-in-ip-minute', holder: 'sign-in-ip', windowSeconds: 60, limit: 10, covers: ['settings-sign-in'], description: 'sign-in attempts from one source IP, per minute' },

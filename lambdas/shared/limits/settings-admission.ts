@@ -25,7 +25,7 @@ import { createHash } from 'node:crypto';
 import { accountKey } from '../identity/access-items';
 import type { ItemKey } from './admission-store';
 import { counterItem, decide, planHolderItems, type DecisionDeps } from './admission';
-import type { SettingsCategory } from './limits-table';
+import type { QuotaHolder, SettingsCategory } from './limits-table';
 
 export const signInIpKey = (sourceIp: string): ItemKey => ({ pk: `SIGNIN#IP#${sourceIp}`, sk: 'LIMITS' });
 export const signInEmailKey = (normalizedEmail: string): ItemKey => ({
@@ -33,21 +33,36 @@ export const signInEmailKey = (normalizedEmail: string): ItemKey => ({
   sk: 'LIMITS',
 });
 
+/** A holder item beyond the account (a webhook callback's counters, say): counter-only items created on first use. */
+export interface SettingsHolderItem {
+  readonly holder: QuotaHolder;
+  readonly key: ItemKey;
+}
+
 export interface SettingsCall {
   readonly category: Exclude<SettingsCategory, 'settings-sign-in'>;
   readonly accountId: string;
   /** The credential generation the session was opened under. */
   readonly credGen: number;
+  /** More items counted in the same decision (AdmissionHolders in pipeline.ts). */
+  readonly extra?: readonly SettingsHolderItem[];
 }
 
 /** Count a signed-in call under every limit of its category, or throw: 429 (Retry-After: the longest wait) or 401 SESSION_REQUIRED. */
 export async function admitSettingsCall(call: SettingsCall, deps: DecisionDeps): Promise<void> {
   const items = planHolderItems(
-    [{ holder: 'settings-account', key: accountKey(call.accountId), guard: { kind: 'account', credGen: call.credGen } }],
+    [
+      { holder: 'settings-account', key: accountKey(call.accountId), guard: { kind: 'account', credGen: call.credGen } },
+      ...(call.extra ?? []).map((item) => counterItem(item.holder, item.key, deps.now)),
+    ],
     { category: call.category },
     deps,
   );
-  await decide(items, (_item, old) => (!old || old.status !== 'active' || old.cred_gen !== call.credGen ? 'SESSION_REQUIRED' : undefined), deps);
+  await decide(
+    items,
+    (item, old) => (item.holder === 'settings-account' && (!old || old.status !== 'active' || old.cred_gen !== call.credGen) ? 'SESSION_REQUIRED' : undefined),
+    deps,
+  );
 }
 
 /** Count a sign-in attempt by source IP and e-mail address (normalized), or throw the 429. */

@@ -1,0 +1,11 @@
+/**
+ * The webhook delivery worker: the delivery queue's messages, each one attempt of one delivery
+ * (lambdas/webhooks/delivery-worker.ts). Messages that could not be handled are reported alone
+ * (batch item failures) and come back after the visibility timeout; after a few receives the
+ * queue moves them to its dead-letter queue.
+ */
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { sharedPlatform } from '../../shared/platform';
+import { deliverBatch } from '../../webhooks/delivery-worker';
+
+export const handler = (event: SQSEvent): Promise<SQSBatchResponse> => deliverBatch(event, sharedPlatform());

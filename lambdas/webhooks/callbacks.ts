@@ -1,0 +1,393 @@
+/**
+ * Webhook callbacks: creation under the 10-per-account and 10-per-organization
+ * limits, the creator's listing, ownership, verification's activation and
+ * deactivation. Items: webhook-items.ts.
+ *
+ * A callback's standing is decided as a key's is (key-standing.ts `assessKey`)
+ * from the facts it was created under and the account and organization items
+ * as they are now: the lifecycle events that revoke keys (password change or
+ * reset, removal or demotion, archive, deactivation) leave the callback
+ * unable to deliver, for good, from that instant. The listing shows such a
+ * callback as deactivated, and the delivery worker, before the next attempt,
+ * writes the deactivation and cancels what was pending (ACCESS_REVOKED).
+ *
+ * Creation is one transaction conditioned on the account's and the
+ * organization's callback-set versions (and on everything the standing
+ * needs): two concurrent creations cannot both take the tenth place.
+ */
+import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { auditPut, type AuditSource } from '../back-office/audit';
+import { IdentityStore } from '../back-office/identity-store';
+import { ApiError } from '../shared/errors';
+import { accountKey, orgKey, type AccountItem, type OrgItem } from '../shared/identity/access-items';
+import { assessKey, type KeyStanding } from '../shared/identity/key-standing';
+import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
+import {
+  accountWebhookKey,
+  DAY_MS,
+  DELIVERY_RETENTION_DAYS,
+  ttlAfter,
+  WEBHOOK_LIMIT,
+  WEBHOOK_PREFIX,
+  webhookKey,
+  type AccountWebhookEntry,
+  type DeactivationReason,
+  type StandingFacts,
+  type WebhookItem,
+} from './webhook-items';
+
+export type Clock = () => Date;
+
+/** A callback as the settings API shows it (never its secret). */
+export interface WebhookView {
+  readonly webhook_id: string;
+  readonly partner_id: string;
+  readonly url: string;
+  readonly status: 'unverified' | 'active' | 'deactivated';
+  readonly created_at: string;
+  readonly activated_at: string | null;
+  readonly deactivated_at: string | null;
+  readonly deactivation_reason: string | null;
+  readonly last_verification: WebhookItem['last_verification'] | null;
+}
+
+/** A callback with its current standing (its creator's account and its organization as they are now). */
+export interface StandingCallback {
+  readonly item: WebhookItem;
+  readonly standing: KeyStanding;
+}
+
+const CREATE_ATTEMPTS = 8;
+
+/** The standing of a callback, by the rules of keys: a callback is an organization credential that never expires. */
+export function callbackStanding(facts: StandingFacts, account: AccountItem | undefined, org: OrgItem | undefined, now: Date): KeyStanding {
+  return assessKey(
+    {
+      key_id: '',
+      digest: '',
+      account_id: facts.account_id,
+      partner_id: facts.partner_id,
+      scopes: [],
+      created_at: '',
+      expires_at: null,
+      account_gen: facts.account_gen,
+      org_gen: facts.org_gen,
+      manager_grant: facts.manager_grant,
+    },
+    { key: {}, account, org },
+    now,
+  );
+}
+
+export function viewOf(item: WebhookItem, standing: KeyStanding): WebhookView {
+  const lost = item.status !== 'deactivated' && !standing.usable;
+  return {
+    webhook_id: item.webhook_id,
+    partner_id: item.partner_id,
+    url: item.url,
+    status: lost ? 'deactivated' : item.status,
+    created_at: item.created_at,
+    activated_at: item.activated_at ?? null,
+    deactivated_at: item.deactivated_at ?? null,
+    deactivation_reason: lost && !standing.usable ? standing.reason : (item.deactivation_reason ?? null),
+    last_verification: item.last_verification ?? null,
+  };
+}
+
+export class Callbacks {
+  private readonly identity: IdentityStore;
+
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly table: string,
+    private readonly clock: Clock = () => new Date(),
+  ) {
+    this.identity = new IdentityStore(client, table, clock);
+  }
+
+  /**
+   * Create a callback for `partnerId` by `accountId`, `sealedSecret` already sealed for `webhookId`.
+   * Throws ApiError: ACCOUNT_INACTIVE, PARTNER_MANAGER_REQUIRED, PARTNER_INACTIVE, WEBHOOK_LIMIT_OR_ACCESS_CHANGED.
+   */
+  async create(input: {
+    readonly webhookId: string;
+    readonly accountId: string;
+    readonly partnerId: string;
+    readonly url: string;
+    readonly host: string;
+    readonly sealedSecret: string;
+    readonly source: AuditSource;
+  }): Promise<WebhookView> {
+    for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt += 1) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+      const [account, org] = await Promise.all([this.identity.getAccount(input.accountId), this.identity.getOrg(input.partnerId)]);
+      if (!account) throw new ApiError('SESSION_REQUIRED');
+      if (account.status !== 'active') throw new ApiError('ACCOUNT_INACTIVE');
+      const grant = org?.managers?.[input.accountId];
+      if (!org || grant === undefined) throw new ApiError('PARTNER_MANAGER_REQUIRED', 'Webhook callbacks need an active manager of the organization.');
+      if (org.status !== 'active') throw new ApiError('PARTNER_INACTIVE');
+
+      const [accountCount, orgCount] = await Promise.all([this.liveOfAccount(account), this.liveOfOrganization(org)]);
+      if (accountCount >= WEBHOOK_LIMIT || orgCount >= WEBHOOK_LIMIT) throw new ApiError('WEBHOOK_LIMIT_OR_ACCESS_CHANGED');
+
+      const now = this.clock().toISOString();
+      const facts: StandingFacts = {
+        account_id: input.accountId,
+        partner_id: input.partnerId,
+        account_gen: account.cred_gen,
+        org_gen: org.key_gen,
+        manager_grant: grant,
+      };
+      const item: WebhookItem = {
+        ...facts,
+        webhook_id: input.webhookId,
+        url: input.url,
+        host: input.host,
+        status: 'unverified',
+        sealed_secret: input.sealedSecret,
+        created_at: now,
+      };
+      const entry: AccountWebhookEntry = { ...facts, webhook_id: input.webhookId, created_at: now };
+      const accountVersion = (account as { webhook_set_version?: number }).webhook_set_version;
+      const orgVersion = (org as { webhook_set_version?: number }).webhook_set_version;
+      try {
+        await this.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: this.table,
+                  Key: accountKey(input.accountId),
+                  UpdateExpression: 'SET webhook_set_version = :next',
+                  ConditionExpression: `#status = :active AND cred_gen = :gen AND ${versionCondition(accountVersion)}`,
+                  ExpressionAttributeNames: { '#status': 'status' },
+                  ExpressionAttributeValues: { ':next': (accountVersion ?? 0) + 1, ':active': 'active', ':gen': account.cred_gen, ...versionValue(accountVersion) },
+                },
+              },
+              {
+                Update: {
+                  TableName: this.table,
+                  Key: orgKey(input.partnerId),
+                  UpdateExpression: 'SET webhook_set_version = :next',
+                  ConditionExpression: `#status = :active AND key_gen = :gen AND managers.#account = :grant AND ${versionCondition(orgVersion)}`,
+                  ExpressionAttributeNames: { '#status': 'status', '#account': input.accountId },
+                  ExpressionAttributeValues: { ':next': (orgVersion ?? 0) + 1, ':active': 'active', ':gen': org.key_gen, ':grant': grant, ...versionValue(orgVersion) },
+                },
+              },
+              { Put: { TableName: this.table, Item: { ...webhookKey(input.partnerId, input.webhookId), type: 'webhook', ...item }, ConditionExpression: 'attribute_not_exists(pk)' } },
+              { Put: { TableName: this.table, Item: { ...accountWebhookKey(input.accountId, input.webhookId), type: 'webhook-entry', ...entry } } },
+              auditPut(this.identity, input.accountId, 'webhook.created', input.source, { webhook_id: input.webhookId }),
+            ],
+          }),
+        );
+        return viewOf(item, { usable: true });
+      } catch (error) {
+        // Another creation, a lifecycle change or an admission write got there first: read again and decide again.
+        if (isConditionFailure(error) || isWriteConflict(error)) continue;
+        throw error;
+      }
+    }
+    throw new ApiError('WEBHOOK_LIMIT_OR_ACCESS_CHANGED');
+  }
+
+  /** The account's callbacks (deactivated ones for 30 days), newest first, with their current standing. */
+  async listOfAccount(accountId: string): Promise<WebhookView[]> {
+    const now = this.clock();
+    const [account, entries] = await Promise.all([this.identity.getAccount(accountId), this.entriesOf(accountId)]);
+    const items = await this.batchGet(entries.map((entry) => webhookKey(entry.partner_id, entry.webhook_id)));
+    const orgs = await this.identity.getOrgs([...new Set(entries.map((entry) => entry.partner_id))]);
+    const keep = (item: WebhookItem) => !item.deactivated_at || Date.parse(item.deactivated_at) > now.getTime() - DELIVERY_RETENTION_DAYS * DAY_MS;
+    return items
+      .map((raw) => raw as unknown as WebhookItem)
+      .filter(keep)
+      .map((item) => viewOf(item, callbackStanding(item, account, orgs.get(item.partner_id), now)))
+      .sort((a, b) => b.created_at.localeCompare(a.created_at) || b.webhook_id.localeCompare(a.webhook_id));
+  }
+
+  /** The partner of one of the account's callbacks, from its entry (one read), or undefined. */
+  async partnerOfOwned(accountId: string, webhookId: string): Promise<string | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: accountWebhookKey(accountId, webhookId), ConsistentRead: true }));
+    return Item ? String(Item.partner_id) : undefined;
+  }
+
+  /** One of the account's callbacks with its standing, or 404 WEBHOOK_NOT_FOUND. */
+  async owned(accountId: string, webhookId: string): Promise<StandingCallback> {
+    const partnerId = await this.partnerOfOwned(accountId, webhookId);
+    const found = partnerId ? await this.withStanding(partnerId, webhookId) : undefined;
+    if (!found || found.item.account_id !== accountId) throw new ApiError('WEBHOOK_NOT_FOUND');
+    return found;
+  }
+
+  /** A callback, its creator's account and its organization, read together (one BatchGetItem, consistent). */
+  async withStanding(partnerId: string, webhookId: string): Promise<StandingCallback | undefined> {
+    const callbackKey = webhookKey(partnerId, webhookId);
+    const items = await this.batchGet([callbackKey, orgKey(partnerId)]);
+    const item = items.find((i) => i.sk === callbackKey.sk) as unknown as WebhookItem | undefined;
+    if (!item) return undefined;
+    const org = items.find((i) => i.sk === 'ORG') as unknown as OrgItem | undefined;
+    const account = await this.identity.getAccount(item.account_id);
+    return { item, standing: callbackStanding(item, account, org, this.clock()) };
+  }
+
+  /** Verification passed: the callback becomes active (or stays so); from now on new business events reach it. */
+  async activate(item: WebhookItem, verification: NonNullable<WebhookItem['last_verification']>, source: AuditSource): Promise<WebhookItem> {
+    const at = this.clock().toISOString();
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: webhookKey(item.partner_id, item.webhook_id),
+          UpdateExpression: 'SET #status = :active, activated_at = if_not_exists(activated_at, :at), last_verification = :verification',
+          ConditionExpression: '#status IN (:unverified, :active)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':active': 'active', ':unverified': 'unverified', ':at': at, ':verification': verification },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      if (item.status === 'unverified') await this.audit(item.account_id, 'webhook.verified', source, item.webhook_id);
+      return Attributes as unknown as WebhookItem;
+    } catch (error) {
+      if (isConditionFailure(error)) throw new ApiError('WEBHOOK_INACTIVE');
+      throw error;
+    }
+  }
+
+  /** A failed verification is recorded on the callback (its status does not change). */
+  async recordVerification(item: WebhookItem, verification: NonNullable<WebhookItem['last_verification']>): Promise<WebhookItem> {
+    const { Attributes } = await this.client.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: webhookKey(item.partner_id, item.webhook_id),
+        UpdateExpression: 'SET last_verification = :verification',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':verification': verification },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes as unknown as WebhookItem;
+  }
+
+  /**
+   * Deactivate a callback for good (its account entry stops counting toward the 10), once: returns
+   * false when it was already deactivated. The caller cancels its pending deliveries.
+   */
+  async deactivate(item: Pick<WebhookItem, 'partner_id' | 'webhook_id' | 'account_id'>, reason: DeactivationReason, source?: AuditSource): Promise<boolean> {
+    const now = this.clock();
+    const at = now.toISOString();
+    const ttl = ttlAfter(now.getTime() + DELIVERY_RETENTION_DAYS * DAY_MS);
+    try {
+      await this.client.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: this.table,
+                Key: webhookKey(item.partner_id, item.webhook_id),
+                UpdateExpression: 'SET #status = :deactivated, deactivated_at = :at, deactivation_reason = :reason, #ttl = :ttl',
+                ConditionExpression: 'attribute_exists(pk) AND #status <> :deactivated',
+                ExpressionAttributeNames: { '#status': 'status', '#ttl': 'ttl' },
+                ExpressionAttributeValues: { ':deactivated': 'deactivated', ':at': at, ':reason': reason, ':ttl': ttl },
+              },
+            },
+            {
+              Update: {
+                TableName: this.table,
+                Key: accountWebhookKey(item.account_id, item.webhook_id),
+                UpdateExpression: 'SET closed_at = :at, #ttl = :ttl',
+                ExpressionAttributeNames: { '#ttl': 'ttl' },
+                ExpressionAttributeValues: { ':at': at, ':ttl': ttl },
+              },
+            },
+            ...(source ? [auditPut(this.identity, item.account_id, 'webhook.deactivated', source, { webhook_id: item.webhook_id })] : []),
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      if (isWriteConflict(error)) return this.deactivate(item, reason, source);
+      throw error;
+    }
+  }
+
+  /** An organization's callbacks (every status), for the operator's CLI and the fan-out. */
+  async ofOrganization(partnerId: string, onlyActive = false): Promise<WebhookItem[]> {
+    const items: WebhookItem[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ...(onlyActive ? { FilterExpression: '#status = :active', ExpressionAttributeNames: { '#status': 'status' } } : {}),
+          ExpressionAttributeValues: { ':pk': orgKey(partnerId).pk, ':prefix': WEBHOOK_PREFIX, ...(onlyActive ? { ':active': 'active' } : {}) },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      items.push(...((page.Items ?? []) as unknown as WebhookItem[]));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return items;
+  }
+
+  /** Non-deactivated callbacks the account created whose standing holds. */
+  private async liveOfAccount(account: AccountItem): Promise<number> {
+    const open = (await this.entriesOf(account.account_id)).filter((entry) => !entry.closed_at);
+    if (open.length === 0) return 0;
+    const orgs = await this.identity.getOrgs([...new Set(open.map((entry) => entry.partner_id))]);
+    const now = this.clock();
+    return open.filter((entry) => callbackStanding(entry, account, orgs.get(entry.partner_id), now).usable).length;
+  }
+
+  /** Non-deactivated callbacks of the organization whose standing holds. */
+  private async liveOfOrganization(org: OrgItem): Promise<number> {
+    const open = (await this.ofOrganization(org.partner_id)).filter((item) => item.status !== 'deactivated');
+    if (open.length === 0) return 0;
+    const accounts = await this.batchGet([...new Set(open.map((item) => item.account_id))].map(accountKey));
+    const byId = new Map(accounts.map((a) => [String(a.account_id), a as unknown as AccountItem]));
+    const now = this.clock();
+    return open.filter((item) => callbackStanding(item, byId.get(item.account_id), org, now).usable).length;
+  }
+
+  private async entriesOf(accountId: string): Promise<AccountWebhookEntry[]> {
+    const entries: AccountWebhookEntry[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': accountKey(accountId).pk, ':prefix': WEBHOOK_PREFIX },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      entries.push(...((page.Items ?? []) as unknown as AccountWebhookEntry[]));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return entries;
+  }
+
+  private async batchGet(keys: readonly { pk: string; sk: string }[]): Promise<Record<string, unknown>[]> {
+    const found: Record<string, unknown>[] = [];
+    for (let i = 0; i < keys.length; i += 100) {
+      let pending: Record<string, unknown>[] | undefined = keys.slice(i, i + 100).map((key) => ({ ...key }));
+      while (pending && pending.length > 0) {
+        const output: BatchGetCommandOutput = await this.client.send(new BatchGetCommand({ RequestItems: { [this.table]: { Keys: pending, ConsistentRead: true } } }));
+        found.push(...(output.Responses?.[this.table] ?? []));
+        pending = output.UnprocessedKeys?.[this.table]?.Keys;
+      }
+    }
+    return found;
+  }
+
+  private async audit(accountId: string, action: 'webhook.verified', source: AuditSource, webhookId: string): Promise<void> {
+    const { Put } = auditPut(this.identity, accountId, action, source, { webhook_id: webhookId });
+    await this.client.send(new TransactWriteCommand({ TransactItems: [{ Put }] }));
+  }
+}
+
+const versionCondition = (version: number | undefined) =>
+  version === undefined ? 'attribute_not_exists(webhook_set_version)' : 'webhook_set_version = :version';
+const versionValue = (version: number | undefined) => (version === undefined ? {} : { ':version': version });

@@ -1,0 +1,322 @@
+/**
+ * Delivery records: one per callback and business event, written by the
+ * fan-out, moved through its attempts by the delivery worker, listed and
+ * resent from web settings.
+ *
+ *   pending ─claim→ attempting ─2xx→ delivered
+ *                        │ fail (attempt < 8) → retrying ─claim→ attempting …
+ *                        │ fail (attempt 8)   → failed
+ *   pending/attempting/retrying ─callback deactivated or authority lost→ cancelled
+ *   delivered/failed/cancelled ─manual resend→ pending (a new cycle, generation + 1)
+ *
+ * Every move is one conditional write on the attempt number, the status and
+ * the generation, so a message the queue delivers twice, a stale message of
+ * an older cycle, or two workers racing move the record once.
+ */
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { isConditionFailure } from '../shared/storage/conditions';
+import type { EventEnvelope } from '../outbox/outbox';
+import { MAX_ATTEMPTS } from './delivery-schedule';
+import {
+  DAY_MS,
+  DELIVERY_PAGE_SIZE,
+  DELIVERY_RETENTION_DAYS,
+  deliveriesPartition,
+  deliveryIdOf,
+  deliveryKey,
+  ttlAfter,
+  type DeliveryItem,
+  type FailureReason,
+} from './webhook-items';
+
+export type Clock = () => Date;
+
+/** How long a worker may hold an attempt before another may take it over (the worker's timeout, with margin). */
+export const ATTEMPT_LEASE_MS = 45_000;
+
+/** A delivery as the settings API lists it. */
+export interface DeliveryView {
+  readonly delivery_id: string;
+  readonly event_id: string;
+  readonly event_type: string;
+  readonly status: DeliveryItem['status'];
+  readonly attempts: number;
+  readonly last_http_status: number | null;
+  readonly failure_reason: FailureReason | null;
+  readonly created_at: string;
+  readonly last_attempt_at: string | null;
+  readonly next_attempt_at: string | null;
+  readonly delivered_at: string | null;
+  readonly resends: number;
+}
+
+export function deliveryView(item: DeliveryItem): DeliveryView {
+  return {
+    delivery_id: item.delivery_id,
+    event_id: item.event_id,
+    event_type: item.event_type,
+    // `attempting` is a worker's bookkeeping: for the reader it is still on its way.
+    status: item.status === 'attempting' ? (item.attempts > 1 ? 'retrying' : 'pending') : item.status,
+    attempts: item.attempts,
+    last_http_status: item.last_http_status ?? null,
+    failure_reason: item.failure_reason ?? null,
+    created_at: item.created_at,
+    last_attempt_at: item.last_attempt_at ?? null,
+    next_attempt_at: item.next_attempt_at ?? null,
+    delivered_at: item.delivered_at ?? null,
+    resends: item.resends,
+  };
+}
+
+/** The outcome of one attempt: delivered, or failed with the spec's reason (and the HTTP status when there was a response). */
+export type AttemptResult = { readonly delivered: true; readonly httpStatus: number } | { readonly delivered: false; readonly reason: FailureReason; readonly httpStatus?: number };
+
+const OPEN = [':pending', ':attempting', ':retrying'] as const;
+const OPEN_VALUES = { ':pending': 'pending', ':attempting': 'attempting', ':retrying': 'retrying' };
+
+export class Deliveries {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly table: string,
+    private readonly clock: Clock = () => new Date(),
+  ) {}
+
+  /**
+   * The delivery of `event` to a callback, created once: a stream record seen twice finds the first
+   * one. Returns the record and whether its first attempt still has to be queued (new, or created by
+   * a run that stopped before queuing it).
+   */
+  async createForEvent(webhookId: string, event: EventEnvelope): Promise<{ item: DeliveryItem; queueFirst: boolean }> {
+    const now = this.clock();
+    const expiresAt = now.getTime() + DELIVERY_RETENTION_DAYS * DAY_MS;
+    const item: DeliveryItem = {
+      delivery_id: deliveryIdOf(event.id),
+      webhook_id: webhookId,
+      partner_id: event.partner_id,
+      event_id: event.id,
+      event_type: event.type,
+      body: JSON.stringify(event),
+      status: 'pending',
+      attempts: 0,
+      generation: 0,
+      resends: 0,
+      created_at: now.toISOString(),
+      updated_at: now.toISOString(),
+      expires_at: expiresAt,
+    };
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: { ...deliveryKey(webhookId, item.delivery_id), type: 'delivery', ...item, ttl: ttlAfter(expiresAt) },
+          ConditionExpression: 'attribute_not_exists(pk)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { item, queueFirst: true };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const raw = (error as { Item?: Parameters<typeof unmarshall>[0] }).Item;
+      const old = (raw ? unmarshall(raw) : await this.get(webhookId, item.delivery_id)) as DeliveryItem | undefined;
+      if (!old) throw error;
+      // Queued twice at worst: the worker's claim takes each attempt once.
+      return { item: old, queueFirst: old.status === 'pending' && old.attempts === 0 && old.generation === 0 };
+    }
+  }
+
+  /** One delivery, read consistently; undefined when missing or past its 30 days. */
+  async get(webhookId: string, deliveryId: string): Promise<DeliveryItem | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: deliveryKey(webhookId, deliveryId), ConsistentRead: true }));
+    const item = Item as DeliveryItem | undefined;
+    return item && item.expires_at > this.clock().getTime() ? item : undefined;
+  }
+
+  /** The latest deliveries of a callback (at most 50, newest first): one Query, the same cost however long the history. */
+  async latest(webhookId: string): Promise<DeliveryItem[]> {
+    const now = this.clock().getTime();
+    const { Items = [] } = await this.client.send(
+      new QueryCommand({
+        TableName: this.table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': deliveriesPartition(webhookId) },
+        ScanIndexForward: false,
+        Limit: DELIVERY_PAGE_SIZE,
+        ConsistentRead: true,
+      }),
+    );
+    return (Items as DeliveryItem[]).filter((item) => item.expires_at > now);
+  }
+
+  /**
+   * Take attempt `attempt` of cycle `generation`: from pending/retrying after attempt - 1, or over a
+   * worker presumed dead. False when another took it, or the delivery moved on.
+   */
+  async claim(webhookId: string, deliveryId: string, attempt: number, generation: number): Promise<boolean> {
+    const now = this.clock();
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: deliveryKey(webhookId, deliveryId),
+          UpdateExpression: 'SET #status = :attempting, attempts = :attempt, attempt_deadline = :deadline, last_attempt_at = :at, updated_at = :at REMOVE next_attempt_at',
+          ConditionExpression:
+            'generation = :generation AND expires_at > :nowMs AND ((#status IN (:pending, :retrying) AND attempts = :previous) OR (#status = :attempting AND attempts = :attempt AND attempt_deadline < :nowMs))',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ...OPEN_VALUES,
+            ':attempt': attempt,
+            ':previous': attempt - 1,
+            ':generation': generation,
+            ':deadline': now.getTime() + ATTEMPT_LEASE_MS,
+            ':nowMs': now.getTime(),
+            ':at': now.toISOString(),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /** Record the outcome of the attempt this worker claimed; returns the new status (undefined if the delivery moved on meanwhile, e.g. cancelled). */
+  async record(webhookId: string, deliveryId: string, attempt: number, generation: number, result: AttemptResult, nextAttemptAt?: Date): Promise<DeliveryItem['status'] | undefined> {
+    const now = this.clock().toISOString();
+    const status: DeliveryItem['status'] = result.delivered ? 'delivered' : attempt >= MAX_ATTEMPTS ? 'failed' : 'retrying';
+    const sets = ['#status = :status', 'updated_at = :at'];
+    const removes = ['attempt_deadline'];
+    const values: Record<string, unknown> = { ':status': status, ':at': now, ':attempting': 'attempting', ':attempt': attempt, ':generation': generation };
+    if (result.httpStatus !== undefined) {
+      sets.push('last_http_status = :http');
+      values[':http'] = result.httpStatus;
+    } else removes.push('last_http_status');
+    if (result.delivered) {
+      sets.push('delivered_at = :at');
+      removes.push('failure_reason');
+    } else {
+      sets.push('failure_reason = :reason');
+      values[':reason'] = result.reason;
+    }
+    if (status === 'retrying' && nextAttemptAt) {
+      sets.push('next_attempt_at = :next');
+      values[':next'] = nextAttemptAt.toISOString();
+    }
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: deliveryKey(webhookId, deliveryId),
+          UpdateExpression: `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`,
+          ConditionExpression: '#status = :attempting AND attempts = :attempt AND generation = :generation',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return status;
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** Cancel one open delivery (its callback is gone or lost its authority). */
+  async cancel(webhookId: string, deliveryId: string, reason: FailureReason | undefined): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: deliveryKey(webhookId, deliveryId),
+          UpdateExpression: `SET #status = :cancelled, updated_at = :at${reason ? ', failure_reason = :reason' : ''} REMOVE next_attempt_at, attempt_deadline`,
+          ConditionExpression: `#status IN (${OPEN.join(', ')})`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ...OPEN_VALUES, ':cancelled': 'cancelled', ':at': this.clock().toISOString(), ...(reason ? { ':reason': reason } : {}) },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Cancel the open deliveries among a callback's latest `scan` (newest first). Older open ones, if
+   * any, are cancelled by the worker when their attempt comes (it re-checks the callback first).
+   */
+  async cancelOpen(webhookId: string, reason: FailureReason | undefined, scan = 1000): Promise<number> {
+    let cancelled = 0;
+    let seen = 0;
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.table,
+          KeyConditionExpression: 'pk = :pk',
+          FilterExpression: `#status IN (${OPEN.join(', ')})`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':pk': deliveriesPartition(webhookId), ...OPEN_VALUES },
+          ProjectionExpression: 'delivery_id',
+          ScanIndexForward: false,
+          Limit: Math.min(200, scan - seen),
+          ExclusiveStartKey: start,
+        }),
+      );
+      seen += page.ScannedCount ?? 0;
+      for (const item of page.Items ?? []) if (await this.cancel(webhookId, String(item.delivery_id), reason)) cancelled += 1;
+      start = page.LastEvaluatedKey;
+    } while (start && seen < scan);
+    return cancelled;
+  }
+
+  /**
+   * A manual resend: a delivered, finally failed or cancelled delivery starts a new cycle of up to 8
+   * attempts (generation + 1). Returns the new generation, or `in-progress` while attempts are under way.
+   */
+  async resend(item: DeliveryItem): Promise<{ generation: number } | 'in-progress' | 'moved'> {
+    if (item.status === 'pending' || item.status === 'attempting' || item.status === 'retrying') return 'in-progress';
+    const now = this.clock().toISOString();
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: deliveryKey(item.webhook_id, item.delivery_id),
+          UpdateExpression:
+            'SET #status = :pending, attempts = :zero, generation = :next, resends = resends + :one, updated_at = :at REMOVE failure_reason, next_attempt_at, attempt_deadline',
+          ConditionExpression: '#status = :status AND generation = :generation',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':pending': 'pending', ':zero': 0, ':one': 1, ':next': item.generation + 1, ':at': now, ':status': item.status, ':generation': item.generation },
+        }),
+      );
+      return { generation: item.generation + 1 };
+    } catch (error) {
+      if (isConditionFailure(error)) return 'moved';
+      throw error;
+    }
+  }
+
+  /** Undo a resend whose first attempt could not be queued (the record goes back to what it was, minus nothing). */
+  async undoResend(item: DeliveryItem, generation: number): Promise<void> {
+    await this.client
+      .send(
+        new UpdateCommand({
+          TableName: this.table,
+          Key: deliveryKey(item.webhook_id, item.delivery_id),
+          UpdateExpression: `SET #status = :status, attempts = :attempts, updated_at = :at${item.failure_reason ? ', failure_reason = :reason' : ''}`,
+          ConditionExpression: '#status = :pending AND generation = :generation AND attempts = :zero',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':status': item.status,
+            ':attempts': item.attempts,
+            ':at': this.clock().toISOString(),
+            ':pending': 'pending',
+            ':generation': generation,
+            ':zero': 0,
+            ...(item.failure_reason ? { ':reason': item.failure_reason } : {}),
+          },
+        }),
+      )
+      .catch(() => undefined);
+  }
+}

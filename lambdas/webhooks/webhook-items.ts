@@ -1,0 +1,140 @@
+/**
+ * Item layout of webhook callbacks and their deliveries, all in the `access`
+ * table (the control plane, no stream: delivery bookkeeping never wakes a
+ * stream consumer):
+ *
+ * - the callback: `ORG#<partner>` / `WEBHOOK#<id>`, in its organization's
+ *   partition, so the fan-out and the organization's 10-callback limit read
+ *   one partition consistently. It carries the creator's standing facts as a
+ *   key does (account generation, organization generation, manager grant):
+ *   a password change or reset, a removal or demotion, an archive or a
+ *   deactivation leaves a callback that can never deliver again, whatever
+ *   happens later (lambdas/shared/identity/key-standing.ts decides, for keys
+ *   and callbacks alike). The delivery pipeline's per-callback slots and
+ *   starts are admission counters on this item.
+ * - the creator's entry: `ACCOUNT#<account>` / `WEBHOOK#<id>` (which
+ *   organization, the same standing facts): lists and counts an account's
+ *   callbacks with one consistent Query, and proves ownership.
+ * - a delivery: `DELIVERIES#<webhook>` / `<delivery id>`, ids sorted by the
+ *   event's time, so the latest 50 are one Query whatever the history. It
+ *   keeps the exact body (retries send the same bytes) and expires 30 days
+ *   after it was created (`expires_at`; TTL removes it later, the code never
+ *   waits for that).
+ * - limit counters: `WEBHOOK#<id>` / `LIMITS`, `ORG#<partner>` /
+ *   `WEBHOOK-LIMITS`, `DELIVERY#<webhook>#<delivery>` / `LIMITS`
+ *   (lambdas/shared/limits: counter-only items).
+ */
+import { randomBytes } from 'node:crypto';
+import type { ItemKey } from '../shared/limits/admission-store';
+
+export type WebhookStatus = 'unverified' | 'active' | 'deactivated';
+
+/** Why a callback was deactivated: by its creator, or a loss of authority (the key-standing reasons). */
+export type DeactivationReason =
+  | 'deactivated_by_creator'
+  | 'deactivated_by_operator'
+  | 'account_deactivated'
+  | 'account_credentials_reset'
+  | 'organization_archived'
+  | 'organization_missing'
+  | 'creator_not_manager';
+
+export interface StandingFacts {
+  readonly account_id: string;
+  readonly partner_id: string;
+  readonly account_gen: number;
+  readonly org_gen: number;
+  readonly manager_grant: string;
+}
+
+export interface WebhookItem extends StandingFacts {
+  readonly webhook_id: string;
+  readonly url: string;
+  readonly host: string;
+  readonly status: WebhookStatus;
+  /** The signing secret, sealed (KMS in AWS): never stored or logged in clear. */
+  readonly sealed_secret: string;
+  readonly created_at: string;
+  readonly activated_at?: string;
+  readonly deactivated_at?: string;
+  readonly deactivation_reason?: DeactivationReason;
+  readonly last_verification?: { readonly at: string; readonly result: 'verified' | 'failed'; readonly failure_reason?: string; readonly http_status?: number };
+}
+
+export interface AccountWebhookEntry extends StandingFacts {
+  readonly webhook_id: string;
+  readonly created_at: string;
+  /** Set when the callback is deactivated: it no longer counts toward the account's 10. */
+  readonly closed_at?: string;
+}
+
+export type DeliveryStatus = 'pending' | 'attempting' | 'retrying' | 'delivered' | 'failed' | 'cancelled';
+
+export type FailureReason =
+  | 'CHALLENGE_RESPONSE_INVALID'
+  | 'CHALLENGE_MISMATCH'
+  | 'HTTP_3xx'
+  | 'HTTP_4xx'
+  | 'HTTP_5xx'
+  | 'INVALID_WEBHOOK_URL'
+  | 'UNSAFE_WEBHOOK_DESTINATION'
+  | 'CONNECTION_FAILED'
+  | 'WEBHOOK_UNREACHABLE'
+  | 'ACCESS_REVOKED';
+
+export interface DeliveryItem {
+  readonly delivery_id: string;
+  readonly webhook_id: string;
+  readonly partner_id: string;
+  readonly event_id: string;
+  readonly event_type: string;
+  /** The exact request body of every attempt. */
+  readonly body: string;
+  readonly status: DeliveryStatus;
+  /** Attempts of the current cycle (a manual resend starts a new cycle). */
+  readonly attempts: number;
+  /** Raised by every manual resend: messages of an older cycle are ignored. */
+  readonly generation: number;
+  readonly resends: number;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly last_attempt_at?: string;
+  readonly last_http_status?: number;
+  readonly failure_reason?: FailureReason;
+  readonly next_attempt_at?: string;
+  readonly delivered_at?: string;
+  /** While `attempting`: when a worker that took the attempt is presumed dead. */
+  readonly attempt_deadline?: number;
+  /** Epoch ms after which the delivery is gone (30 days). */
+  readonly expires_at: number;
+}
+
+export const WEBHOOK_PREFIX = 'WEBHOOK#';
+export const webhookKey = (partnerId: string, webhookId: string): ItemKey => ({ pk: `ORG#${partnerId}`, sk: `${WEBHOOK_PREFIX}${webhookId}` });
+export const accountWebhookKey = (accountId: string, webhookId: string): ItemKey => ({ pk: `ACCOUNT#${accountId}`, sk: `${WEBHOOK_PREFIX}${webhookId}` });
+export const deliveriesPartition = (webhookId: string) => `DELIVERIES#${webhookId}`;
+export const deliveryKey = (webhookId: string, deliveryId: string): ItemKey => ({ pk: deliveriesPartition(webhookId), sk: deliveryId });
+
+/** Counter-only items of the webhook limits (limits-table.ts holders `webhook`, `webhook-organization`, `webhook-delivery-record`). */
+export const webhookLimitsKey = (webhookId: string): ItemKey => ({ pk: `WEBHOOK#${webhookId}`, sk: 'LIMITS' });
+export const organizationWebhookLimitsKey = (partnerId: string): ItemKey => ({ pk: `ORG#${partnerId}`, sk: 'WEBHOOK-LIMITS' });
+export const deliveryLimitsKey = (webhookId: string, deliveryId: string): ItemKey => ({ pk: `DELIVERY#${webhookId}#${deliveryId}`, sk: 'LIMITS' });
+
+/** At most this many non-deactivated callbacks per account and per organization. */
+export const WEBHOOK_LIMIT = 10;
+/** Delivery records (and deactivated callbacks) are kept this long. */
+export const DELIVERY_RETENTION_DAYS = 30;
+export const DAY_MS = 86_400_000;
+/** The settings list shows this many deliveries, newest first. */
+export const DELIVERY_PAGE_SIZE = 50;
+
+export const WEBHOOK_ID_PATTERN = /^wh_[0-9a-f]{20}$/;
+export const DELIVERY_ID_PATTERN = /^dlv_[0-9a-z]{9}_[0-9a-f]{16}$/;
+
+export const newWebhookId = () => `wh_${randomBytes(10).toString('hex')}`;
+
+/** A delivery's id follows its event's (`evt_<time>_<random>` → `dlv_<time>_<random>`): one per callback and event, sorted by time. */
+export const deliveryIdOf = (eventId: string) => `dlv_${eventId.slice('evt_'.length)}`;
+
+/** DynamoDB TTL attribute (epoch seconds) a day after `expiresAtMs`: removal is late anyway, reads go by `expires_at`. */
+export const ttlAfter = (expiresAtMs: number) => Math.floor(expiresAtMs / 1000) + 86_400;

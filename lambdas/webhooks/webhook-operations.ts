@@ -1,0 +1,196 @@
+/**
+ * The webhook callbacks' operations in web settings: thin adapters from the
+ * pipeline's parsed input to the callbacks and deliveries (callbacks.ts,
+ * deliveries.ts) and to one request to the receiver (attempt.ts). The
+ * pipeline has already refused API keys and cross-site requests, checked the
+ * session, and counted every limit of the call in one decision: the
+ * account's, and through `webhookAdmissionHolders` the callback's, its
+ * organization's and a resent delivery's.
+ */
+import { createBackOffice } from '../back-office/back-office';
+import { BackOfficeError } from '../back-office/errors';
+import { ApiError } from '../shared/errors';
+import type { AdmissionHolders, Operation, OperationInput, SettingsSession } from '../shared/http/pipeline';
+import { perPlatform } from '../shared/platform';
+import { requireTable } from '../shared/storage/dynamo-client';
+import { controlEvent, post, verificationResult, deliveryResult } from './attempt';
+import { viewOf } from './callbacks';
+import { deliveryView } from './deliveries';
+import { checkWebhookUrl } from './destination/url-rules';
+import { newWebhookSecret } from './signing';
+import { webhookServicesOf } from './services';
+import {
+  DELIVERY_ID_PATTERN,
+  deliveryLimitsKey,
+  newWebhookId,
+  organizationWebhookLimitsKey,
+  WEBHOOK_ID_PATTERN,
+  webhookLimitsKey,
+  type WebhookItem,
+} from './webhook-items';
+import { revokeCallback } from './delivery-worker';
+
+const officeOf = perPlatform((platform) => createBackOffice(platform.documentClient, requireTable(platform.tables, 'access'), platform.clock));
+
+const sessionOf = (input: OperationInput): SettingsSession => input.session as SettingsSession;
+const sourceOf = (input: OperationInput) => ({ via: 'settings' as const, sourceIp: input.sourceIp });
+
+/**
+ * What a webhook call counts on besides the account: the callback (verify, test, resend), its
+ * organization (the same), and the delivery (resend). Found from the account's own entry of the
+ * callback: another account's callback, or an unknown one, adds nothing (the operation answers 404).
+ */
+export const webhookAdmissionHolders: AdmissionHolders = async ({ route, pathParameters, session, platform }) => {
+  if (route.category !== 'settings-webhook-check' && route.category !== 'settings-webhook-resend') return [];
+  const webhookId = pathParameters.webhook_id;
+  if (!webhookId || !WEBHOOK_ID_PATTERN.test(webhookId)) return [];
+  const partnerId = await webhookServicesOf(platform).callbacks.partnerOfOwned(session.accountId, webhookId);
+  if (!partnerId) return [];
+  const deliveryId = pathParameters.delivery_id;
+  return [
+    { holder: 'webhook', key: webhookLimitsKey(webhookId) },
+    { holder: 'webhook-organization', key: organizationWebhookLimitsKey(partnerId) },
+    ...(route.category === 'settings-webhook-resend' && deliveryId && DELIVERY_ID_PATTERN.test(deliveryId)
+      ? [{ holder: 'webhook-delivery-record' as const, key: deliveryLimitsKey(webhookId, deliveryId) }]
+      : []),
+  ];
+};
+
+/** The request's own host is the service's too: a callback never points back at it. */
+function policyFor(input: OperationInput) {
+  const { policy } = webhookServicesOf(input.platform).runtime;
+  const host = input.headers.get('host')?.[0]?.split(':')[0]?.toLowerCase();
+  return host && !policy.allowLocal ? { ...policy, forbiddenHosts: [...policy.forbiddenHosts, host] } : policy;
+}
+
+const listOperation: Operation = async (input) => ({
+  data: { webhooks: await webhookServicesOf(input.platform).callbacks.listOfAccount(sessionOf(input).accountId) },
+});
+
+const createOperation: Operation = async (input) => {
+  const body = input.body as { partner_id: string; url: string; password: string; two_factor_code?: string };
+  const { accountId } = sessionOf(input);
+  const checked = checkWebhookUrl(body.url, policyFor(input));
+  if (!checked.ok) throw new ApiError('INVALID_WEBHOOK_URL');
+  try {
+    await officeOf(input.platform).signIn.confirm(accountId, body.password, body.two_factor_code);
+  } catch (error) {
+    if (error instanceof BackOfficeError && (error.code === 'INVALID_PASSWORD' || error.code === 'INVALID_TWO_FACTOR')) throw new ApiError(error.code);
+    if (error instanceof BackOfficeError && error.code === 'ACCOUNT_NOT_FOUND') throw new ApiError('SESSION_REQUIRED');
+    throw error;
+  }
+  const services = webhookServicesOf(input.platform);
+  const webhookId = newWebhookId();
+  const secret = newWebhookSecret();
+  const sealedSecret = await services.runtime.sealer.seal(secret, { webhookId, partnerId: body.partner_id });
+  const webhook = await services.callbacks.create({
+    webhookId,
+    accountId,
+    partnerId: body.partner_id,
+    url: checked.url.toString(),
+    host: checked.host,
+    sealedSecret,
+    source: sourceOf(input),
+  });
+  return { status: 201, data: { webhook, secret } };
+};
+
+/** The caller's callback, usable for a request to its receiver: deactivated ones (and lost authority, persisted now) answer 409. */
+async function usableCallback(input: OperationInput): Promise<WebhookItem> {
+  const services = webhookServicesOf(input.platform);
+  const { item, standing } = await services.callbacks.owned(sessionOf(input).accountId, String(input.pathParameters.webhook_id));
+  if (item.status === 'deactivated') throw new ApiError('WEBHOOK_INACTIVE');
+  if (!standing.usable) {
+    await revokeCallback(item, standing.reason as never, services);
+    throw new ApiError('WEBHOOK_INACTIVE');
+  }
+  return item;
+}
+
+const verifyOperation: Operation = async (input) => {
+  const services = webhookServicesOf(input.platform);
+  const item = await usableCallback(input);
+  const now = input.platform.clock();
+  const { envelope, challenge } = controlEvent(item.partner_id, now, 'webhook.verification');
+  const body = JSON.stringify(envelope);
+  const outcome = await post(services.runtime, { url: item.url, secret: await services.secretOf(item) }, String(envelope.id), body, now);
+  const result = verificationResult(outcome, challenge as string);
+  const report = {
+    at: now.toISOString(),
+    result: result.passed ? ('verified' as const) : ('failed' as const),
+    ...(result.passed ? {} : { failure_reason: result.reason }),
+    ...(result.httpStatus !== undefined ? { http_status: result.httpStatus } : {}),
+  };
+  const updated = result.passed ? await services.callbacks.activate(item, report, sourceOf(input)) : await services.callbacks.recordVerification(item, report);
+  return {
+    data: {
+      webhook: viewOf(updated, { usable: true }),
+      verification: { result: report.result, failure_reason: result.passed ? null : result.reason, http_status: result.httpStatus ?? null },
+    },
+  };
+};
+
+const testOperation: Operation = async (input) => {
+  const services = webhookServicesOf(input.platform);
+  const item = await usableCallback(input);
+  if (item.status !== 'active') throw new ApiError('WEBHOOK_NOT_VERIFIED');
+  const now = input.platform.clock();
+  const { envelope } = controlEvent(item.partner_id, now, 'webhook.test');
+  const outcome = await post(services.runtime, { url: item.url, secret: await services.secretOf(item) }, String(envelope.id), JSON.stringify(envelope), now);
+  const result = deliveryResult(outcome);
+  return {
+    data: {
+      webhook: viewOf(item, { usable: true }),
+      test: { result: result.delivered ? 'delivered' : 'failed', failure_reason: result.delivered ? null : result.reason, http_status: result.httpStatus ?? null },
+    },
+  };
+};
+
+const deactivateOperation: Operation = async (input) => {
+  const services = webhookServicesOf(input.platform);
+  const { item } = await services.callbacks.owned(sessionOf(input).accountId, String(input.pathParameters.webhook_id));
+  let cancelled = 0;
+  if (await services.callbacks.deactivate(item, 'deactivated_by_creator', sourceOf(input))) {
+    cancelled = await services.deliveries.cancelOpen(item.webhook_id, undefined);
+  }
+  const { item: now, standing } = await services.callbacks.owned(item.account_id, item.webhook_id);
+  return { data: { webhook: viewOf(now, standing), cancelled_deliveries: cancelled } };
+};
+
+const deliveriesOperation: Operation = async (input) => {
+  const services = webhookServicesOf(input.platform);
+  const { item, standing } = await services.callbacks.owned(sessionOf(input).accountId, String(input.pathParameters.webhook_id));
+  const deliveries = await services.deliveries.latest(item.webhook_id);
+  return { data: { webhook: viewOf(item, standing), deliveries: deliveries.map(deliveryView) } };
+};
+
+const resendOperation: Operation = async (input) => {
+  const services = webhookServicesOf(input.platform);
+  const item = await usableCallback(input);
+  if (item.status !== 'active') throw new ApiError('WEBHOOK_NOT_VERIFIED');
+  const delivery = await services.deliveries.get(item.webhook_id, String(input.pathParameters.delivery_id));
+  if (!delivery) throw new ApiError('DELIVERY_NOT_FOUND');
+  const resent = await services.deliveries.resend(delivery);
+  if (resent === 'in-progress' || resent === 'moved') throw new ApiError('DELIVERY_IN_PROGRESS');
+  try {
+    await services.runtime.queue.send(
+      { v: 1, partner_id: item.partner_id, webhook_id: item.webhook_id, delivery_id: delivery.delivery_id, attempt: 1, generation: resent.generation },
+      0,
+    );
+  } catch (error) {
+    await services.deliveries.undoResend(delivery, resent.generation);
+    throw error;
+  }
+  const now = await services.deliveries.get(item.webhook_id, delivery.delivery_id);
+  return { data: { delivery: deliveryView(now ?? delivery) } };
+};
+
+export const webhookOperations = {
+  webhooks: listOperation,
+  'webhook-create': createOperation,
+  'webhook-verify': verifyOperation,
+  'webhook-test': testOperation,
+  'webhook-deactivate': deactivateOperation,
+  'webhook-deliveries': deliveriesOperation,
+  'webhook-resend': resendOperation,
+} satisfies Record<string, Operation>;

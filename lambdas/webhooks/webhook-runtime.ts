@@ -1,0 +1,172 @@
+/**
+ * What the webhook code talks to besides DynamoDB, behind small interfaces:
+ * the delivery queue (SQS), the retry state machine (Step Functions), the
+ * sealing of callback secrets (KMS) and the guarded HTTPS sender.
+ *
+ * A deployed function builds the AWS adapters from its environment
+ * (webhook-env.ts). The local stack hands in-process counterparts to the
+ * platform instead (LocalSwitches.webhooks: local/webhook-pipeline.ts), and
+ * only there can loopback receivers be allowed or waits be scaled: no
+ * environment variable or setting of a deployed function reaches either.
+ */
+import { KMSClient, DecryptCommand, EncryptCommand } from '@aws-sdk/client-kms';
+import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { perPlatform, type Platform } from '../shared/platform';
+import type { DeliveryMessage, RetryExecutionInput } from './delivery-schedule';
+import { createWebhookSender, type SendOutcome, type WebhookRequest } from './destination/safe-sender';
+import type { UrlPolicy } from './destination/url-rules';
+import { WEBHOOK_ENV } from './webhook-env';
+
+/** The delivery queue: one message per attempt, delayed up to SQS's 15 minutes. */
+export interface DeliveryQueue {
+  send(message: DeliveryMessage, delaySeconds: number): Promise<void>;
+}
+
+/** The retry state machine: hold `input.message` for `input.wait_seconds`, then queue it. `name` makes a start idempotent. */
+export interface RetryScheduler {
+  schedule(name: string, input: RetryExecutionInput): Promise<void>;
+}
+
+/** The encryption context of a sealed secret: a sealed value opens only for its own callback. */
+export interface SealContext {
+  readonly webhookId: string;
+  readonly partnerId: string;
+}
+
+/** Seals a callback's signing secret for storage and opens it for signing. */
+export interface SecretSealer {
+  seal(secret: string, context: SealContext): Promise<string>;
+  open(sealed: string, context: SealContext): Promise<string>;
+}
+
+/** The local stack's counterparts (local/webhook-pipeline.ts); never present in a deployed function. */
+export interface WebhookLocalSwitches {
+  readonly queue: DeliveryQueue;
+  readonly scheduler: RetryScheduler;
+  readonly sealer: SecretSealer;
+  /** `--allow-local-webhooks`: callbacks may point at https://127.0.0.1:<port> or https://localhost:<port>. */
+  readonly allowLocalWebhooks: boolean;
+  /** `--webhook-wait-scale F`: retry waits multiplied by F. */
+  readonly waitScale: number;
+  /** Tests only: the sender's name resolution (an unresolvable name, say). */
+  readonly resolve?: (host: string) => Promise<readonly string[]>;
+  /** Tests only: the attempt timeout (default 8 s). */
+  readonly timeoutMs?: number;
+}
+
+export interface WebhookRuntime {
+  readonly queue: DeliveryQueue;
+  readonly scheduler: RetryScheduler;
+  readonly sealer: SecretSealer;
+  readonly policy: UrlPolicy;
+  readonly waitScale: number;
+  send(request: WebhookRequest): Promise<SendOutcome>;
+}
+
+/** A delivery attempt gets 8 seconds (the spec's timeout), name resolution, connection and response included. */
+export const ATTEMPT_TIMEOUT_MS = 8000;
+
+/** The encryption context KMS binds a sealed secret to (the IAM policies condition on `purpose`). */
+export const sealContextOf = (context: SealContext) => ({ purpose: 'webhook-secret', webhook_id: context.webhookId, partner_id: context.partnerId });
+
+class KmsSealer implements SecretSealer {
+  constructor(
+    private readonly kms: KMSClient,
+    private readonly keyId: string,
+  ) {}
+
+  async seal(secret: string, context: SealContext): Promise<string> {
+    const { CiphertextBlob } = await this.kms.send(
+      new EncryptCommand({ KeyId: this.keyId, Plaintext: Buffer.from(secret, 'utf8'), EncryptionContext: sealContextOf(context) }),
+    );
+    return `kms:${Buffer.from(CiphertextBlob as Uint8Array).toString('base64')}`;
+  }
+
+  async open(sealed: string, context: SealContext): Promise<string> {
+    if (!sealed.startsWith('kms:')) throw new Error('Sealed webhook secret is not a KMS ciphertext');
+    const { Plaintext } = await this.kms.send(
+      new DecryptCommand({ KeyId: this.keyId, CiphertextBlob: Buffer.from(sealed.slice(4), 'base64'), EncryptionContext: sealContextOf(context) }),
+    );
+    return Buffer.from(Plaintext as Uint8Array).toString('utf8');
+  }
+}
+
+class SqsDeliveryQueue implements DeliveryQueue {
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly queueUrl: string,
+  ) {}
+
+  async send(message: DeliveryMessage, delaySeconds: number): Promise<void> {
+    await this.sqs.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(message), DelaySeconds: Math.max(0, Math.min(900, delaySeconds)) }));
+  }
+}
+
+class StepFunctionsScheduler implements RetryScheduler {
+  constructor(
+    private readonly sfn: SFNClient,
+    private readonly stateMachineArn: string,
+  ) {}
+
+  async schedule(name: string, input: RetryExecutionInput): Promise<void> {
+    try {
+      await this.sfn.send(new StartExecutionCommand({ stateMachineArn: this.stateMachineArn, name, input: JSON.stringify(input) }));
+    } catch (error) {
+      // Same name and same input: the execution is already running or ran (StartExecution is idempotent then).
+      if ((error as { name?: string }).name === 'ExecutionAlreadyExists') return;
+      throw error;
+    }
+  }
+}
+
+class MissingConfiguration implements DeliveryQueue, RetryScheduler, SecretSealer {
+  constructor(private readonly what: string) {}
+  private fail(): never {
+    throw new Error(`Webhooks are not configured in this function: ${this.what} is not set`);
+  }
+  send(): Promise<void> {
+    this.fail();
+  }
+  schedule(): Promise<void> {
+    this.fail();
+  }
+  seal(): Promise<string> {
+    this.fail();
+  }
+  open(): Promise<string> {
+    this.fail();
+  }
+}
+
+const forbiddenHostsFromEnv = (env: NodeJS.ProcessEnv) =>
+  (env[WEBHOOK_ENV.forbiddenHosts] ?? '')
+    .split(',')
+    .map((host) => host.trim().toLowerCase())
+    .filter(Boolean);
+
+/** The container's webhook runtime: the local stack's switches when present, else AWS adapters from the environment. */
+export const webhookRuntimeOf = perPlatform((platform: Platform): WebhookRuntime => buildRuntime(platform, process.env));
+
+export function buildRuntime(platform: Pick<Platform, 'localSwitches'>, env: NodeJS.ProcessEnv): WebhookRuntime {
+  const local = platform.localSwitches?.webhooks;
+  const forbiddenHosts = forbiddenHostsFromEnv(env);
+  if (local) {
+    const policy: UrlPolicy = { forbiddenHosts, allowLocal: local.allowLocalWebhooks };
+    const send = createWebhookSender({ policy, timeoutMs: local.timeoutMs ?? ATTEMPT_TIMEOUT_MS, ...(local.resolve ? { resolve: local.resolve } : {}) });
+    return { queue: local.queue, scheduler: local.scheduler, sealer: local.sealer, policy, waitScale: local.waitScale, send };
+  }
+  // A deployed function: never loopback, never scaled.
+  const policy: UrlPolicy = { forbiddenHosts, allowLocal: false };
+  const queueUrl = env[WEBHOOK_ENV.queueUrl];
+  const stateMachineArn = env[WEBHOOK_ENV.retryStateMachineArn];
+  const keyArn = env[WEBHOOK_ENV.secretKeyArn];
+  return {
+    queue: queueUrl ? new SqsDeliveryQueue(new SQSClient({}), queueUrl) : new MissingConfiguration(WEBHOOK_ENV.queueUrl),
+    scheduler: stateMachineArn ? new StepFunctionsScheduler(new SFNClient({}), stateMachineArn) : new MissingConfiguration(WEBHOOK_ENV.retryStateMachineArn),
+    sealer: keyArn ? new KmsSealer(new KMSClient({}), keyArn) : new MissingConfiguration(WEBHOOK_ENV.secretKeyArn),
+    policy,
+    waitScale: 1,
+    send: createWebhookSender({ policy, timeoutMs: ATTEMPT_TIMEOUT_MS }),
+  };
+}
