@@ -47,6 +47,9 @@ export const USAGE = `Usage: npm run -s admin -- <group> <verb> [--flags] [--sta
   ticket assign --invitation I --to NAME                       (ticket.status.updated)
   invitation archive --org O --invitation I
   invitation expire-now --invitation I         a pending invitation expires now (to try expiry locally)
+  webhook list --org O                         the organization's webhook callbacks (never a secret)
+  webhook deactivate --webhook W               for good; its undelivered deliveries are cancelled
+  delivery list --webhook W                    the callback's latest 50 deliveries
   ticket bridge --fail on|off                  local stack only: make the ticket bridge unavailable (503,
                                                claims stay claiming until it is back), or available again`;
 
@@ -78,6 +81,7 @@ const OPTIONS = {
   status: { type: 'string' },
   fail: { type: 'string' },
   email: { type: 'string' },
+  webhook: { type: 'string' },
   password: { type: 'string' },
   help: { type: 'boolean' },
 } as const;
@@ -95,7 +99,7 @@ type Values = ReturnType<typeof parseAdminArgs>['values'];
 
 function required(
   values: Values,
-  name: 'account' | 'org' | 'role' | 'scopes' | 'key-id' | 'record' | 'owner' | 'game' | 'use' | 'to' | 'invitation' | 'author' | 'status' | 'password',
+  name: 'account' | 'org' | 'role' | 'scopes' | 'key-id' | 'record' | 'owner' | 'game' | 'use' | 'to' | 'invitation' | 'author' | 'status' | 'password' | 'webhook',
 ): string {
   const value = values[name];
   if (!value) throw new UsageError(`--${name} is required`);
@@ -220,6 +224,12 @@ export async function runAdminCommand(argv: readonly string[], office: BackOffic
       return entitlementsOf(office).use(required(values, 'owner'), required(values, 'game'), wholeNumber(values.units, '--units'));
     case 'entitlement refund':
       return entitlementsOf(office).refund(required(values, 'use'));
+    case 'webhook list':
+      return office.webhooks.list(required(values, 'org'));
+    case 'webhook deactivate':
+      return office.webhooks.deactivate(required(values, 'webhook'));
+    case 'delivery list':
+      return office.webhooks.deliveriesOf(required(values, 'webhook'));
     case 'events list':
       return recordsOf(office).events(required(values, 'org'), values.after);
     default:

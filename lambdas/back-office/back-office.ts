@@ -19,6 +19,7 @@ import { InvitationsOffice } from './invitations';
 import { RecordsOffice } from './records';
 import { Sessions } from './sessions';
 import { SignIn } from './sign-in';
+import { WebhooksOffice } from './webhooks';
 
 export interface BackOffice {
   readonly accounts: Accounts;
@@ -31,6 +32,8 @@ export interface BackOffice {
   readonly keys: ApiKeys;
   /** The account's audit trail of web-settings changes (30 days). */
   readonly audit: Audit;
+  /** Webhook callbacks and their deliveries (the operator's view). */
+  readonly webhooks: WebhooksOffice;
   /** Present when the `domain` table is given. */
   readonly records?: RecordsOffice;
   readonly entitlements?: EntitlementsOffice;
@@ -50,6 +53,7 @@ export function createBackOffice(client: DynamoDBDocumentClient, table: string, 
     memberships: new Memberships(store),
     keys: new ApiKeys(store),
     audit: new Audit(store),
+    webhooks: new WebhooksOffice(client, table, clock),
     ...(domainTable ? {
           records: new RecordsOffice(client, domainTable, clock, organizationIsActive),
           entitlements: new EntitlementsOffice(client, domainTable, clock),

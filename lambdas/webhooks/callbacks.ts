@@ -30,6 +30,7 @@ import {
   WEBHOOK_LIMIT,
   WEBHOOK_PREFIX,
   webhookKey,
+  webhookLookup,
   type AccountWebhookEntry,
   type DeactivationReason,
   type StandingFacts,
@@ -174,7 +175,13 @@ export class Callbacks {
                   ExpressionAttributeValues: { ':next': (orgVersion ?? 0) + 1, ':active': 'active', ':gen': org.key_gen, ':grant': grant, ...versionValue(orgVersion) },
                 },
               },
-              { Put: { TableName: this.table, Item: { ...webhookKey(input.partnerId, input.webhookId), type: 'webhook', ...item }, ConditionExpression: 'attribute_not_exists(pk)' } },
+              {
+                Put: {
+                  TableName: this.table,
+                  Item: { ...webhookKey(input.partnerId, input.webhookId), ...webhookLookup(input.webhookId), type: 'webhook', ...item },
+                  ConditionExpression: 'attribute_not_exists(pk)',
+                },
+              },
               { Put: { TableName: this.table, Item: { ...accountWebhookKey(input.accountId, input.webhookId), type: 'webhook-entry', ...entry } } },
               auditPut(this.identity, input.accountId, 'webhook.created', input.source, { webhook_id: input.webhookId }),
             ],
