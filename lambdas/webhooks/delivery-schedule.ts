@@ -41,11 +41,17 @@ export interface RetryExecutionInput {
   readonly message: DeliveryMessage;
 }
 
-/** How to carry the next attempt after failed attempt `failed` (1-based): a delayed message, or the state machine. `scale` shortens waits locally only. */
+/**
+ * How to carry the next attempt after failed attempt `failed` (1-based): a delayed message, or the
+ * state machine. The carrier follows the real wait (what SQS could hold in AWS); `scale` (the local
+ * stack's `--webhook-wait-scale`, 1 in AWS) only shortens the time waited, so a scaled local run
+ * takes the same path through the queue and the state machine as a deployed one.
+ */
 export function nextAttemptRoute(failed: number, scale = 1): { via: 'queue'; delaySeconds: number } | { via: 'state-machine'; waitSeconds: number } | undefined {
-  if (failed >= MAX_ATTEMPTS) return undefined;
-  const wait = Math.max(0, Math.round(RETRY_WAITS_SECONDS[failed - 1] * scale));
-  return wait <= SQS_MAX_DELAY_SECONDS ? { via: 'queue', delaySeconds: wait } : { via: 'state-machine', waitSeconds: wait };
+  if (failed < 1 || failed >= MAX_ATTEMPTS) return undefined;
+  const wait = RETRY_WAITS_SECONDS[failed - 1];
+  const scaled = scale === 1 ? wait : Math.max(0, wait * scale);
+  return wait <= SQS_MAX_DELAY_SECONDS ? { via: 'queue', delaySeconds: scaled } : { via: 'state-machine', waitSeconds: scaled };
 }
 
 /** Names of the definition's states (the local runner overrides `QueueAttempt` and scales `WaitBeforeAttempt`). */

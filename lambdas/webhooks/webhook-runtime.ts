@@ -99,7 +99,7 @@ class SqsDeliveryQueue implements DeliveryQueue {
   ) {}
 
   async send(message: DeliveryMessage, delaySeconds: number): Promise<void> {
-    await this.sqs.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(message), DelaySeconds: Math.max(0, Math.min(900, delaySeconds)) }));
+    await this.sqs.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(message), DelaySeconds: Math.max(0, Math.min(900, Math.ceil(delaySeconds))) }));
   }
 }
 
