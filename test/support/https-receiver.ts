@@ -21,6 +21,8 @@ export interface ReceivedRequest {
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
   readonly rawBody: Buffer;
+  /** When the whole request had arrived (epoch ms). */
+  readonly receivedAt: number;
 }
 
 export interface ReceiverAnswer {
@@ -75,7 +77,7 @@ export async function startHttpsReceiver(handler: ReceiverHandler = DEFAULT_HAND
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', async () => {
-      const received: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, rawBody: Buffer.concat(chunks) };
+      const received: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, rawBody: Buffer.concat(chunks), receivedAt: Date.now() };
       requests.push(received);
       let answer: ReceiverAnswer;
       try {
