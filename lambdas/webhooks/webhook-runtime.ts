@@ -125,16 +125,16 @@ class MissingConfiguration implements DeliveryQueue, RetryScheduler, SecretSeale
   private fail(): never {
     throw new Error(`Webhooks are not configured in this function: ${this.what} is not set`);
   }
-  send(): Promise<void> {
+  async send(): Promise<void> {
     this.fail();
   }
-  schedule(): Promise<void> {
+  async schedule(): Promise<void> {
     this.fail();
   }
-  seal(): Promise<string> {
+  async seal(): Promise<string> {
     this.fail();
   }
-  open(): Promise<string> {
+  async open(): Promise<string> {
     this.fail();
   }
 }
