@@ -30,7 +30,7 @@ export class WebhooksOffice {
     const items = await this.callbacks.ofOrganization(partnerId);
     const webhooks = await Promise.all(
       items.map(async (item) => {
-        const found = await this.callbacks.withStanding(item.partner_id, item.webhook_id);
+        const { found } = await this.callbacks.withStanding(item.partner_id, item.webhook_id, item.account_id);
         return { ...viewOf(item, found?.standing ?? { usable: true }), account_id: item.account_id };
       }),
     );
@@ -42,7 +42,7 @@ export class WebhooksOffice {
     const item = await this.find(webhookId);
     let cancelled = 0;
     if (await this.callbacks.deactivate(item, 'deactivated_by_operator', OPERATOR)) cancelled = await this.deliveries.cancelOpen(webhookId, undefined);
-    const found = await this.callbacks.withStanding(item.partner_id, webhookId);
+    const { found } = await this.callbacks.withStanding(item.partner_id, webhookId, item.account_id);
     return { webhook: viewOf(found?.item ?? item, found?.standing ?? { usable: true }), cancelled_deliveries: cancelled };
   }
 

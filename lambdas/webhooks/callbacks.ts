@@ -220,20 +220,33 @@ export class Callbacks {
   /** One of the account's callbacks with its standing, or 404 WEBHOOK_NOT_FOUND. */
   async owned(accountId: string, webhookId: string): Promise<StandingCallback> {
     const partnerId = await this.partnerOfOwned(accountId, webhookId);
-    const found = partnerId ? await this.withStanding(partnerId, webhookId) : undefined;
+    const found = partnerId ? (await this.withStanding(partnerId, webhookId, accountId)).found : undefined;
     if (!found || found.item.account_id !== accountId) throw new ApiError('WEBHOOK_NOT_FOUND');
     return found;
   }
 
-  /** A callback, its creator's account and its organization, read together (one BatchGetItem, consistent). */
-  async withStanding(partnerId: string, webhookId: string): Promise<StandingCallback | undefined> {
+  /**
+   * A callback, its creator's account and its organization, read together: one BatchGetItem
+   * (consistent) when the creator is known (the delivery messages carry it), else two reads.
+   * `also`: more keys fetched in the same request (the worker's delivery record).
+   */
+  async withStanding(
+    partnerId: string,
+    webhookId: string,
+    accountId?: string,
+    also: readonly { pk: string; sk: string }[] = [],
+  ): Promise<{ found: StandingCallback | undefined; also: (Record<string, unknown> | undefined)[] }> {
     const callbackKey = webhookKey(partnerId, webhookId);
-    const items = await this.batchGet([callbackKey, orgKey(partnerId)]);
-    const item = items.find((i) => i.sk === callbackKey.sk) as unknown as WebhookItem | undefined;
-    if (!item) return undefined;
-    const org = items.find((i) => i.sk === 'ORG') as unknown as OrgItem | undefined;
-    const account = await this.identity.getAccount(item.account_id);
-    return { item, standing: callbackStanding(item, account, org, this.clock()) };
+    const keys = [callbackKey, orgKey(partnerId), ...(accountId ? [accountKey(accountId)] : []), ...also];
+    const items = await this.batchGet(keys);
+    const find = (key: { pk: string; sk: string }) => items.find((i) => i.pk === key.pk && i.sk === key.sk);
+    const extra = also.map(find);
+    const item = find(callbackKey) as unknown as WebhookItem | undefined;
+    if (!item) return { found: undefined, also: extra };
+    const org = find(orgKey(partnerId)) as unknown as OrgItem | undefined;
+    const account =
+      accountId === item.account_id ? (find(accountKey(accountId)) as unknown as AccountItem | undefined) : await this.identity.getAccount(item.account_id);
+    return { found: { item, standing: callbackStanding(item, account, org, this.clock()) }, also: extra };
   }
 
   /** Verification passed: the callback becomes active (or stays so); from now on new business events reach it. */

@@ -128,7 +128,11 @@ export class Deliveries {
   /** One delivery, read consistently; undefined when missing or past its 30 days. */
   async get(webhookId: string, deliveryId: string): Promise<DeliveryItem | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: deliveryKey(webhookId, deliveryId), ConsistentRead: true }));
-    const item = Item as DeliveryItem | undefined;
+    return this.live(Item as DeliveryItem | undefined);
+  }
+
+  /** A delivery read elsewhere, if it is still within its 30 days. */
+  live(item: DeliveryItem | undefined): DeliveryItem | undefined {
     return item && item.expires_at > this.clock().getTime() ? item : undefined;
   }
 

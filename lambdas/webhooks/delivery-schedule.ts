@@ -29,6 +29,8 @@ export interface DeliveryMessage {
   readonly v: 1;
   readonly partner_id: string;
   readonly webhook_id: string;
+  /** The callback's creator: the worker reads its account with the callback, in one request. */
+  readonly account_id?: string;
   readonly delivery_id: string;
   /** The attempt this message asks for (1..MAX_ATTEMPTS). */
   readonly attempt: number;

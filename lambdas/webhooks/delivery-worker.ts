@@ -26,7 +26,7 @@ import type { Platform } from '../shared/platform';
 import { deliveryResult, post } from './attempt';
 import { nextAttemptRoute, type DeliveryMessage } from './delivery-schedule';
 import { webhookServicesOf, type WebhookServices } from './services';
-import { webhookKey, type DeactivationReason, type DeliveryItem } from './webhook-items';
+import { deliveryKey, webhookKey, type DeactivationReason, type DeliveryItem } from './webhook-items';
 
 /** A full callback's message comes back after this long (its slots free within seconds; its minute within 60 s). */
 const BUSY_DELAY_SECONDS = 5;
@@ -86,10 +86,10 @@ export function parseMessage(body: string): DeliveryMessage | undefined {
 /** One attempt of `message`'s delivery, start to end. Throws only when the message must come back (a store or queue failure). */
 export async function attemptDelivery(message: DeliveryMessage, services: WebhookServices, platform: Platform): Promise<AttemptOutcome> {
   const { callbacks, deliveries, runtime } = services;
-  const [delivery, found] = await Promise.all([
-    deliveries.get(message.webhook_id, message.delivery_id),
-    callbacks.withStanding(message.partner_id, message.webhook_id),
-  ]);
+  // The delivery, the callback, its organization and its creator's account: one BatchGetItem.
+  const read = await callbacks.withStanding(message.partner_id, message.webhook_id, message.account_id, [deliveryKey(message.webhook_id, message.delivery_id)]);
+  const found = read.found;
+  const delivery = deliveries.live(read.also[0] as DeliveryItem | undefined);
   if (!delivery) return 'stale';
   if (delivery.generation !== message.generation) return 'stale';
   const k = message.attempt;

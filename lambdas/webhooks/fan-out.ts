@@ -51,7 +51,7 @@ export async function fanOut(event: EventEnvelope, services: WebhookServices): P
     const { item, queueFirst } = await services.deliveries.createForEvent(callback.webhook_id, event);
     if (!queueFirst) continue;
     await services.runtime.queue.send(
-      { v: 1, partner_id: callback.partner_id, webhook_id: callback.webhook_id, delivery_id: item.delivery_id, attempt: 1, generation: 0 },
+      { v: 1, partner_id: callback.partner_id, webhook_id: callback.webhook_id, account_id: callback.account_id, delivery_id: item.delivery_id, attempt: 1, generation: 0 },
       0,
     );
     queued += 1;

@@ -174,7 +174,7 @@ const resendOperation: Operation = async (input) => {
   if (resent === 'in-progress' || resent === 'moved') throw new ApiError('DELIVERY_IN_PROGRESS');
   try {
     await services.runtime.queue.send(
-      { v: 1, partner_id: item.partner_id, webhook_id: item.webhook_id, delivery_id: delivery.delivery_id, attempt: 1, generation: resent.generation },
+      { v: 1, partner_id: item.partner_id, webhook_id: item.webhook_id, account_id: item.account_id, delivery_id: delivery.delivery_id, attempt: 1, generation: resent.generation },
       0,
     );
   } catch (error) {
