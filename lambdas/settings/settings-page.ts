@@ -5,13 +5,15 @@
  * page's own path): signing in (password, then a two-factor code when the
  * account has it on), and once signed in the account's API keys (list,
  * create with the value shown once, revoke after an inline confirmation),
- * the password, two-factor sign-in and the recent activity.
+ * the webhook callbacks (settings-page-webhooks.ts), the password,
+ * two-factor sign-in and the recent activity.
  *
  * What the API says is put into the page as text (textContent), never as
  * markup. No secret is ever put in a URL or in browser storage: the session
- * is an HttpOnly cookie the API sets, a new key's value lives only in one
- * read-only field until "Done", and the forms cannot be submitted natively
- * (the script sends them; `form-action 'none'` refuses a native submission).
+ * is an HttpOnly cookie the API sets, a new key's value (or a new callback's
+ * signing secret) lives only in one read-only field until "Done", and the
+ * forms cannot be submitted natively (the script sends them;
+ * `form-action 'none'` refuses a native submission).
  *
  * The content security policy allows exactly this script and style (by
  * hash), requests to the page's own origin, and nothing else: no framing,
@@ -21,6 +23,7 @@ import { staticPage } from '../shared/http/static-page';
 import type { Operation } from '../shared/http/pipeline';
 import { PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS } from '../shared/identity/passwords';
 import { ORGANIZATION_SCOPES, PERSONAL_SCOPES } from '../shared/identity/scopes';
+import { WEBHOOKS_SCRIPT, WEBHOOKS_STYLE, webhooksBody } from './settings-page-webhooks';
 
 const STYLE = `
 :root { color-scheme: light; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
@@ -48,7 +51,7 @@ label, legend, .label { display: block; font-weight: 600; margin: 1rem 0 .3rem; 
 .hint { display: block; color: #5b6474; font-size: .88rem; font-weight: 400; margin: -.15rem 0 .35rem; }
 fieldset { border: 0; padding: 0; margin: 0; min-width: 0; }
 legend { padding: 0; }
-input[type=text], input[type=email], input[type=password], input[type=number], select { width: 100%; max-width: 24rem; padding: .55rem .7rem; border: 1px solid #8a93a3; border-radius: 8px; font: inherit; background: #fff; color: inherit; }
+input[type=text], input[type=email], input[type=password], input[type=number], input[type=url], select { width: 100%; max-width: 24rem; padding: .55rem .7rem; border: 1px solid #8a93a3; border-radius: 8px; font: inherit; background: #fff; color: inherit; }
 input[disabled] { background: #eef0f3; color: #6b7383; }
 .card.narrow input[type=email], .card.narrow input[type=password] { max-width: none; }
 input.code { max-width: 9rem; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; letter-spacing: .2em; }
@@ -144,17 +147,23 @@ const SCRIPT = `
     'two_factor.enrolled': 'Two-factor enrolment started',
     'two_factor.enabled': 'Two-factor sign-in turned on',
     'two_factor.disabled': 'Two-factor sign-in turned off',
+    'webhook.created': 'Webhook callback added',
+    'webhook.verified': 'Webhook callback verified',
+    'webhook.deactivated': 'Webhook callback deactivated',
   };
   let account = null;
   let codeStep = false;
+  /** The organizations' load since signing in (the webhook list waits for their names). */
+  let organizationsReady = Promise.resolve();
 
   function show(screen) {
     for (const s of SCREENS) $(s).hidden = s !== screen;
     $('topbar').hidden = screen !== 'settings';
     document.body.dataset.state = screen === 'sign-in' && codeStep ? 'sign-in-code' : screen;
   }
+  /** Puts the text in a status region (an element or its id) as a notice of its kind, or empties it. */
   function say(id, text, kind) {
-    const box = $(id);
+    const box = typeof id === 'string' ? $(id) : id;
     box.textContent = text || '';
     box.className = text ? 'notice ' + (kind || 'info') : 'notice';
   }
@@ -204,11 +213,16 @@ const SCRIPT = `
     }
     return result;
   }
-  function errorText(result) {
-    if (result.status === 429) {
-      const seconds = Math.ceil(Number(result.retryAfter));
-      return 'Too many attempts; try again in ' + (seconds > 0 ? seconds + (seconds === 1 ? ' second.' : ' seconds.') : 'a few seconds.');
-    }
+  /** A wait in words: seconds up to 90, then minutes, then hours (a daily limit's wait can be most of a day). */
+  function waitText(seconds) {
+    if (!(seconds > 0)) return 'a few seconds';
+    if (seconds <= 90) return seconds + (seconds === 1 ? ' second' : ' seconds');
+    if (seconds <= 90 * 60) return 'about ' + Math.round(seconds / 60) + ' minutes';
+    return 'about ' + Math.round(seconds / 3600) + ' hours';
+  }
+  /** What a failed call means, for a status region; a 429 names what there were too many of ("attempts" unless told). */
+  function errorText(result, what) {
+    if (result.status === 429) return 'Too many ' + (what || 'attempts') + '; try again in ' + waitText(Math.ceil(Number(result.retryAfter))) + '.';
     if (result.status === 0) return 'The service cannot be reached. Check your connection and try again.';
     return result.message || 'Something went wrong (HTTP ' + result.status + '). Please try again.';
   }
@@ -268,8 +282,9 @@ const SCRIPT = `
     renderTwoFactor();
     show('settings');
     if (moveFocus) $('settings-title').focus();
-    loadOrganizations();
+    organizationsReady = loadOrganizations();
     loadKeys();
+    loadWebhooks();
     loadAudit();
   }
   /** Back to signing in, with nothing of the account left in the page. */
@@ -277,6 +292,7 @@ const SCRIPT = `
     account = null;
     clearNewKey();
     clearEnrolment();
+    clearWebhooks();
     for (const form of document.forms) form.reset();
     $('days').disabled = false;
     for (const id of ['keys-body', 'audit-body', 'account-name', 'account-email']) $(id).replaceChildren();
@@ -294,10 +310,12 @@ const SCRIPT = `
     else say('settings-status', errorText(result), 'error');
   });
 
-  /** The organization choices of the key form: the active organizations the account manages. */
+  /** The organization choices of the key and callback forms: the active organizations the account manages. */
   async function loadOrganizations() {
     const result = await call('GET', 'organizations');
-    if (result.ended || !account || !result.ok) return;
+    if (result.ended || !account) return;
+    if (!result.ok) return say('webhook-create-status', errorText(result), 'error');
+    webhookOrganizations(result.data.organizations || []);
     const managed = (result.data.organizations || []).filter((org) => org.role === 'manager' && org.status === 'active');
     const options = managed.map((org) => {
       const option = node('option', org.name + ' (' + org.partner_id + ')');
@@ -478,6 +496,7 @@ const SCRIPT = `
     $('tf-off').hidden = state === 'on' || enrolling;
     $('tf-pending-note').hidden = state !== 'pending';
     $('tf-disable-form').hidden = state !== 'on';
+    renderWebhookTwoFactor();
   }
   function clearEnrolment() {
     $('tf-secret').textContent = '';
@@ -553,11 +572,13 @@ const SCRIPT = `
       const action = document.createElement('span');
       action.append(ACTIONS[entry.action] || entry.action);
       if (entry.key_id) action.append(' ', node('code', entry.key_id));
+      if (entry.webhook_id) action.append(' ', node('code', entry.webhook_id));
       row.append(cell('Time', time(entry.at)), cell('Action', action), cell('Source IP', entry.source_ip || (entry.via === 'operator' ? 'operator' : 'unknown')));
       return row;
     }));
   }
 
+${WEBHOOKS_SCRIPT}
   (async () => {
     const result = await call('GET', 'session');
     if (result.ok) return signedIn(result.data, false);
@@ -586,7 +607,7 @@ const BODY = `
 
   <section id="sign-in" class="card narrow" aria-labelledby="sign-in-title" hidden>
     <h1 id="sign-in-title">Sign in to API settings</h1>
-    <p class="muted">Manage your Partner API keys, your password and two-factor sign-in.</p>
+    <p class="muted">Manage your Partner API keys and webhooks, your password and two-factor sign-in.</p>
     <div id="sign-in-status" class="notice" role="status" aria-live="polite"></div>
     <form id="sign-in-form" method="post" novalidate>
       <div id="password-step">
@@ -659,6 +680,7 @@ const BODY = `
       </form>
     </section>
 
+${webhooksBody({ codeInput: CODE_INPUT, passwordMax: PASSWORD_MAX_CHARACTERS })}
     <div class="columns">
       <section class="card" aria-labelledby="password-title">
         <h2 id="password-title">Password</h2>
@@ -713,7 +735,7 @@ const BODY = `
 
     <section class="card" aria-labelledby="audit-title">
       <h2 id="audit-title">Recent activity</h2>
-      <p class="muted">Changes to your keys, password and two-factor sign-in in the last 30 days.</p>
+      <p class="muted">Changes to your keys, webhooks, password and two-factor sign-in in the last 30 days.</p>
       <div id="audit-status" class="notice" role="status" aria-live="polite"></div>
       <p id="audit-empty" class="muted" hidden>No activity in the last 30 days.</p>
       <div class="table-wrap">
@@ -727,7 +749,7 @@ const BODY = `
   </div>
 </main>`;
 
-const PAGE = staticPage({ title: 'API settings', style: STYLE, body: BODY, script: SCRIPT });
+const PAGE = staticPage({ title: 'API settings', style: STYLE + WEBHOOKS_STYLE, body: BODY, script: SCRIPT });
 
 export const SETTINGS_PAGE_HTML = PAGE.html;
 
