@@ -38,6 +38,7 @@ export function buildStages(app: App, options: BuildStageOptions): StageStacks {
     tags,
     tables: stateful.tables,
     secrets: stateful.secrets,
+    webhookSecretsKey: stateful.webhookSecretsKey,
     ...options.stateless,
   });
   stateless.addStackDependency(stateful);

@@ -1,10 +1,13 @@
 /**
- * Stateful stack: the data that must outlive deployments (DynamoDB tables)
- * and the service's secrets (Secrets Manager).
+ * Stateful stack: the data that must outlive deployments (DynamoDB tables),
+ * the service's secrets (Secrets Manager) and the KMS key that seals webhook
+ * callback secrets (the sealed values live in the access table: losing the key
+ * would make every callback's secret unreadable).
  * Kept apart from the stateless stack so functions, API and WAF can be
  * replaced or destroyed freely without touching data.
  */
-import { Stack, type StackProps } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import type { StageConfig } from './config/stage-config';
 import { DataTables, type TableMap } from './constructs/data-tables';
@@ -19,16 +22,32 @@ export class StatefulStack extends Stack {
   public readonly tables: TableMap;
   /** Every service secret by id, for the stateless stack. */
   public readonly secrets: SecretMap;
+  /** Seals webhook callback secrets (encryption context `purpose` = `webhook-secret`), for the stateless stack. */
+  public readonly webhookSecretsKey: kms.IKey;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     const { config, ...stackProps } = props;
     super(scope, id, {
-      description: `partner-api ${config.stage}: DynamoDB tables and secrets`,
+      description: `partner-api ${config.stage}: DynamoDB tables, secrets and the webhook secrets key`,
       // Production data: CloudFormation refuses to delete the stack until protection is turned off.
       terminationProtection: config.deletionProtection,
       ...stackProps,
     });
     this.tables = new DataTables(this, 'Data', { config }).tables;
     this.secrets = new ServiceSecrets(this, 'Secrets', { config }).secrets;
+    const retain = config.removalPolicy === 'retain';
+    this.webhookSecretsKey = new kms.Key(this, 'WebhookSecretsKey', {
+      description: `partner-api ${config.stage}: seals webhook callback secrets (encryption context purpose=webhook-secret)`,
+      alias: webhookSecretsKeyAlias(config.stage),
+      enableKeyRotation: true,
+      removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      // A destroyed stage's key is deleted after KMS's shortest waiting period (its sealed secrets went with the table).
+      ...(retain ? {} : { pendingWindow: Duration.days(7) }),
+    });
   }
+}
+
+/** The alias of a stage's webhook secrets key. */
+export function webhookSecretsKeyAlias(stage: string): string {
+  return `alias/partner-api-${stage}-webhook-secrets`;
 }

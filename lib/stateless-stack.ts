@@ -8,10 +8,17 @@
  * The web API is built first and depends on nothing of the partner API's
  * functions: the partner API's invitations function gets the web side's
  * address (PLAYER_SITE_URL, the base of its join links) from it, one way.
+ *
+ * The webhook pipeline (WebhookDelivery) comes after both APIs: its worker and
+ * the web API's `webhooks` function learn both APIs' hosts (no callback may
+ * point at them). A host is the REST API's id, a resource that depends on none
+ * of its methods or functions, so even the web API's own function may name it
+ * without a cycle (test/infra/webhook-delivery.test.ts checks the template).
  */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { PLAYER_SITE_PATH, SETTINGS_PATH, type RouteDefinition, type Surface } from '../lambdas/shared/http/routes';
 import type { StageConfig } from './config/stage-config';
@@ -22,11 +29,14 @@ import { EdgeProtection } from './constructs/edge-protection';
 import { Observability } from './constructs/observability';
 import { ScheduledJobs } from './constructs/scheduled-jobs';
 import { SurfaceApi } from './constructs/surface-api';
+import { WebhookDelivery } from './constructs/webhook-delivery';
 
 export interface StatelessStackProps extends StackProps {
   readonly config: StageConfig;
   readonly tables: TableMap;
   readonly secrets: SecretMap;
+  /** The stateful stack's key that seals webhook callback secrets. */
+  readonly webhookSecretsKey: kms.IKey;
   /** Route table override for tests (both surfaces); defaults to ROUTES. */
   readonly routes?: readonly RouteDefinition[];
   /** Extra WAF rules per surface's web ACL (e.g. rate-based rules). */
@@ -46,11 +56,13 @@ export class StatelessStack extends Stack {
   public readonly webEdge: EdgeProtection;
   public readonly edges: Readonly<Record<Surface, EdgeProtection>>;
   public readonly jobs: ScheduledJobs;
+  /** The webhook delivery pipeline: stream fan-out, delivery queue, worker, retry state machine. */
+  public readonly webhooks: WebhookDelivery;
   public readonly observability: Observability;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
-    const { config, tables, secrets, routes, edgeRules, edgeResponseBodies, ...stackProps } = props;
-    super(scope, id, { description: `partner-api ${config.stage}: functions, REST APIs (partner, web), WAF, alarms`, ...stackProps });
+    const { config, tables, secrets, webhookSecretsKey, routes, edgeRules, edgeResponseBodies, ...stackProps } = props;
+    super(scope, id, { description: `partner-api ${config.stage}: functions, REST APIs (partner, web), WAF, webhook delivery, alarms`, ...stackProps });
     const common = { config, tables, secrets, ...(routes ? { routes } : {}) };
 
     this.webApi = new SurfaceApi(this, SURFACE_PROFILES.web.apiConstructId, { ...common, surface: 'web' });
@@ -78,16 +90,30 @@ export class StatelessStack extends Stack {
 
     this.jobs = new ScheduledJobs(this, 'Jobs', { config, tables });
 
+    const webhooksFunction = this.webApi.functions.webhooks;
+    if (!webhooksFunction) throw new Error('StatelessStack: the web API has no webhooks function (routes.ts SURFACE_OF_GROUP)');
+    this.webhooks = new WebhookDelivery(this, 'Webhooks', {
+      config,
+      tables,
+      secretsKey: webhookSecretsKey,
+      forbiddenHosts: [this.api.executeApiHost, this.webApi.executeApiHost],
+      apiFunction: webhooksFunction,
+    });
+
     const functions: Record<string, lambda.IFunction> = {};
     for (const api of [this.api, this.webApi]) {
       for (const [group, fn] of Object.entries(api.functions)) functions[group] = fn.function;
     }
+    functions['webhook-fanout'] = this.webhooks.fanOut;
+    functions['webhook-delivery'] = this.webhooks.worker;
     this.observability = new Observability(this, 'Observability', {
       config,
       apis: [this.api, this.webApi].map((api) => ({ alarmPrefix: SURFACE_PROFILES[api.surface].alarmPrefix, stage: api.stage })),
       functions,
       tables,
       edges: [this.edge, this.webEdge].map((edge) => ({ webAclName: edge.webAclName, alarmingRuleMetricNames: edge.regionWideRuleMetricNames })),
+      deadLetterQueues: { 'webhook-deliveries': this.webhooks.deadLetterQueue },
+      stateMachines: { 'webhook-retry': this.webhooks.retryStateMachine },
     });
 
     new CfnOutput(this, SURFACE_PROFILES.partner.baseUrlOutput, {

@@ -97,12 +97,16 @@ export interface ApiFunctionProps {
 }
 
 export class ApiFunction extends Construct {
+  public readonly group: EndpointGroup;
   public readonly function: NodejsFunction;
   public readonly logGroup: logs.LogGroup;
+  /** Every variable set so far: none may be set twice. */
+  private readonly environmentNames: Set<string>;
 
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
     super(scope, id);
     const { group, config, tables } = props;
+    this.group = group;
 
     const entry = handlerEntry(group);
     if (!existsSync(entry)) {
@@ -125,6 +129,8 @@ export class ApiFunction extends Construct {
       throw new Error(`ApiFunction ${group}: environment may not replace ${clashing.join(', ')}`);
     }
 
+    this.environmentNames = new Set([...Object.keys(environment), ...Object.keys(props.environment ?? {})]);
+
     this.logGroup = serviceLogGroup(this, 'LogGroup', config);
     this.function = new NodejsFunction(this, 'Function', {
       ...serviceFunctionProps(config, this.logGroup),
@@ -145,5 +151,16 @@ export class ApiFunction extends Construct {
         }),
       );
     }
+  }
+
+  /**
+   * A further variable known only once other constructs exist (e.g. the webhook pipeline's queue URL
+   * for the `webhooks` function, lib/constructs/webhook-delivery.ts). Like `environment`, it may not
+   * replace a variable already set.
+   */
+  public addEnvironment(name: string, value: string): void {
+    if (this.environmentNames.has(name)) throw new Error(`ApiFunction ${this.group}: environment may not replace ${name}`);
+    this.environmentNames.add(name);
+    this.function.addEnvironment(name, value);
   }
 }

@@ -5,7 +5,10 @@
  * requests of every table, and blocks by the Region-wide WAF rules of each
  * web ACL (today only the partner ACL has one: it counts only malformed
  * credentials, so a block means a junk-credential flood is being shed, never
- * that valid keys are refused). With `notifyEmail`, an SNS topic with an
+ * that valid keys are refused), messages in a dead-letter queue (work given
+ * up on: webhook deliveries the worker could not handle, stream batches the
+ * fan-out could not process) and failed executions of a state machine (a
+ * webhook retry that could not be queued). With `notifyEmail`, an SNS topic with an
  * e-mail subscription receives ALARM and OK transitions. Nothing is created
  * when alarms are disabled (dev and ephemeral stages).
  *
@@ -18,6 +21,8 @@ import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { StageConfig } from '../config/stage-config';
@@ -44,6 +49,10 @@ export interface ObservabilityProps {
   readonly tables: Readonly<Record<string, dynamodb.ITableV2>>;
   /** Every web ACL of the stage. */
   readonly edges?: readonly ObservedEdge[];
+  /** Dead-letter queues by a short name (`<name>-dlq-messages`): one visible message is an incident. */
+  readonly deadLetterQueues?: Readonly<Record<string, sqs.IQueue>>;
+  /** State machines by a short name (`<name>-executions-failed`): one failed execution is an incident. */
+  readonly stateMachines?: Readonly<Record<string, sfn.IStateMachine>>;
 }
 
 const PERIOD = Duration.minutes(5);
@@ -70,7 +79,7 @@ export class Observability extends Construct {
 
   constructor(scope: Construct, id: string, props: ObservabilityProps) {
     super(scope, id);
-    const { config, apis, functions, tables, edges = [] } = props;
+    const { config, apis, functions, tables, edges = [], deadLetterQueues = {}, stateMachines = {} } = props;
     const { alarms: settings } = config;
     if (!settings.enabled) {
       this.alarms = [];
@@ -151,6 +160,27 @@ export class Observability extends Construct {
           evaluationPeriods: 1,
         });
       }
+    }
+
+    for (const [name, queue] of Object.entries(deadLetterQueues)) {
+      // Messages stay until someone redrives or purges them, so the alarm holds as long as work is waiting.
+      alarm(`${name}-dlq-messages`, {
+        alarmDescription: `Messages in the dead-letter queue ${name} (5 min maximum): work given up on after its retries`,
+        metric: queue.metricApproximateNumberOfMessagesVisible({ period: PERIOD, statistic: cloudwatch.Stats.MAXIMUM }),
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+      });
+    }
+
+    for (const [name, stateMachine] of Object.entries(stateMachines)) {
+      alarm(`${name}-executions-failed`, {
+        alarmDescription: `Failed executions of the ${name} state machine (5 min sum)`,
+        metric: stateMachine.metricFailed({ period: PERIOD, statistic: cloudwatch.Stats.SUM }),
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+      });
     }
 
     if (settings.notifyEmail) {

@@ -140,6 +140,8 @@ export class SurfaceApi extends Construct {
    * access logs must be deployed after it.
    */
   public readonly accountLogSetting?: apigateway.CfnAccount;
+  /** `{id}.execute-api.{region}.amazonaws.com`: the API's own host (a webhook callback may never point at it). */
+  public readonly executeApiHost: string;
   /** `https://{id}.execute-api.{region}.amazonaws.com/v1`, no trailing slash. */
   public readonly baseUrl: string;
 
@@ -242,7 +244,9 @@ export class SurfaceApi extends Construct {
     }
 
     const stack = Stack.of(this);
-    this.baseUrl = `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${API_STAGE_NAME}`;
+    // The REST API's id only (a leaf resource), never its stage or URL: functions of this very API may name the host without a cycle.
+    this.executeApiHost = `${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}`;
+    this.baseUrl = `https://${this.executeApiHost}/${API_STAGE_NAME}`;
   }
 }
 

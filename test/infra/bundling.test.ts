@@ -20,8 +20,8 @@ describe('function bundling', () => {
 
     // Assess
     const functions = Object.values(resources(statelessTemplate, 'AWS::Lambda::Function'));
-    // One per endpoint group, and the two scheduled jobs.
-    expect(functions).toHaveLength(ENDPOINT_GROUPS.length + 2);
+    // One per endpoint group, the two scheduled jobs, the webhook fan-out and the webhook delivery worker.
+    expect(functions).toHaveLength(ENDPOINT_GROUPS.length + 4);
     for (const fn of functions) {
       const assetDir = join(outdir, String(fn.Metadata?.['aws:asset:path']));
       expect(readdirSync(assetDir).sort()).toEqual(['index.js', 'index.js.map']);
@@ -33,5 +33,6 @@ describe('function bundling', () => {
       expect([...externalSdk].filter((name) => !OPTIONAL_SDK_MODULES.includes(name))).toEqual([]);
       expect(code.includes('DynamoDBClient')).toBe(true);
     }
-  });
+    // esbuild runs once per function (13 of them), each through npx: more than the default 30 s on a busy machine.
+  }, 120_000);
 });

@@ -13,8 +13,12 @@ import { resources, stage, stageLogicalId, synthStage } from './support';
 const ALARM = 'AWS::CloudWatch::Alarm';
 /** Edge rows WAF enforces over the Region's malformed credentials (CONSTANT aggregate). */
 const REGION_WIDE_RULES = edgeLimits().filter((l) => l.enforcedBy === 'waf' && l.aggregate === 'location');
-/** API 5XX and p99 per front door, errors and throttles per function, throttled requests per table, Region-wide WAF blocks. */
-const EXPECTED_ALARMS = 2 * SURFACES.length + 2 * ENDPOINT_GROUPS.length + TABLE_IDS.length + REGION_WIDE_RULES.length;
+/**
+ * API 5XX and p99 per front door, errors and throttles per function (the endpoint groups' and the webhook fan-out's and
+ * delivery worker's), throttled requests per table, Region-wide WAF blocks, the webhook dead-letter queue and retry
+ * state machine (test/infra/webhook-delivery.test.ts).
+ */
+const EXPECTED_ALARMS = 2 * SURFACES.length + 2 * (ENDPOINT_GROUPS.length + 2) + TABLE_IDS.length + REGION_WIDE_RULES.length + 2;
 
 describe('observability', () => {
   it.each(['dev', 'pr-123'])('creates no alarms and no topic on %s (alarms disabled)', (name) => {

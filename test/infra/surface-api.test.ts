@@ -17,7 +17,8 @@ import { RECORD_LIST_INDEXES, TABLE_IDS, tableEnvName } from '../../lambdas/shar
 import { resolveStageConfig } from '../../lib/config/stage-config';
 import { SURFACE_PROFILES, SURFACES } from '../../lib/config/surfaces';
 import { gatewayErrors, validateRoutes } from '../../lib/constructs/surface-api';
-import { SPEC_ROUTES, functionLogicalId, methodTargets, resources, restApiLogicalId, stage, stageLogicalId, synthStage } from './support';
+import { WEBHOOK_PIPELINE } from '../../lib/constructs/webhook-delivery';
+import { SPEC_ROUTES, functionLogicalId, logicalIdByPath, methodTargets, resources, restApiLogicalId, stage, stageLogicalId, synthStage } from './support';
 
 const FUNCTION = 'AWS::Lambda::Function';
 
@@ -38,7 +39,8 @@ describe('stateless stack: functions', () => {
     const { statelessTemplate } = stage('dev');
 
     expect(ENDPOINT_GROUPS).toContain('settings');
-    statelessTemplate.resourceCountIs(FUNCTION, ENDPOINT_GROUPS.length + 2);
+    // And the two scheduled jobs, the webhook fan-out and the webhook delivery worker.
+    statelessTemplate.resourceCountIs(FUNCTION, ENDPOINT_GROUPS.length + 4);
     for (const group of ENDPOINT_GROUPS) {
       const fn = resources(statelessTemplate, FUNCTION)[functionLogicalId(statelessTemplate, group)];
       const path = String(fn.Metadata?.['aws:cdk:path']);
@@ -48,15 +50,17 @@ describe('stateless stack: functions', () => {
 
   it.each(['dev', 'prod'])('runs every %s function on Node.js 22, ARM64, with X-Ray and JSON logs', (name) => {
     const { statelessTemplate, config } = stage(name);
+    // The webhook delivery worker is behind no API: its timeout covers a batch of attempts (webhook-delivery.ts).
+    const worker = logicalIdByPath(statelessTemplate, FUNCTION, '/Webhooks/Worker/Resource');
 
-    for (const fn of Object.values(resources(statelessTemplate, FUNCTION))) {
+    for (const [id, fn] of Object.entries(resources(statelessTemplate, FUNCTION))) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         TracingConfig: { Mode: 'Active' },
         LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: config.logLevel },
         MemorySize: config.lambda.memoryMb,
-        Timeout: config.lambda.timeoutSeconds,
+        Timeout: id === worker ? WEBHOOK_PIPELINE.worker.timeoutSeconds : config.lambda.timeoutSeconds,
       });
     }
   });
@@ -191,8 +195,9 @@ describe('stateless stack: logs', () => {
     const { statelessTemplate } = stage(name);
 
     const logGroups = Object.values(resources(statelessTemplate, 'AWS::Logs::LogGroup'));
-    // One per function (endpoint groups and the two jobs), and per front door the API's access log and WAF's blocked-request log.
-    expect(logGroups).toHaveLength(ENDPOINT_GROUPS.length + 2 + 2 * SURFACES.length);
+    // One per function (endpoint groups, the two jobs, the webhook fan-out and worker), the webhook retry state machine's,
+    // and per front door the API's access log and WAF's blocked-request log.
+    expect(logGroups).toHaveLength(ENDPOINT_GROUPS.length + 4 + 1 + 2 * SURFACES.length);
     for (const logGroup of logGroups) {
       expect(logGroup.Properties.RetentionInDays).toBe(days);
       expect(logGroup.DeletionPolicy).toBe(policy);
@@ -385,7 +390,9 @@ describe('stateless stack: the partner API and the web side, two REST APIs', () 
     });
 
     it('keeps the Lambda resource policies small: one API-wide permission per function, for its own API only', () => {
-      statelessTemplate.resourceCountIs('AWS::Lambda::Permission', ENDPOINT_GROUPS.length);
+      // Per function a route or fallback of this table invokes (a group without a route here, e.g. webhooks, has none).
+      const invoked = new Set([...SPEC_ROUTES.map((route) => route.group), ...Object.values(FALLBACK_GROUPS)]);
+      statelessTemplate.resourceCountIs('AWS::Lambda::Permission', invoked.size);
       statelessTemplate.allResourcesProperties('AWS::Lambda::Permission', {
         Principal: 'apigateway.amazonaws.com',
         SourceArn: { 'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('/\\*/\\*/\\*$')])] },
