@@ -12,3 +12,9 @@ export const WEBHOOK_ENV = {
   /** Comma-separated host names: the service's own API hosts and custom domains. */
   forbiddenHosts: 'WEBHOOK_FORBIDDEN_HOSTS',
 } as const;
+
+/**
+ * The `purpose` of the encryption context every sealed callback secret carries (webhook-runtime.ts
+ * `sealContextOf`): the stack's KMS permissions hold only under it (lib/constructs/webhook-delivery.ts).
+ */
+export const WEBHOOK_SECRET_PURPOSE = 'webhook-secret';

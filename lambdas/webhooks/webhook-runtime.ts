@@ -16,7 +16,7 @@ import { perPlatform, type Platform } from '../shared/platform';
 import type { DeliveryMessage, RetryExecutionInput } from './delivery-schedule';
 import { createWebhookSender, type SendOutcome, type WebhookRequest } from './destination/safe-sender';
 import type { UrlPolicy } from './destination/url-rules';
-import { WEBHOOK_ENV } from './webhook-env';
+import { WEBHOOK_ENV, WEBHOOK_SECRET_PURPOSE } from './webhook-env';
 
 /** The delivery queue: one message per attempt, delayed up to SQS's 15 minutes. */
 export interface DeliveryQueue {
@@ -68,7 +68,7 @@ export interface WebhookRuntime {
 export const ATTEMPT_TIMEOUT_MS = 8000;
 
 /** The encryption context KMS binds a sealed secret to (the IAM policies condition on `purpose`). */
-export const sealContextOf = (context: SealContext) => ({ purpose: 'webhook-secret', webhook_id: context.webhookId, partner_id: context.partnerId });
+export const sealContextOf = (context: SealContext) => ({ purpose: WEBHOOK_SECRET_PURPOSE, webhook_id: context.webhookId, partner_id: context.partnerId });
 
 class KmsSealer implements SecretSealer {
   constructor(

@@ -29,17 +29,13 @@ import { Construct } from 'constructs';
 import { join } from 'node:path';
 import { tableEnvName } from '../../lambdas/shared/storage/table-definitions';
 import { retryStateMachineDefinition } from '../../lambdas/webhooks/delivery-schedule';
-import { WEBHOOK_ENV } from '../../lambdas/webhooks/webhook-env';
+import { WEBHOOK_ENV, WEBHOOK_SECRET_PURPOSE } from '../../lambdas/webhooks/webhook-env';
 import type { StageConfig } from '../config/stage-config';
 import { PROJECT_ROOT, serviceEnvironment, serviceFunctionProps, serviceLogGroup, type ApiFunction } from './api-function';
 import type { TableMap } from './data-tables';
 
-/**
- * The `purpose` of the encryption context every sealed callback secret carries
- * (lambdas/webhooks/webhook-runtime.ts `sealContextOf`): KMS permissions hold only under it, so
- * the key cannot be used for anything else through these roles.
- */
-export const WEBHOOK_SECRET_PURPOSE = 'webhook-secret';
+/** KMS permissions hold only under this encryption-context `purpose` (lambdas/webhooks/webhook-env.ts). */
+export { WEBHOOK_SECRET_PURPOSE };
 
 /** The pipeline's settings, in one place (the tests read them). */
 export const WEBHOOK_PIPELINE = {
@@ -59,6 +55,8 @@ export const WEBHOOK_PIPELINE = {
     deadLetterRetentionDays: 14,
   },
   fanOut: {
+    /** A batch of up to 100 events, each a Query, a Put and a SendMessage per callback: room to spare. */
+    timeoutSeconds: 60,
     batchSize: 100,
     retryAttempts: 10,
     /** The stream keeps records 24 hours anyway. */
@@ -158,6 +156,7 @@ export class WebhookDelivery extends Construct {
       ...serviceFunctionProps(config, fanOutLogs),
       description: `partner-api ${config.stage}: webhook fan-out (new events → deliveries)`,
       entry: join(PROJECT_ROOT, 'lambdas', 'jobs', 'webhook-fanout', 'handler.ts'),
+      timeout: Duration.seconds(fanOutSettings.timeoutSeconds),
       environment: {
         ...serviceEnvironment(config),
         [tableEnvName('access')]: access.tableName,
