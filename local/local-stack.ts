@@ -21,6 +21,7 @@ import { HANDLERS } from './handlers';
 import { stagePathOf, startLocalFront, type LocalFront } from './http-front';
 import { parseRequestTarget } from './request-target';
 import { createTables, localTableNames } from './tables';
+import { startLocalWebhookPipeline, type LocalWebhookPipeline, type LocalWebhookPipelineOptions } from './webhook-pipeline';
 import { runClaimReconciler } from '../lambdas/jobs/claim-reconciler/handler';
 import { runEntitlementPeriods } from '../lambdas/jobs/entitlement-periods/handler';
 
@@ -43,14 +44,24 @@ export interface LocalStackOptions {
    */
   readonly scheduledJobs?: false | { readonly intervalMs: number };
   /** Switches of this local stack (`npm start`: the `ticket bridge --fail` file, local/ticket-bridge-switch.ts). */
-  readonly switches?: LocalSwitches;
+  readonly switches?: Omit<LocalSwitches, 'webhooks'>;
+  /**
+   * The local webhook pipeline (local/webhook-pipeline.ts): the stream reader, delivery queue, retry state machine and
+   * secret sealer the webhook code uses here (default: on, loopback receivers refused, waits as deployed). `false`: off.
+   */
+  readonly webhooks?: false | LocalWebhookOptions;
 }
+
+/** What a local stack may change in its webhook pipeline (the rest comes from the stack). */
+export type LocalWebhookOptions = Partial<Pick<LocalWebhookPipelineOptions, 'allowLocalWebhooks' | 'waitScale' | 'resolve' | 'timeoutMs' | 'visibilityTimeoutSeconds'>>;
 
 export interface LocalStack {
   readonly baseUrl: string;
   readonly dynamoEndpoint: string;
   readonly tables: Record<TableId, string>;
   readonly front: LocalFront;
+  /** The local webhook pipeline (undefined with `webhooks: false`): its stats, and idle() for tests and the benchmark. */
+  readonly webhooks?: LocalWebhookPipeline;
   stop(): Promise<void>;
 }
 
@@ -64,13 +75,31 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   useLocalEnvironment(endpoint, tables);
   // What a deployed stage keeps in Secrets Manager, handed to the handlers in process (lambdas/shared/secrets.ts).
   for (const id of SECRET_IDS) provideLocalSecret(id, randomBytes(32));
-  if (options.switches) configureSharedPlatform({ localSwitches: options.switches });
+  const webhooks =
+    options.webhooks === false
+      ? undefined
+      : await startLocalWebhookPipeline({
+          dynamoEndpoint: endpoint,
+          tables,
+          allowLocalWebhooks: options.webhooks?.allowLocalWebhooks ?? false,
+          waitScale: options.webhooks?.waitScale ?? 1,
+          resolve: options.webhooks?.resolve,
+          timeoutMs: options.webhooks?.timeoutMs,
+          visibilityTimeoutSeconds: options.webhooks?.visibilityTimeoutSeconds,
+          dataPath: options.dataPath,
+        });
+  // Before the front serves a request: the handlers build their platform on first use.
+  const switches: LocalSwitches = { ticketBridgeDown: options.switches?.ticketBridgeDown ?? (() => false), ...(webhooks ? { webhooks: webhooks.switches } : {}) };
+  configureSharedPlatform({ localSwitches: switches });
 
   const front = await startLocalFront({
     handlers: options.handlers ?? HANDLERS,
     router: options.router,
     port: options.port,
     edge: options.edgeProtection === false ? undefined : localEdge(options.limits ?? LIMITS),
+  }).catch(async (error: unknown) => {
+    await webhooks?.stop(); // Its stream reader would keep the process alive.
+    throw error;
   });
   // Join links point at the local player site (the deployed stack uses the API's host, or the stage's PLAYER_SITE_URL).
   process.env.PLAYER_SITE_URL = `${front.baseUrl}/join`;
@@ -81,9 +110,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     dynamoEndpoint: endpoint,
     tables,
     front,
+    ...(webhooks ? { webhooks } : {}),
     stop: async () => {
       await jobs?.stop();
       await front.close();
+      await webhooks?.stop();
       await dynamo?.stop();
     },
   };
@@ -93,7 +124,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
  * The local counterpart of the schedules: the entitlement-periods and claim-reconciler jobs' own code on an interval, one run at a
  * time, logging a run only when it wrote something (or failed). `stop()` waits for a run in progress.
  */
-function startScheduledJobs(endpoint: string, domainTable: string, intervalMs: number, switches?: LocalSwitches) {
+function startScheduledJobs(endpoint: string, domainTable: string, intervalMs: number, switches?: Pick<LocalSwitches, 'ticketBridgeDown'>) {
   const client = localDocumentClient(endpoint);
   let running: Promise<unknown> | undefined;
   const tick = () => {

@@ -4,6 +4,8 @@
  *   npm start                      in-memory data, demo organization and keys seeded
  *   npm start -- --data .local/db  keep data in a folder across restarts
  *   npm start -- --no-seed         start empty
+ *   npm start -- --allow-local-webhooks    callbacks may point at https://127.0.0.1:<port> or https://localhost:<port>
+ *   npm start -- --webhook-wait-scale 0.01 retry waits multiplied by F (0 < F ≤ 1): 1 h becomes 36 s
  *   PORT=4000 npm start            serve on another port (default 3000)
  *   DYNAMO_PORT=8001 npm start     DynamoDB Local on another port (default: a free one)
  */
@@ -18,9 +20,16 @@ import { fileSwitches, setTicketBridgeFailing } from './ticket-bridge-switch';
 
 async function main() {
   const { values } = parseArgs({
-    options: { data: { type: 'string' }, 'no-seed': { type: 'boolean', default: false } },
+    options: {
+      data: { type: 'string' },
+      'no-seed': { type: 'boolean', default: false },
+      // Local-only webhook switches: they reach the webhook code through the local stack, never through an environment variable.
+      'allow-local-webhooks': { type: 'boolean', default: false },
+      'webhook-wait-scale': { type: 'string' },
+    },
     allowPositionals: false,
   });
+  const waitScale = webhookWaitScale(values['webhook-wait-scale']);
   const started = Date.now();
   const port = Number(process.env.PORT ?? 3000);
   const stack = await startLocalStack({
@@ -29,6 +38,7 @@ async function main() {
     dataPath: values.data,
     // `npm run -s admin -- ticket bridge --fail on|off` (local/ticket-bridge-switch.ts); starts available.
     switches: fileSwitches(),
+    webhooks: { allowLocalWebhooks: values['allow-local-webhooks'], waitScale },
   });
   setTicketBridgeFailing(false);
 
@@ -60,6 +70,8 @@ async function main() {
     `  base URL        ${stack.baseUrl}`,
     `  DynamoDB Local  ${stack.dynamoEndpoint}${values.data ? ` (data in ${values.data})` : ' (in memory)'}`,
   ];
+  if (values['allow-local-webhooks']) lines.push('  webhooks        loopback receivers allowed (local only)');
+  if (waitScale !== 1) lines.push(`  webhooks        retry waits scaled by ${waitScale} (local only)`);
   if (demo) {
     lines.push(
       `  organization    ${demo.partner_id}`,
@@ -107,6 +119,18 @@ async function main() {
   process.on('SIGTERM', shutdown);
 }
 
+/** `--webhook-wait-scale F`: a number with 0 < F ≤ 1 (default 1: the deployed waits). */
+function webhookWaitScale(value: string | undefined): number {
+  if (value === undefined) return 1;
+  const scale = Number(value);
+  if (value.trim() === '' || !Number.isFinite(scale) || scale <= 0 || scale > 1) {
+    throw new UsageError(`--webhook-wait-scale must be a number greater than 0 and at most 1 (e.g. 0.01), got "${value}"`);
+  }
+  return scale;
+}
+
+class UsageError extends Error {}
+
 /** A fresh invitation of the demo organization, created through the API as an integration would. */
 async function demoInvitation(baseUrl: string, demo: DemoData): Promise<{ id: string; link: string }> {
   const response = await fetch(`${baseUrl}/partners/${demo.partner_id}/invitations`, {
@@ -119,7 +143,9 @@ async function demoInvitation(baseUrl: string, demo: DemoData): Promise<{ id: st
 }
 
 main().catch((error: NodeJS.ErrnoException) => {
-  if (error?.code === 'EADDRINUSE') {
+  if (error instanceof UsageError || error?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || error?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    console.error(error.message);
+  } else if (error?.code === 'EADDRINUSE') {
     console.error(`Port ${process.env.PORT ?? 3000} is in use (another npm start?). Choose another: PORT=4000 npm start`);
   } else {
     console.error(error);

@@ -18,7 +18,14 @@ export interface TestStack extends LocalStack {
 }
 
 export async function startTestStack(
-  options: { handlers?: Readonly<Record<string, ApiHandler>>; router?: Router; edgeProtection?: boolean; scheduledJobs?: LocalStackOptions['scheduledJobs'] } = {},
+  options: {
+    handlers?: Readonly<Record<string, ApiHandler>>;
+    router?: Router;
+    edgeProtection?: boolean;
+    scheduledJobs?: LocalStackOptions['scheduledJobs'];
+    /** The local webhook pipeline (default: on, loopback receivers allowed, waits as deployed); `false`: off. */
+    webhooks?: LocalStackOptions['webhooks'];
+  } = {},
 ): Promise<TestStack> {
   const endpoint = inject('dynamoEndpoint');
   const stack = await startLocalStack({
@@ -30,6 +37,8 @@ export async function startTestStack(
     edgeProtection: options.edgeProtection ?? false,
     // Tests run the scheduled jobs themselves, with their own clock: the interval only where a test asks for it.
     scheduledJobs: options.scheduledJobs ?? false,
+    // Tests receive webhooks on local HTTPS servers (test/support/https-receiver.ts): loopback callbacks allowed.
+    webhooks: options.webhooks === false ? false : { allowLocalWebhooks: true, waitScale: 1, ...options.webhooks },
   });
   const client = localDocumentClient(endpoint);
   return {

@@ -1,0 +1,179 @@
+/**
+ * The local webhook pipeline: what AWS runs around the webhook functions, in this process.
+ *
+ *   domain table stream ──▶ stream reader (webhook-stream.ts) ──▶ fan-out entry
+ *   delivery queue (webhook-queue.ts) ──▶ delivery worker entry ──▶ queue (short waits)
+ *                                                               └─▶ retry state machine (webhook-state-machine.ts) ──▶ queue
+ *
+ * plus a secret sealer standing in for KMS. The entries are the deployed ones
+ * (lambdas/jobs/webhook-fanout, lambdas/jobs/webhook-delivery); the pipeline hands its queue,
+ * scheduler and sealer to them through the shared platform's LocalSwitches.webhooks, which
+ * local/local-stack.ts sets. Only here can loopback receivers be allowed and waits be scaled.
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { sealContextOf, type SealContext, type SecretSealer, type WebhookLocalSwitches } from '../lambdas/webhooks/webhook-runtime';
+import { logger } from '../lambdas/shared/observability/logger';
+import type { TableId } from '../lambdas/shared/storage/table-definitions';
+import { LocalDeliveryQueue, type QueueConsumer } from './webhook-queue';
+import { LocalRetryScheduler } from './webhook-state-machine';
+import { startStreamReader, type StreamConsumer } from './webhook-stream';
+
+export interface LocalWebhookPipelineOptions {
+  readonly dynamoEndpoint: string;
+  readonly tables: Pick<Record<TableId, string>, 'access' | 'domain'>;
+  /** Callbacks may point at https://127.0.0.1:<port> or https://localhost:<port> (`--allow-local-webhooks`). */
+  readonly allowLocalWebhooks: boolean;
+  /** Retry waits multiplied by this (0 < F ≤ 1; `--webhook-wait-scale F`). */
+  readonly waitScale: number;
+  /** Tests only: the sender's name resolution. */
+  readonly resolve?: WebhookLocalSwitches['resolve'];
+  /** Tests only: the attempt timeout. */
+  readonly timeoutMs?: number;
+  /** The delivery queue's visibility timeout, seconds (default 30; the deployed queue's: DELIVERY_QUEUE_VISIBILITY_SECONDS, 182). */
+  readonly visibilityTimeoutSeconds?: number;
+  /** The local stack's data folder: the sealing key is kept there, so sealed secrets open after a restart. */
+  readonly dataPath?: string;
+  /** Tests only: stand-ins for the fan-out and delivery worker entries (default: the deployed entries). */
+  readonly consumers?: { readonly fanOut?: StreamConsumer; readonly deliver?: QueueConsumer };
+}
+
+export interface LocalWebhookPipelineStats {
+  /** Messages sent to the delivery queue (first attempts, short retries, and the state machine's sends). */
+  readonly queued: number;
+  /** Receives (a redelivered message counts each time). */
+  readonly received: number;
+  readonly deadLettered: number;
+  readonly executionsStarted: number;
+  readonly executionsFailed: number;
+  /** Step Functions state transitions (states entered and retries). */
+  readonly transitions: number;
+  /** Stream records the fan-out handled. */
+  readonly streamRecords: number;
+  /** Stream records given up on after their retries. */
+  readonly streamRecordsSkipped: number;
+}
+
+export interface LocalWebhookPipeline {
+  readonly switches: WebhookLocalSwitches;
+  readonly queue: LocalDeliveryQueue;
+  readonly scheduler: LocalRetryScheduler;
+  stats(): LocalWebhookPipelineStats;
+  /** Resolves when the stream reader is caught up, the queue holds no message (visible, delayed or in flight) and no execution runs. */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOptions): Promise<LocalWebhookPipeline> {
+  if (!(options.waitScale > 0 && options.waitScale <= 1)) throw new RangeError(`waitScale must be a number in (0, 1], got ${options.waitScale}`);
+  const queue = new LocalDeliveryQueue({
+    consume: options.consumers?.deliver ?? deployedEntry(() => import('../lambdas/jobs/webhook-delivery/handler')),
+    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
+  });
+  const scheduler = new LocalRetryScheduler(queue);
+  const sealer = options.dataPath ? LocalSecretSealer.keptIn(options.dataPath) : new LocalSecretSealer(randomBytes(32));
+  const stream = await startStreamReader({
+    dynamoEndpoint: options.dynamoEndpoint,
+    table: options.tables.domain,
+    consume: options.consumers?.fanOut ?? deployedEntry(() => import('../lambdas/jobs/webhook-fanout/handler')),
+  });
+
+  const switches: WebhookLocalSwitches = {
+    queue,
+    scheduler,
+    sealer,
+    allowLocalWebhooks: options.allowLocalWebhooks,
+    waitScale: options.waitScale,
+    ...(options.resolve ? { resolve: options.resolve } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  };
+  let stopped = false;
+  return {
+    switches,
+    queue,
+    scheduler,
+    stats: () => ({ ...queue.stats(), ...scheduler.stats(), streamRecords: stream.forwarded(), streamRecordsSkipped: stream.skipped() }),
+    idle: async () => {
+      // Each stage feeds the next (and the worker may write what the stream carries): done only when all three are quiet at once.
+      while (!stopped) {
+        await queue.drained();
+        await scheduler.drained();
+        await stream.caughtUp();
+        if (queue.isIdle() && scheduler.isIdle() && stream.isCaughtUp()) return;
+      }
+    },
+    stop: async () => {
+      stopped = true;
+      // Upstream first: nothing new enters the queue once it stops.
+      await stream.stop();
+      const waiting = scheduler.runningCount();
+      await scheduler.stop();
+      await queue.stop();
+      // Nothing of the queue or the state machine outlives the process (a kept data folder keeps only the tables).
+      if (waiting > 0 || queue.size() > 0) {
+        logger.warn('local webhook pipeline stopped with attempts pending: their deliveries stay open until resent by hand', {
+          queued_messages: queue.size(),
+          waiting_executions: waiting,
+        });
+      }
+    },
+  };
+}
+
+/** A deployed entry, loaded on first use: a local stack that never sees an event or a delivery does not load the webhook code. */
+function deployedEntry<E, R>(load: () => Promise<{ handler: (event: E) => Promise<R> }>): (event: E) => Promise<R> {
+  let loaded: Promise<{ handler: (event: E) => Promise<R> }> | undefined;
+  return async (event) => {
+    loaded ??= load();
+    return (await loaded).handler(event);
+  };
+}
+
+/**
+ * The local stand-in for KMS: AES-256-GCM under one key per local stack, the SealContext (as KMS's
+ * encryption context) as additional authenticated data, so a sealed secret opens only for its own
+ * callback. `local:<base64(iv | tag | ciphertext)>`, never confused with a deployed `kms:` value.
+ */
+export class LocalSecretSealer implements SecretSealer {
+  static readonly KEY_FILE = 'webhook-sealing-key';
+
+  constructor(private readonly key: Buffer) {
+    if (key.length !== 32) throw new RangeError('The local sealing key must be 32 bytes');
+  }
+
+  /** The key kept in `dataPath` (created on first use, readable by the owner only). */
+  static keptIn(dataPath: string): LocalSecretSealer {
+    const file = join(dataPath, LocalSecretSealer.KEY_FILE);
+    if (existsSync(file)) return new LocalSecretSealer(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64'));
+    const key = randomBytes(32);
+    mkdirSync(dataPath, { recursive: true });
+    writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+    return new LocalSecretSealer(key);
+  }
+
+  async seal(secret: string, context: SealContext): Promise<string> {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    cipher.setAAD(additionalData(context));
+    const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+    return `local:${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64')}`;
+  }
+
+  async open(sealed: string, context: SealContext): Promise<string> {
+    if (!sealed.startsWith('local:')) throw new Error('Sealed webhook secret is not a local ciphertext');
+    const bytes = Buffer.from(sealed.slice('local:'.length), 'base64');
+    if (bytes.length < 28) throw new Error('Sealed webhook secret is truncated');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, 12));
+    decipher.setAAD(additionalData(context));
+    decipher.setAuthTag(bytes.subarray(12, 28));
+    try {
+      return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
+    } catch (cause) {
+      // What KMS answers for a wrong key or encryption context (InvalidCiphertextException).
+      throw new Error('Sealed webhook secret does not open with this key and context', { cause });
+    }
+  }
+}
+
+const additionalData = (context: SealContext) => Buffer.from(JSON.stringify(sealContextOf(context)), 'utf8');
