@@ -50,6 +50,21 @@ export function eventItem(partnerId: string, event: BusinessEvent, at: Date): { 
   return { envelope, item: { pk: eventPartition(partnerId), sk: envelope.id, kind: 'event', event: envelope } };
 }
 
+const DATA_FIELD_ORDER = ['record_id', 'ticket_id', 'invitation_id', 'status', 'game'];
+
+/**
+ * The envelope as webhook bodies carry it: the spec's field order (`id`, `type`, `api_version`,
+ * `partner_id`, `created_at`, `data`, and within `data` the Events table's order), whatever order
+ * a DynamoDB map came back in. One body per event: every attempt and resend sends these bytes.
+ */
+export function eventBody(envelope: EventEnvelope): string {
+  const data = envelope.data as Record<string, unknown>;
+  const rank = (key: string) => (DATA_FIELD_ORDER.includes(key) ? DATA_FIELD_ORDER.indexOf(key) : DATA_FIELD_ORDER.length);
+  const orderedData = Object.fromEntries(Object.keys(data).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)).map((key) => [key, data[key]]));
+  const { id, type, api_version, partner_id, created_at } = envelope;
+  return JSON.stringify({ id, type, api_version, partner_id, created_at, data: orderedData });
+}
+
 /** An organization's events in order, after `afterId` when given (one page of up to `limit`). */
 export async function listEvents(client: DynamoDBDocumentClient, table: string, partnerId: string, afterId?: string, limit = 100): Promise<EventEnvelope[]> {
   const { Items } = await client.send(

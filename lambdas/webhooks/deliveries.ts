@@ -16,7 +16,7 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { isConditionFailure } from '../shared/storage/conditions';
-import type { EventEnvelope } from '../outbox/outbox';
+import { eventBody, type EventEnvelope } from '../outbox/outbox';
 import { MAX_ATTEMPTS } from './delivery-schedule';
 import {
   DAY_MS,
@@ -96,7 +96,7 @@ export class Deliveries {
       partner_id: event.partner_id,
       event_id: event.id,
       event_type: event.type,
-      body: JSON.stringify(event),
+      body: eventBody(event),
       status: 'pending',
       attempts: 0,
       generation: 0,

@@ -75,7 +75,7 @@ const createOperation: Operation = async (input) => {
   try {
     await officeOf(input.platform).signIn.confirm(accountId, body.password, body.two_factor_code);
   } catch (error) {
-    if (error instanceof BackOfficeError && (error.code === 'INVALID_PASSWORD' || error.code === 'INVALID_TWO_FACTOR')) throw new ApiError(error.code);
+    if (error instanceof BackOfficeError && (error.code === 'INVALID_PASSWORD' || error.code === 'INVALID_TWO_FACTOR')) throw new ApiError(error.code, error.message);
     if (error instanceof BackOfficeError && error.code === 'ACCOUNT_NOT_FOUND') throw new ApiError('SESSION_REQUIRED');
     throw error;
   }
