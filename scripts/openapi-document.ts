@@ -160,7 +160,7 @@ export const SETTINGS_SURFACE: OpenApiSurface = {
     title: 'Web settings API (session-based; not part of the partner API)',
     version: SETTINGS_CONTRACT_VERSION,
     description:
-      'What the web settings page\u2019s script calls: signing in and out, the account\u2019s API keys, its password, two-factor and audit trail. ' +
+      'What the web settings page\u2019s script calls: signing in and out, the account\u2019s API keys, its webhook callbacks and their deliveries, its password, two-factor and audit trail. ' +
       'It takes no API key (a request with an Authorization header is 400 API_KEY_NOT_ACCEPTED); signed-in operations need the ' +
       `\`${SESSION_COOKIE}\` cookie (HttpOnly, Secure, SameSite=Strict, Path=${SETTINGS_BASE}), which ends after ${SESSION_IDLE_MS / 60_000} minutes ` +
       `without a request or ${SESSION_ABSOLUTE_MS / 3_600_000} hours after signing in, and at once for every session of the account on a password change, reset or deactivation. ` +
@@ -169,7 +169,8 @@ export const SETTINGS_SURFACE: OpenApiSurface = {
       'an error body is `{code, message, request_id}`. Every response carries X-Request-Id and Cache-Control: no-store.',
   },
   serverDescription: 'The web side\u2019s base URL (its own REST API, apart from the partner API\u2019s; it ends with the version segment v1); paths are relative to it.',
-  includes: (route) => route.group === 'settings',
+  // Web settings, the webhook callbacks' routes (their own function) included.
+  includes: (route) => route.group === 'settings' || route.group === 'webhooks',
   components: {
     securitySchemes: {
       settingsSession: {

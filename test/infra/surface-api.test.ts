@@ -52,6 +52,7 @@ describe('stateless stack: functions', () => {
     const { statelessTemplate, config } = stage(name);
     // The webhook delivery worker is behind no API: its timeout covers a batch of attempts (webhook-delivery.ts).
     const worker = logicalIdByPath(statelessTemplate, FUNCTION, '/Webhooks/Worker/Resource');
+    const fanOut = logicalIdByPath(statelessTemplate, FUNCTION, '/Webhooks/FanOut/Resource');
 
     for (const [id, fn] of Object.entries(resources(statelessTemplate, FUNCTION))) {
       expect(fn.Properties).toMatchObject({
@@ -60,7 +61,7 @@ describe('stateless stack: functions', () => {
         TracingConfig: { Mode: 'Active' },
         LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: config.logLevel },
         MemorySize: config.lambda.memoryMb,
-        Timeout: id === worker ? WEBHOOK_PIPELINE.worker.timeoutSeconds : config.lambda.timeoutSeconds,
+        Timeout: id === worker ? WEBHOOK_PIPELINE.worker.timeoutSeconds : id === fanOut ? WEBHOOK_PIPELINE.fanOut.timeoutSeconds : config.lambda.timeoutSeconds,
       });
     }
   });

@@ -54,7 +54,8 @@ describe('the documents together', () => {
       expect(Object.keys(contract.query?.shape ?? {}).sort(), route.id).toEqual([...route.query].sort());
       const method = route.method.toLowerCase();
       const [partner, settings] = [operationOf(route.path, method, PARTNER_SURFACE), operationOf(route.path, method, SETTINGS_SURFACE)];
-      if (route.group === 'settings') expect([partner, settings?.operationId], route.id).toEqual([undefined, route.id]);
+      // Web settings, the webhook callbacks' routes included.
+      if (route.group === 'settings' || route.group === 'webhooks') expect([partner, settings?.operationId], route.id).toEqual([undefined, route.id]);
       else if (route.auth === 'player') expect([partner, settings], route.id).toEqual([undefined, undefined]);
       else expect([partner?.operationId, settings, route.auth], route.id).toEqual([route.id, undefined, expect.stringMatching(/^(none|key)$/)]);
     }

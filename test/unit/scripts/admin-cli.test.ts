@@ -28,6 +28,9 @@ const OFFICE_METHODS = [
   'entitlements.grant',
   'entitlements.use',
   'entitlements.refund',
+  'webhooks.list',
+  'webhooks.deactivate',
+  'webhooks.deliveriesOf',
 ] as const;
 
 type OfficeMethod = (typeof OFFICE_METHODS)[number];
@@ -90,6 +93,9 @@ describe('runAdminCommand: commands and flags', () => {
     },
     { argv: ['entitlement', 'use', '--owner', 'account:acc_1', '--game', 'minecraft', '--units', '2'], method: 'entitlements.use', args: ['account:acc_1', 'minecraft', 2] },
     { argv: ['entitlement', 'refund', '--use', 'use_1'], method: 'entitlements.refund', args: ['use_1'] },
+    { argv: ['webhook', 'list', '--org', 'org_1'], method: 'webhooks.list', args: ['org_1'] },
+    { argv: ['webhook', 'deactivate', '--webhook', 'wh_1'], method: 'webhooks.deactivate', args: ['wh_1'] },
+    { argv: ['delivery', 'list', '--webhook', 'wh_1'], method: 'webhooks.deliveriesOf', args: ['wh_1'] },
     { argv: ['account', 'create', '--stage', 'dev'], method: 'accounts.create', args: [undefined, { email: undefined, password: undefined }] },
   ])('maps `$argv` to $method', async ({ argv, method, args }) => {
     // Prepare
@@ -166,6 +172,7 @@ describe('runAdminCommand: usage errors', () => {
     { name: 'a missing --account', argv: ['account', 'deactivate'], message: /--account is required/ },
     { name: 'a missing --org', argv: ['org', 'archive'], message: /--org is required/ },
     { name: 'a missing --key-id', argv: ['key', 'revoke'], message: /--key-id is required/ },
+    { name: 'a missing --webhook', argv: ['webhook', 'deactivate'], message: /--webhook is required/ },
     { name: 'a missing --role', argv: ['member', 'set', '--org', 'org_1', '--account', 'acc_1'], message: /--role is required/ },
     { name: 'an unknown role', argv: ['member', 'set', '--org', 'org_1', '--account', 'acc_1', '--role', 'owner'], message: /--role must be manager or member/ },
     { name: 'missing --scopes', argv: ['key', 'create', '--account', 'acc_1'], message: /--scopes is required/ },
