@@ -31,7 +31,7 @@ export interface LocalWebhookPipelineOptions {
   readonly resolve?: WebhookLocalSwitches['resolve'];
   /** Tests only: the attempt timeout. */
   readonly timeoutMs?: number;
-  /** The delivery queue's visibility timeout, seconds (default 30; the deployed queue's: DELIVERY_QUEUE_VISIBILITY_SECONDS, 182). */
+  /** The delivery queue's visibility timeout, seconds (default: the deployed queue's, DELIVERY_QUEUE_VISIBILITY_SECONDS). */
   readonly visibilityTimeoutSeconds?: number;
   /** The local stack's data folder: the sealing key is kept there, so sealed secrets open after a restart. */
   readonly dataPath?: string;

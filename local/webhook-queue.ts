@@ -12,19 +12,24 @@
  * every send (the event source mapping long-polls, so a message is picked up at once; its
  * 2-second batching window is not reproduced: a local batch is what is visible at that moment).
  *
- * Batch size, concurrency and receive count mirror lib/constructs/webhook-delivery.ts
- * (WEBHOOK_PIPELINE), which loads aws-cdk-lib; test/integration/local-webhook-pipeline.test.ts
- * fails when they drift apart.
+ * Batch size, concurrency, receive count and visibility timeout are the deployed ones
+ * (lambdas/webhooks/pipeline-settings.ts, which the stack reads too).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { DeliveryMessage } from '../lambdas/webhooks/delivery-schedule';
 import { SQS_MAX_DELAY_SECONDS } from '../lambdas/webhooks/delivery-schedule';
 import type { DeliveryQueue } from '../lambdas/webhooks/webhook-runtime';
+import { DELIVERY_QUEUE_VISIBILITY_SECONDS, WEBHOOK_PIPELINE } from '../lambdas/webhooks/pipeline-settings';
 import { logger } from '../lambdas/shared/observability/logger';
 
-/** The deployed mapping's and queue's settings this queue reproduces (lib/constructs/webhook-delivery.ts WEBHOOK_PIPELINE). */
-export const LOCAL_QUEUE_DEFAULTS = { batchSize: 10, maxConcurrency: 5, maxReceiveCount: 5, visibilityTimeoutSeconds: 30 } as const;
+/** The deployed mapping's and queue's settings this queue reproduces. */
+export const LOCAL_QUEUE_DEFAULTS = {
+  batchSize: WEBHOOK_PIPELINE.worker.batchSize,
+  maxConcurrency: WEBHOOK_PIPELINE.worker.maxConcurrency,
+  maxReceiveCount: WEBHOOK_PIPELINE.queue.maxReceiveCount,
+  visibilityTimeoutSeconds: DELIVERY_QUEUE_VISIBILITY_SECONDS,
+} as const;
 
 export const LOCAL_QUEUE_ARN = 'arn:aws:sqs:local:000000000000:webhook-deliveries';
 /** What the local retry state machine's definition is built with (its `QueueUrl` parameter). */

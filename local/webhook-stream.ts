@@ -20,9 +20,8 @@
  * is logged and skipped, and the reader goes on with the ones after it (where the deployed mapping
  * bisects the batch and sends what still fails to its on-failure destination).
  *
- * The filter and the batch size mirror lib/constructs/webhook-delivery.ts (FAN_OUT_FILTER,
- * WEBHOOK_PIPELINE.fanOut), which loads aws-cdk-lib; test/integration/local-webhook-pipeline.test.ts
- * fails when they drift apart.
+ * The filter and the batch settings are the deployed ones (lambdas/webhooks/pipeline-settings.ts,
+ * which the stack reads too).
  */
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import {
@@ -39,18 +38,15 @@ import {
 import type { AttributeValue, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../lambdas/shared/observability/logger';
 import { LOCAL_AWS_ENV, localDynamoClient } from './dynamo-local';
+import { FAN_OUT_FILTER_PATTERN, WEBHOOK_PIPELINE } from '../lambdas/webhooks/pipeline-settings';
 
 /** The fan-out entry, or a test's stand-in. `void` counts as "every record handled". */
 export type StreamConsumer = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | void>;
 
-/**
- * The fan-out mapping's filter (a Lambda filter criteria pattern on the stream record): inserts of
- * outbox event items only. Modifications, removals and every other item never reach the function.
- */
-export const FAN_OUT_FILTER_PATTERN = { eventName: ['INSERT'], dynamodb: { NewImage: { kind: { S: ['event'] } } } } as const;
 
 /** The deployed mapping's settings this reader reproduces (lib/constructs/webhook-delivery.ts WEBHOOK_PIPELINE.fanOut). */
-export const LOCAL_STREAM_DEFAULTS = { batchSize: 100, retryAttempts: 10 } as const;
+export const LOCAL_STREAM_DEFAULTS = { batchSize: WEBHOOK_PIPELINE.fanOut.batchSize, retryAttempts: WEBHOOK_PIPELINE.fanOut.retryAttempts } as const;
+export { FAN_OUT_FILTER_PATTERN };
 
 export interface StreamReaderOptions {
   readonly dynamoEndpoint: string;

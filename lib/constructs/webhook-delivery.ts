@@ -30,6 +30,7 @@ import { join } from 'node:path';
 import { tableEnvName } from '../../lambdas/shared/storage/table-definitions';
 import { retryStateMachineDefinition } from '../../lambdas/webhooks/delivery-schedule';
 import { WEBHOOK_ENV, WEBHOOK_SECRET_PURPOSE } from '../../lambdas/webhooks/webhook-env';
+import { DELIVERY_QUEUE_VISIBILITY_SECONDS, FAN_OUT_FILTER_PATTERN, WEBHOOK_PIPELINE } from '../../lambdas/webhooks/pipeline-settings';
 import type { StageConfig } from '../config/stage-config';
 import { PROJECT_ROOT, serviceEnvironment, serviceFunctionProps, serviceLogGroup, type ApiFunction } from './api-function';
 import type { TableMap } from './data-tables';
@@ -37,44 +38,11 @@ import type { TableMap } from './data-tables';
 /** KMS permissions hold only under this encryption-context `purpose` (lambdas/webhooks/webhook-env.ts). */
 export { WEBHOOK_SECRET_PURPOSE };
 
-/** The pipeline's settings, in one place (the tests read them). */
-export const WEBHOOK_PIPELINE = {
-  worker: {
-    /** One batch of attempts, each bounded by the spec's 8 s (the worker's own timer). */
-    timeoutSeconds: 30,
-    batchSize: 10,
-    /** Waits at most this long to fill a batch: a first attempt is never held longer. */
-    maxBatchingWindowSeconds: 2,
-    /** Concurrent worker invocations the queue's poller starts (Lambda's minimum is 2). */
-    maxConcurrency: 5,
-  },
-  queue: {
-    retentionDays: 4,
-    /** Receives before a message moves to the dead-letter queue (a message the worker keeps failing to handle). */
-    maxReceiveCount: 5,
-    deadLetterRetentionDays: 14,
-  },
-  fanOut: {
-    /** A batch of up to 100 events, each a Query, a Put and a SendMessage per callback: room to spare. */
-    timeoutSeconds: 60,
-    batchSize: 100,
-    retryAttempts: 10,
-    /** The stream keeps records 24 hours anyway. */
-    maxRecordAgeHours: 24,
-  },
-} as const;
+/** The pipeline's settings (lambdas/webhooks/pipeline-settings.ts, shared with the local stack). */
+export { DELIVERY_QUEUE_VISIBILITY_SECONDS, WEBHOOK_PIPELINE };
 
-/**
- * Lambda's guidance for an SQS event source: a visibility timeout of at least six times the
- * function's timeout (room for retries when invocations are throttled), plus the batching window.
- */
-export const DELIVERY_QUEUE_VISIBILITY_SECONDS = 6 * WEBHOOK_PIPELINE.worker.timeoutSeconds + WEBHOOK_PIPELINE.worker.maxBatchingWindowSeconds;
-
-/** The stream records the fan-out is invoked for: new outbox event items (lambdas/outbox/outbox.ts, `kind: 'event'`). */
-export const FAN_OUT_FILTER = {
-  eventName: lambda.FilterRule.isEqual('INSERT'),
-  dynamodb: { NewImage: { kind: { S: lambda.FilterRule.isEqual('event') } } },
-};
+/** The stream records the fan-out is invoked for: new outbox event items. */
+export const FAN_OUT_FILTER = FAN_OUT_FILTER_PATTERN;
 
 export interface WebhookDeliveryProps {
   readonly config: StageConfig;
