@@ -2,7 +2,7 @@
  * Ratios against the same run's baselines, the printed tables and the
  * machine-readable results.
  */
-import type { BundleRow, DynamoPerRequest, LatencyRow, QuotaRow, Row } from './scenario';
+import type { BundleRow, DynamoPerRequest, LatencyRow, QuotaRow, Row, WebhookRow } from './scenario';
 import { round } from './stats';
 
 export interface LatencyResult extends LatencyRow {
@@ -22,10 +22,16 @@ export interface BundleResult extends BundleRow {
   };
 }
 
-export function withRatios(rows: readonly Row[]): { latency: LatencyResult[]; bundles: BundleResult[]; quotas: QuotaRow[] } {
+/** A webhook delivery run with its latency set against the raw GetItem of the same run (`baseline`: one client). */
+export interface WebhookResult extends WebhookRow {
+  readonly ratio?: { readonly p50: number; readonly p99: number; readonly baseline_p50_ms: number; readonly baseline_p99_ms: number };
+}
+
+export function withRatios(rows: readonly Row[]): { latency: LatencyResult[]; bundles: BundleResult[]; quotas: QuotaRow[]; webhooks: WebhookResult[] } {
   const latencyRows = rows.filter((r): r is LatencyRow => r.kind === 'latency');
   const bundleRows = rows.filter((r): r is BundleRow => r.kind === 'bundle');
   const quotas = rows.filter((r): r is QuotaRow => r.kind === 'quota');
+  const webhookRows = rows.filter((r): r is WebhookRow => r.kind === 'webhook');
 
   const find = (ref: LatencyRow['baseline'], concurrency: number) =>
     ref && latencyRows.find((b) => b.scenario === ref.scenario && b.variant === ref.variant && b.concurrency === concurrency);
@@ -62,7 +68,15 @@ export function withRatios(rows: readonly Row[]): { latency: LatencyResult[]; bu
       },
     };
   });
-  return { latency, bundles, quotas };
+  const webhooks = webhookRows.map((row): WebhookResult => {
+    const base = find(row.baseline, row.baseline?.concurrency ?? 1);
+    if (!base) return row;
+    return {
+      ...row,
+      ratio: { p50: round(row.latency.p50_ms / base.p50_ms, 1), p99: round(row.latency.p99_ms / base.p99_ms, 1), baseline_p50_ms: base.p50_ms, baseline_p99_ms: base.p99_ms },
+    };
+  });
+  return { latency, bundles, quotas, webhooks };
 }
 
 type Cell = string | number | undefined;
@@ -543,4 +557,124 @@ export function quotaNotes(rows: readonly QuotaRow[]): string[] {
       : 'admitted requests: no access-log figures';
     return `${r.policy}: ${r.admitted} admitted of ${r.requests} (limit ${r.limit}), counter ${r.organization_counter.n ?? 'none'} in window ${r.window_id}${r.same_window ? '' : ' (WINDOW CHANGED MID-RUN)'}; ${cost}; burst ${r.elapsed_ms} ms${r.waited_s ? `, after waiting ${r.waited_s} s for a fresh minute` : ''}.`;
   });
+}
+
+// ── webhook delivery ──────────────────────────────────────────────────────
+
+const LIMIT_NAMES: Readonly<Record<WebhookRow['limits'], string>> = { raised: 'raised', deployed: 'deployed (10/min, 3 in flight)' };
+const stage = (c: WebhookRow['fan_out']) => `${figure(c.calls)} / ${figure(c.rcu)} / ${figure(c.wcu)}`;
+
+/** Deliveries per second end to end, and each delivery's latency from the event write to the receiver. */
+export function webhookThroughputTable(rows: readonly WebhookResult[]): string {
+  const headers = [
+    'run',
+    'delivery limits',
+    'events',
+    'deliveries',
+    'writers',
+    'seconds',
+    'deliveries/s',
+    'events written/s',
+    'p50 ms',
+    'p99 ms',
+    'p50 ×GetItem',
+    'p99 ×GetItem',
+    'p50 stream + after, ms',
+    'fan-out ms per delivery',
+    'worker ms per delivery',
+    'deferred',
+    'calls',
+    'RCU',
+    'WCU',
+  ];
+  const body = rows
+    .filter((r) => r.measure === 'throughput')
+    .map((r) => [
+      r.variant,
+      LIMIT_NAMES[r.limits],
+      r.events,
+      r.deliveries,
+      r.writers,
+      fixed(r.elapsed_ms / 1000, 1),
+      fixed(r.deliveries_per_second, 1),
+      fixed(r.events_written_per_second, 0),
+      fixed(r.latency.p50_ms, 0),
+      fixed(r.latency.p99_ms, 0),
+      times(r.ratio?.p50),
+      times(r.ratio?.p99),
+      `${fixed(r.stream_latency.p50_ms, 0)} + ${fixed(r.after_stream_latency.p50_ms, 0)}`,
+      fixed(r.fan_out.busy_ms, 1),
+      fixed(r.worker.busy_ms, 1),
+      Math.round(r.deferred * r.deliveries),
+      figure(r.total.calls),
+      figure(r.total.rcu),
+      figure(r.total.wcu),
+    ]);
+  return table(headers, body, new Set([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18]));
+}
+
+/** Per delivery: attempts, queue messages, Step Functions, and each stage's DynamoDB work. */
+export function webhookCostTable(rows: readonly WebhookResult[]): string {
+  const headers = [
+    'delivery',
+    'n',
+    'attempts',
+    'queue msgs',
+    'SFN executions',
+    'SFN transitions',
+    'fan-out calls / RCU / WCU',
+    'worker calls / RCU / WCU',
+    'calls',
+    'RCU',
+    'WCU',
+    'failed cond. writes',
+    'worker round trips per invocation',
+    'p50 ms',
+    'p50 ×GetItem',
+    'p50 stream + after, ms',
+  ];
+  const body = rows
+    .filter((r) => r.measure === 'cost')
+    .map((r) => [
+      r.variant,
+      r.deliveries,
+      figure(r.attempts),
+      figure(r.queue_messages),
+      figure(r.sfn_executions),
+      figure(r.sfn_transitions),
+      stage(r.fan_out),
+      stage(r.worker),
+      figure(r.total.calls),
+      figure(r.total.rcu),
+      figure(r.total.wcu),
+      figure(r.total.failed_conditional_writes),
+      figure(r.worker.round_trips_per_invocation),
+      fixed(r.latency.p50_ms, 0),
+      times(r.ratio?.p50),
+      `${fixed(r.stream_latency.p50_ms, 0)} + ${fixed(r.after_stream_latency.p50_ms, 0)}`,
+    ]);
+  return table(headers, body, new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]));
+}
+
+/** What one delivery's invocations did, what the Step Functions figures mean, and anything unexpected (printed under the tables). */
+export function webhookNotes(rows: readonly WebhookResult[]): string[] {
+  const notes: string[] = [];
+  const success = rows.find((r) => r.measure === 'cost' && r.attempts === 1);
+  if (success) {
+    notes.push(
+      `A first-time success, in call order: fan-out ${success.fan_out.operations.join(' → ') || '(none)'}; worker ${success.worker.operations.join(' → ') || '(none)'} ` +
+        `(${figure(success.worker.round_trips_per_invocation)} sequential round trips; the HTTPS request sits between the claim and the outcome).`,
+    );
+  }
+  const transitions = rows.filter((r) => r.measure === 'cost').map((r) => `${r.variant}: ${figure(r.sfn_transitions)}`);
+  if (transitions.length > 0) notes.push(`Step Functions transitions per delivery (expected 0, 0 and 2: only waits over SQS's 15 minutes go through the state machine, Wait + QueueAttempt): ${transitions.join('; ')}.`);
+  for (const r of rows) {
+    if (r.errors > 0) notes.push(`${r.variant}: ${r.errors} error lines logged by the pipeline (see the run's stderr).`);
+    if (r.measure === 'throughput' && r.deferred > 0) {
+      notes.push(`${r.variant} (${LIMIT_NAMES[r.limits]} limits): ${Math.round(r.deferred * r.deliveries)} attempts deferred by the callback's limits (the worker puts the message back with Retry-After), costing ${figure(r.total.wcu)} WCU per delivery on average.`);
+    }
+  }
+  const failed = rows.filter((r) => r.total.failed_conditional_writes > 0).map((r) => `${r.variant}: ${figure(r.total.failed_conditional_writes)}`);
+  if (failed.length > 0) notes.push(`Writes that failed their condition, per delivery (AWS bills ≥ 1 WCU each, DynamoDB Local reports none): ${failed.join('; ')}.`);
+  return notes;
 }

@@ -29,6 +29,23 @@ export interface LoadPlan {
    * invitation of its own, created beforehand, and costs about ten GetItems, so fewer are measured.
    */
   readonly claims: { readonly warmupRequests: number; readonly measuredRequests: number };
+  /** The webhook delivery runs (scenarios/webhook-delivery.ts). */
+  readonly webhooks: WebhookPlan;
+}
+
+export interface WebhookPlan {
+  /** Business events of the throughput run over 10 organizations of one callback each (one delivery per event). */
+  readonly events: number;
+  /** Business events of the fan-out run: one organization with 10 callbacks (10 deliveries per event). */
+  readonly fanOutEvents: number;
+  /** Events of the burst on the deployed limits: 10 organizations of one callback each, events / 10 per callback (the starts-minute limit is 10). */
+  readonly deployedLimitEvents: number;
+  /** Concurrent back-office writers of the throughput runs (closed loop). */
+  readonly writers: number;
+  /** Deliveries of each cost run: first-time success and one retry (one at a time), retry through the state machine (all at once). */
+  readonly costDeliveries: { readonly success: number; readonly oneRetry: number; readonly stateMachine: number };
+  /** The local pipeline's retry waits are multiplied by this (the carrier still follows the real wait). */
+  readonly waitScale: number;
 }
 
 export interface HotOrganizationPlan {
@@ -220,7 +237,79 @@ export interface QuotaRow {
   readonly exact: boolean;
 }
 
-export type Row = LatencyRow | BundleRow | QuotaRow;
+/** DynamoDB work of one stage of the webhook pipeline (fan-out or delivery worker), per delivery unless named otherwise. */
+export interface WebhookStageCost {
+  /** Handler invocations (stream batches, queue batches) per delivery. */
+  readonly invocations: number;
+  readonly calls: number;
+  readonly rcu: number;
+  readonly wcu: number;
+  /** Writes that failed their condition (AWS bills at least 1 WCU each; DynamoDB Local reports none). */
+  readonly failed_conditional_writes: number;
+  /** Sequential round trips per invocation (meaningful where each invocation handled one message: the one-at-a-time runs). */
+  readonly round_trips_per_invocation: number;
+  /**
+   * Wall time of the stage's invocations per delivery. The local stream has one shard, read by one fan-out invocation
+   * at a time, each handling its records in order: 1000 / the fan-out's figure bounds the deliveries per second of one
+   * callback per event. Worker invocations overlap (up to 5 batches of up to 10 messages at once), so theirs is work, not a bound.
+   */
+  readonly busy_ms: number;
+  /** The DynamoDB operations of the run's first invocation of this stage, in call order. */
+  readonly operations: readonly string[];
+}
+
+/**
+ * A webhook delivery run (scenarios/webhook-delivery.ts): business events written through the back office, delivered
+ * by the local pipeline (stream reader, queue, state machine) running the deployed fan-out and worker, to a local
+ * HTTPS receiver. `throughput` runs time a burst end to end; `cost` runs count what each delivery costs.
+ */
+export interface WebhookRow {
+  readonly kind: 'webhook';
+  readonly scenario: string;
+  readonly measure: 'throughput' | 'cost';
+  /** e.g. `10 orgs × 1 callback` or `first-time success`. */
+  readonly variant: string;
+  /** `raised`: the two per-callback delivery rows (webhook-delivery-starts-minute, webhook-delivery-concurrency) out of reach, same writes; `deployed`: as deployed. */
+  readonly limits: 'raised' | 'deployed';
+  readonly organizations: number;
+  readonly callbacks_per_organization: number;
+  /** What the receiver answers: `200`, `500 once then 200`, `500 four times then 200`. */
+  readonly receiver: string;
+  readonly events: number;
+  readonly deliveries: number;
+  /** Concurrent back-office writers (1: one event at a time, the next after its delivery). */
+  readonly writers: number;
+  /** From the first write's start to the last delivery's arrival at the receiver. */
+  readonly elapsed_ms: number;
+  readonly deliveries_per_second: number;
+  /** The events' write phase alone: how fast the back office put them. */
+  readonly write_elapsed_ms: number;
+  readonly events_written_per_second: number;
+  /** Event write acknowledged → the delivering request at the receiver, per delivery. */
+  readonly latency: LatencySummary;
+  /** Its first part: write acknowledged → a fan-out invocation starts on the event's stream record (the local reader polls every 200 ms when idle). */
+  readonly stream_latency: LatencySummary;
+  /** Its second part: that fan-out start → the delivering request at the receiver (fan-out, queue, worker, retries, HTTPS). */
+  readonly after_stream_latency: LatencySummary;
+  /** Where the latency is compared: the raw GetItem row at this concurrency. */
+  readonly baseline?: BaselineRef & { readonly concurrency: number };
+  /** Per delivery: requests the receiver got, queue messages sent and received, Step Functions executions and transitions. */
+  readonly attempts: number;
+  readonly queue_messages: number;
+  readonly queue_receives: number;
+  readonly sfn_executions: number;
+  readonly sfn_transitions: number;
+  /** Queue messages beyond one per attempt: attempts the worker put back because the callback was busy (its limits). */
+  readonly deferred: number;
+  readonly fan_out: WebhookStageCost;
+  readonly worker: WebhookStageCost;
+  /** Both stages, per delivery. */
+  readonly total: { readonly calls: number; readonly rcu: number; readonly wcu: number; readonly failed_conditional_writes: number };
+  /** Error lines the service logged during the run (none expected). */
+  readonly errors: number;
+}
+
+export type Row = LatencyRow | BundleRow | QuotaRow | WebhookRow;
 
 export interface Scenario<State> {
   readonly name: string;

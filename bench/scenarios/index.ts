@@ -16,5 +16,6 @@ import { invitationPeers } from './invitation-peers';
 import { recordList } from './record-list';
 import { recordLookup } from './record-lookup';
 import { settingsView } from './settings-view';
+import { webhookDelivery } from './webhook-delivery';
 
-export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMe, getMePersonalKey, recordLookup, entitlementSummary, recordList, invitationCreate, invitationPeers, invitationClaim, settingsView, hotOrganization, bundles];
+export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMe, getMePersonalKey, recordLookup, entitlementSummary, recordList, invitationCreate, invitationPeers, invitationClaim, settingsView, webhookDelivery, hotOrganization, bundles];

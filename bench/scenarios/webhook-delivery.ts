@@ -1,0 +1,491 @@
+/**
+ * Webhook delivery through the local pipeline to a local HTTPS receiver:
+ * business events written through the back office (a record put: the record
+ * and its outbox event in one transaction), carried by the domain table's
+ * stream on DynamoDB Local to the fan-out, queued, attempted by the delivery
+ * worker, retried through delayed messages or the retry state machine
+ * (aws-local-stepfunctions running the deployed definition).
+ *
+ * The scenario starts the pipeline the local stack runs (`startLocalWebhookPipeline`:
+ * stream reader, queue, state machine, sealer) with loopback receivers
+ * allowed and the retry waits scaled (plan.webhooks.waitScale; the carrier
+ * still follows the real wait). It runs the deployed fan-out and worker
+ * (`fanOutStreamEvent`, `deliverBatch`: what lambdas/jobs/webhook-* call)
+ * on platforms of the bench's own, as benchHandlers does for the API, so
+ * that
+ * - each invocation runs in a request scope of its own and its DynamoDB
+ *   calls, round trips, RCU, WCU and failed conditional writes are counted
+ *   by the service's instrumented client, exactly as the access log counts a
+ *   request's (the deployed entries log no such line);
+ * - the limits can be chosen per run: `raised` sets the two per-callback
+ *   delivery rows (webhook-delivery-starts-minute 10, webhook-delivery-
+ *   concurrency 3) out of reach (same admission writes, only `n < limit`
+ *   differs); `deployed` keeps them.
+ * The local stack is started without its own pipeline (run.ts): one stream
+ * reader per table, or two fan-outs would race for every event.
+ *
+ * Runs, each after the pipeline is idle:
+ * - cost: one callback, the receiver answering 200 (first-time success),
+ *   500 once then 200 (one retry: the 1-minute wait is a delayed message),
+ *   500 four times then 200 (attempt 5 waits "1 h": the state machine); per
+ *   delivery, the DynamoDB work of each stage, queue messages, Step
+ *   Functions executions and transitions. Success and one retry go one
+ *   event at a time (each invocation handles one message, so its round trips
+ *   mean something); the state-machine run writes its events at once.
+ * - throughput: events written by concurrent back-office writers, from the
+ *   first write to the last delivery received: deliveries/s, and each
+ *   delivery's latency from the write's acknowledgement to its arrival at the
+ *   receiver. 10 organizations of one callback each, and one organization
+ *   with 10 callbacks (the most an organization may have), on raised limits;
+ *   and a burst of 10 events per callback on the deployed limits.
+ */
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createBackOffice, type BackOffice } from '../../lambdas/back-office/back-office';
+import { LIMITS, type Limit } from '../../lambdas/shared/limits/limits-table';
+import type { Platform } from '../../lambdas/shared/platform';
+import { createDocumentClient, DYNAMO_CLIENT_CONFIG } from '../../lambdas/shared/storage/dynamo-client';
+import { controlEvent, post, verificationResult } from '../../lambdas/webhooks/attempt';
+import { deliverBatch } from '../../lambdas/webhooks/delivery-worker';
+import { checkWebhookUrl } from '../../lambdas/webhooks/destination/url-rules';
+import { fanOutStreamEvent } from '../../lambdas/webhooks/fan-out';
+import { webhookServicesOf, type WebhookServices } from '../../lambdas/webhooks/services';
+import { newWebhookSecret } from '../../lambdas/webhooks/signing';
+import { newWebhookId } from '../../lambdas/webhooks/webhook-items';
+import { localDocumentClient } from '../../local/local-stack';
+import { startLocalWebhookPipeline, type LocalWebhookPipeline, type LocalWebhookPipelineStats } from '../../local/webhook-pipeline';
+import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest, type ReceiverAnswer } from '../../test/support/https-receiver';
+import { benchPlatform, OUT_OF_REACH } from '../platform';
+import { defineScenario, type BenchContext, type WebhookRow, type WebhookStageCost } from '../scenario';
+import { round, summarizeLatency } from '../stats';
+import { GET_ITEM_SCENARIO } from './dynamo-get-item';
+import { countFailedConditions, inScope, type Measured } from './invitation-peers';
+
+export const WEBHOOK_DELIVERY_SCENARIO = 'webhook-delivery';
+
+/** The limits rows of the delivery worker's admission (on the callback item). */
+export const DELIVERY_LIMIT_ROWS = ['webhook-delivery-starts-minute', 'webhook-delivery-concurrency'] as const;
+
+/** The raw GetItem at one client: what each delivery's latency is set against. */
+const BASELINE = { scenario: GET_ITEM_SCENARIO, variant: 'raw', concurrency: 1 } as const;
+
+/** The creator's source in the audit trail of the callbacks made in setup. */
+const SOURCE = { via: 'settings' as const, sourceIp: '127.0.0.1' };
+
+/** What a callback's receiver path answers business events with: 500 for the first n requests of an event, then 200. */
+const MODES = { ok: 0, 'fail-once': 1, 'fail-4': 4 } as const;
+type Mode = keyof typeof MODES;
+const RECEIVER_ANSWERS: Readonly<Record<Mode, string>> = { ok: '200', 'fail-once': '500 once, then 200', 'fail-4': '500 four times, then 200' };
+
+/** The local stream reader's pause between polls that found nothing (local/webhook-stream.ts, pollIntervalMs). */
+const STREAM_IDLE_POLL_MS = 200;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Longest wait for a run's deliveries: a minute, plus 100 ms per delivery. */
+const deliveryDeadlineMs = (deliveries: number) => 60_000 + 100 * deliveries;
+
+/** The limits table with the two per-callback delivery rows out of reach (the writes are the same: one conditional UpdateItem of the callback item). */
+export function raisedDeliveryLimits(): Limit[] {
+  for (const policy of DELIVERY_LIMIT_ROWS) if (!LIMITS.some((l) => l.kind !== 'edge' && l.policy === policy)) throw new Error(`No limit ${policy} in the limits table`);
+  return LIMITS.map((l) => (l.kind !== 'edge' && (DELIVERY_LIMIT_ROWS as readonly string[]).includes(l.policy) ? { ...l, limit: OUT_OF_REACH } : l));
+}
+
+/** Business requests per callback path and event id, and when each was delivered (the receiver's arrival time of the 2xx-answered request). */
+class Receipts {
+  /** Business-event requests received (verifications not included). */
+  requests = 0;
+  private readonly attempts = new Map<string, number>();
+  private readonly delivered = new Map<string, number>();
+
+  answer(request: ReceivedRequest): ReceiverAnswer {
+    const envelope = JSON.parse(request.rawBody.toString('utf8')) as { type?: string; data?: { challenge?: string } };
+    if (envelope.type === 'webhook.verification') {
+      return { status: 200, body: JSON.stringify({ challenge: envelope.data?.challenge }), headers: { 'content-type': 'application/json' } };
+    }
+    this.requests += 1;
+    const key = deliveryKeyOf(request.path, String(request.headers['x-service-event-id']));
+    const n = (this.attempts.get(key) ?? 0) + 1;
+    this.attempts.set(key, n);
+    const mode = request.path.split('/')[2] as Mode;
+    if (n <= (MODES[mode] ?? 0)) return { status: 500, body: 'bench: failing on purpose' };
+    if (!this.delivered.has(key)) this.delivered.set(key, request.receivedAt);
+    return { status: 200, body: '{"ok":true}', headers: { 'content-type': 'application/json' } };
+  }
+
+  deliveredAt(key: string): number | undefined {
+    return this.delivered.get(key);
+  }
+
+  /** Resolves when every key was delivered; throws after the deadline, saying how many were. */
+  async waitFor(keys: readonly string[], deadlineMs: number): Promise<void> {
+    const deadline = Date.now() + deadlineMs;
+    for (;;) {
+      const missing = keys.filter((key) => !this.delivered.has(key)).length;
+      if (missing === 0) return;
+      if (Date.now() > deadline) throw new Error(`webhook-delivery: ${missing} of ${keys.length} deliveries did not reach the receiver within ${deadlineMs / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+}
+
+const deliveryKeyOf = (path: string, eventId: string) => `${path} ${eventId}`;
+
+/** DynamoDB work of one pipeline stage over a run, summed over its invocations. */
+interface Tally {
+  invocations: number;
+  calls: number;
+  roundTrips: number;
+  rcu: number;
+  wcu: number;
+  failedConditions: number;
+  /** Wall time of the invocations, summed. */
+  busyMs: number;
+  firstOperations?: readonly string[];
+}
+
+const newTally = (): Tally => ({ invocations: 0, calls: 0, roundTrips: 0, rcu: 0, wcu: 0, failedConditions: 0, busyMs: 0 });
+
+function add(tally: Tally, measured: Measured, wallMs: number): void {
+  tally.invocations += 1;
+  tally.busyMs += wallMs;
+  tally.calls += measured.figures.calls;
+  tally.roundTrips += measured.figures.round_trips;
+  tally.rcu += measured.figures.rcu;
+  tally.wcu += measured.figures.wcu;
+  tally.failedConditions += measured.failedConditions;
+  tally.firstOperations ??= measured.operations;
+}
+
+function stageCost(tally: Tally, deliveries: number): WebhookStageCost {
+  return {
+    invocations: round(tally.invocations / deliveries, 3),
+    calls: round(tally.calls / deliveries, 2),
+    rcu: round(tally.rcu / deliveries, 2),
+    wcu: round(tally.wcu / deliveries, 2),
+    failed_conditional_writes: round(tally.failedConditions / deliveries, 2),
+    round_trips_per_invocation: tally.invocations > 0 ? round(tally.roundTrips / tally.invocations, 2) : 0,
+    busy_ms: round(tally.busyMs / deliveries, 1),
+    operations: tally.firstOperations ?? [],
+  };
+}
+
+/** An organization and the receiver paths of its callbacks. */
+interface Target {
+  readonly partnerId: string;
+  readonly paths: readonly string[];
+}
+
+interface State {
+  readonly receiver: HttpsReceiver;
+  readonly receipts: Receipts;
+  /** When a fan-out invocation started on each event's stream record (first time), by event id. */
+  readonly fannedOutAt: Map<string, number>;
+  readonly pipeline: LocalWebhookPipeline;
+  readonly platforms: Readonly<Record<WebhookRow['limits'], Platform>>;
+  /** Which platform the fan-out and the worker run on. */
+  use(limits: WebhookRow['limits']): void;
+  readonly tallies: { fanOut: Tally; worker: Tally };
+  readonly documentClient: DynamoDBDocumentClient;
+  readonly office: BackOffice;
+  readonly targets: {
+    readonly success: Target;
+    readonly oneRetry: Target;
+    readonly stateMachine: Target;
+    readonly spread: readonly Target[];
+    readonly fanOut: Target;
+    readonly deployed: readonly Target[];
+  };
+}
+
+/** The deployed client configuration (timeouts, attempts), instrumented as the service's, counting failed conditions per scope. */
+const benchDocumentClient = () => createDocumentClient(countFailedConditions(new DynamoDBClient({ ...DYNAMO_CLIENT_CONFIG })));
+
+let recordSerial = 0;
+const runTag = randomBytes(3).toString('hex').slice(0, 5);
+
+/** A valid new record of the organization: its put writes the record and a `record.created` event in one transaction. */
+const recordInput = () => {
+  recordSerial += 1;
+  return {
+    uuid: `USS-${String(recordSerial).padStart(8, '0')}-WhBench${runTag}`,
+    player_name: 'Steve',
+    game_category: 'FPS',
+    game: 'Valorant',
+    checked_at: '2026-10-01T10:00:00Z',
+    result: 'warning',
+    checker_name: 'Alex Checker',
+  };
+};
+
+/** A manager account and its organization with one active callback per path, created and verified as web settings does (in process, no HTTP). */
+async function organizationWithCallbacks(office: BackOffice, services: WebhookServices, receiver: HttpsReceiver, name: string, paths: readonly string[]): Promise<Target> {
+  const { account_id: accountId } = await office.accounts.create(`${name} manager`);
+  const { partner_id: partnerId } = await office.organizations.create(name);
+  await office.memberships.set(partnerId, accountId, 'manager');
+  for (const path of paths) {
+    const checked = checkWebhookUrl(`https://127.0.0.1:${receiver.port}${path}`, services.runtime.policy);
+    if (!checked.ok) throw new Error(`webhook-delivery: the callback address was refused: ${checked.detail}`);
+    const webhookId = newWebhookId();
+    const secret = newWebhookSecret();
+    const sealedSecret = await services.runtime.sealer.seal(secret, { webhookId, partnerId });
+    await services.callbacks.create({ webhookId, accountId, partnerId, url: checked.url.toString(), host: checked.host, sealedSecret, source: SOURCE });
+    const { found } = await services.callbacks.withStanding(partnerId, webhookId, accountId);
+    if (!found) throw new Error(`webhook-delivery: callback ${webhookId} not found after its creation`);
+    // The verification web settings sends (POST …/verify): the receiver echoes the challenge.
+    const now = new Date();
+    const { envelope, challenge } = controlEvent(partnerId, now, 'webhook.verification');
+    const outcome = await post(services.runtime, { url: found.item.url, secret }, String(envelope.id), JSON.stringify(envelope), now);
+    const verified = verificationResult(outcome, challenge as string);
+    if (!verified.passed) throw new Error(`webhook-delivery: verification of ${found.item.url} failed: ${verified.reason}`);
+    await services.callbacks.activate(found.item, { at: now.toISOString(), result: 'verified', http_status: verified.httpStatus }, SOURCE);
+  }
+  return { partnerId, paths };
+}
+
+interface RunSpec {
+  readonly measure: WebhookRow['measure'];
+  readonly variant: string;
+  readonly limits: WebhookRow['limits'];
+  readonly mode: Mode;
+  readonly targets: readonly Target[];
+  readonly events: number;
+  readonly writers: number;
+  /** Write the next event only after the previous one's delivery and the pipeline's return to idle. */
+  readonly oneAtATime: boolean;
+}
+
+const statsDelta = (after: LocalWebhookPipelineStats, before: LocalWebhookPipelineStats) => ({
+  queued: after.queued - before.queued,
+  received: after.received - before.received,
+  executionsStarted: after.executionsStarted - before.executionsStarted,
+  transitions: after.transitions - before.transitions,
+  deadLettered: after.deadLettered - before.deadLettered,
+});
+
+async function deliveryRun(context: BenchContext, state: State, spec: RunSpec): Promise<WebhookRow> {
+  const { pipeline, receipts, tallies } = state;
+  await pipeline.idle();
+  state.use(spec.limits);
+  tallies.fanOut = newTally();
+  tallies.worker = newTally();
+  context.accessLog.drainFailures();
+  const before = pipeline.stats();
+  const requestsBefore = receipts.requests;
+  state.receiver.requests.length = 0; // the receiver keeps every request's bytes; Receipts keeps what the bench needs
+
+  const expected: { key: string; eventId: string; ack: number }[] = [];
+  let next = 0;
+  let writeEnded = 0;
+  const started = Date.now();
+  const writer = async () => {
+    while (next < spec.events) {
+      const index = next++;
+      const target = spec.targets[index % spec.targets.length];
+      const { event_id: eventId } = await state.office.records!.put(target.partnerId, recordInput());
+      const ack = Date.now();
+      writeEnded = Math.max(writeEnded, ack);
+      const keys = target.paths.map((path) => deliveryKeyOf(path, eventId));
+      for (const key of keys) expected.push({ key, eventId, ack });
+      if (spec.oneAtATime) {
+        await receipts.waitFor(keys, deliveryDeadlineMs(keys.length));
+        await pipeline.idle();
+        // idle() ends on a poll that found nothing, so the reader has just begun its pause: start the next event at a random point of it.
+        await sleep(Math.random() * STREAM_IDLE_POLL_MS);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: spec.writers }, writer));
+  await receipts.waitFor(
+    expected.map((e) => e.key),
+    deliveryDeadlineMs(expected.length),
+  );
+  const deliveredAt = expected.map((e) => receipts.deliveredAt(e.key) as number);
+  const lastDelivered = Math.max(...deliveredAt);
+  // The worker records the outcome and frees the slot after the receiver answered: count those writes too.
+  await pipeline.idle();
+  const delta = statsDelta(pipeline.stats(), before);
+  const errors = context.accessLog.drainFailures();
+  if (errors.length > 0) context.progress(`warning: ${errors.length} error lines during "${spec.variant}", e.g. ${errors[0].slice(0, 400)}`);
+  if (delta.deadLettered > 0) context.progress(`warning: ${delta.deadLettered} messages dead-lettered during "${spec.variant}"`);
+
+  const fannedOut = (eventId: string) => {
+    const at = state.fannedOutAt.get(eventId);
+    if (at === undefined) throw new Error(`webhook-delivery: event ${eventId} was delivered but never seen by the fan-out`);
+    return at;
+  };
+  const deliveries = expected.length;
+  const attempts = receipts.requests - requestsBefore;
+  const elapsedMs = lastDelivered - started;
+  const writeElapsedMs = Math.max(1, writeEnded - started);
+  const fanOut = stageCost(tallies.fanOut, deliveries);
+  const worker = stageCost(tallies.worker, deliveries);
+  const per = (n: number) => round(n / deliveries, 3);
+  return {
+    kind: 'webhook',
+    scenario: WEBHOOK_DELIVERY_SCENARIO,
+    measure: spec.measure,
+    variant: spec.variant,
+    limits: spec.limits,
+    organizations: spec.targets.length,
+    callbacks_per_organization: spec.targets[0].paths.length,
+    receiver: RECEIVER_ANSWERS[spec.mode],
+    events: spec.events,
+    deliveries,
+    writers: spec.writers,
+    elapsed_ms: Math.round(elapsedMs),
+    deliveries_per_second: round((deliveries / elapsedMs) * 1000, 1),
+    write_elapsed_ms: Math.round(writeElapsedMs),
+    events_written_per_second: round((spec.events / writeElapsedMs) * 1000, 1),
+    latency: summarizeLatency(
+      expected.map((e, i) => deliveredAt[i] - e.ack),
+      elapsedMs,
+    ),
+    stream_latency: summarizeLatency(
+      expected.map((e) => fannedOut(e.eventId) - e.ack),
+      elapsedMs,
+    ),
+    after_stream_latency: summarizeLatency(
+      expected.map((e, i) => deliveredAt[i] - fannedOut(e.eventId)),
+      elapsedMs,
+    ),
+    baseline: BASELINE,
+    attempts: per(attempts),
+    queue_messages: per(delta.queued),
+    queue_receives: per(delta.received),
+    sfn_executions: per(delta.executionsStarted),
+    sfn_transitions: per(delta.transitions),
+    deferred: per(delta.queued - attempts),
+    fan_out: fanOut,
+    worker,
+    total: {
+      calls: round(fanOut.calls + worker.calls, 2),
+      rcu: round(fanOut.rcu + worker.rcu, 2),
+      wcu: round(fanOut.wcu + worker.wcu, 2),
+      failed_conditional_writes: round(fanOut.failed_conditional_writes + worker.failed_conditional_writes, 2),
+    },
+    errors: errors.length,
+  };
+}
+
+const paths = (mode: Mode, tag: string, n: number) => Array.from({ length: n }, (_, i) => `/hook/${mode}/${tag}-${i + 1}`);
+
+export const webhookDelivery = defineScenario<State>({
+  name: WEBHOOK_DELIVERY_SCENARIO,
+  description: 'webhook delivery: business events through the local pipeline (stream, fan-out, queue, worker, state machine) to a local HTTPS receiver',
+  setup: async ({ stack, plan, progress }) => {
+    const receipts = new Receipts();
+    const receiver = await startHttpsReceiver((request) => receipts.answer(request));
+    const tallies = { fanOut: newTally(), worker: newTally() };
+    const fannedOutAt = new Map<string, number>();
+    let inUse: Platform | undefined;
+    let serial = 0;
+    const measured = async <R>(tally: () => Tally, name: string, call: () => Promise<R>): Promise<R> => {
+      let response: R | undefined;
+      const started = performance.now();
+      const figures = await inScope(`${name}-${++serial}`, async () => void (response = await call()));
+      add(tally(), figures, performance.now() - started);
+      return response as R;
+    };
+    const platform = () => {
+      if (!inUse) throw new Error('webhook-delivery: no platform chosen for the pipeline');
+      return inUse;
+    };
+    const pipeline = await startLocalWebhookPipeline({
+      dynamoEndpoint: stack.dynamoEndpoint,
+      tables: stack.tables,
+      allowLocalWebhooks: true,
+      waitScale: plan.webhooks.waitScale,
+      // The deployed fan-out and worker, on the run's platform, each invocation in a request scope of its own.
+      consumers: {
+        fanOut: (event) => {
+          const now = Date.now();
+          for (const record of event.Records) {
+            const eventId = record.dynamodb?.NewImage?.event?.M?.id?.S;
+            if (eventId && !fannedOutAt.has(eventId)) fannedOutAt.set(eventId, now);
+          }
+          return measured(() => tallies.fanOut, 'webhook-fanout', () => fanOutStreamEvent(event, platform()));
+        },
+        deliver: (event) => measured(() => tallies.worker, 'webhook-delivery', () => deliverBatch(event, platform())),
+      },
+    });
+    const localSwitches = { ticketBridgeDown: () => false, webhooks: pipeline.switches };
+    const platforms = {
+      raised: benchPlatform(raisedDeliveryLimits(), { tables: stack.tables, documentClient: benchDocumentClient(), localSwitches }),
+      deployed: benchPlatform(LIMITS, { tables: stack.tables, documentClient: benchDocumentClient(), localSwitches }),
+    };
+    const documentClient = localDocumentClient(stack.dynamoEndpoint);
+    const office = createBackOffice(documentClient, stack.tables.access, undefined, stack.tables.domain);
+    const services = webhookServicesOf(platforms.raised);
+    let organizations = 0;
+    let callbacks = 0;
+    const target = async (name: string, callbackPaths: readonly string[]) => {
+      const made = await organizationWithCallbacks(office, services, receiver, name, callbackPaths);
+      organizations += 1;
+      callbacks += callbackPaths.length;
+      return made;
+    };
+    const targets = {
+      success: await target('Hooks success', paths('ok', 'success', 1)),
+      oneRetry: await target('Hooks one retry', paths('fail-once', 'retry', 1)),
+      stateMachine: await target('Hooks state machine', paths('fail-4', 'sfn', 1)),
+      spread: await Promise.all(Array.from({ length: 10 }, (_, i) => target(`Hooks spread ${i + 1}`, paths('ok', `spread${i + 1}`, 1)))),
+      fanOut: await target('Hooks fan-out', paths('ok', 'fanout', 10)),
+      deployed: await Promise.all(Array.from({ length: 10 }, (_, i) => target(`Hooks deployed ${i + 1}`, paths('ok', `deployed${i + 1}`, 1)))),
+    };
+    progress(`${organizations} organizations with ${callbacks} active callbacks to the local receiver ${receiver.url.replace(/\/hook$/, '')}`);
+    return {
+      receiver,
+      receipts,
+      fannedOutAt,
+      pipeline,
+      platforms,
+      use: (limits) => void (inUse = platforms[limits]),
+      tallies,
+      documentClient,
+      office,
+      targets,
+    };
+  },
+  run: async (context, state) => {
+    const { plan, progress } = context;
+    const w = plan.webhooks;
+    const { targets } = state;
+    const rows: WebhookRow[] = [];
+
+    // Untimed: the first delivery pays for the first TLS handshake, the worker's first secret opening and admission's first sight of the callback item.
+    progress('one untimed delivery to warm the pipeline');
+    await deliveryRun(context, state, { measure: 'cost', variant: 'warmup', limits: 'raised', mode: 'ok', targets: [targets.success], events: 1, writers: 1, oneAtATime: true });
+
+    const costRuns: readonly [string, Mode, Target, number, boolean][] = [
+      ['first-time success', 'ok', targets.success, w.costDeliveries.success, true],
+      ['one retry (1 min wait: a delayed message)', 'fail-once', targets.oneRetry, w.costDeliveries.oneRetry, true],
+      ['4 retries (the 1 h wait: the state machine)', 'fail-4', targets.stateMachine, w.costDeliveries.stateMachine, false],
+    ];
+    for (const [variant, mode, target, events, oneAtATime] of costRuns) {
+      progress(`cost: ${variant}, ${events} deliveries${oneAtATime ? ' one at a time' : ' at once'}, receiver answers ${RECEIVER_ANSWERS[mode]}`);
+      rows.push(await deliveryRun(context, state, { measure: 'cost', variant, limits: 'raised', mode, targets: [target], events, writers: 1, oneAtATime }));
+    }
+
+    const throughputRuns: readonly [string, WebhookRow['limits'], readonly Target[], number][] = [
+      ['10 orgs × 1 callback', 'raised', targets.spread, w.events],
+      ['1 org × 10 callbacks', 'raised', [targets.fanOut], w.fanOutEvents],
+      ['10 orgs × 1 callback, 10 events each', 'deployed', targets.deployed, w.deployedLimitEvents],
+    ];
+    for (const [variant, limits, runTargets, events] of throughputRuns) {
+      progress(`throughput: ${variant}, ${events} events by ${w.writers} writers, ${limits} delivery limits`);
+      rows.push(await deliveryRun(context, state, { measure: 'throughput', variant, limits, mode: 'ok', targets: runTargets, events, writers: w.writers, oneAtATime: false }));
+    }
+    return rows;
+  },
+  teardown: async (_context, state) => {
+    if (!state) return;
+    await state.pipeline.stop();
+    await state.receiver.close();
+    state.platforms.raised.documentClient.destroy();
+    state.platforms.deployed.documentClient.destroy();
+    state.documentClient.destroy();
+  },
+});
