@@ -407,17 +407,7 @@ export const WEBHOOKS_SCRIPT = `
     loadWebhooks();
     loadAudit();
   });
-  $('copy-webhook-secret').addEventListener('click', async () => {
-    const field = $('new-webhook-secret');
-    try {
-      await navigator.clipboard.writeText(field.value);
-      say('new-webhook-status', 'Copied to the clipboard.', 'success');
-    } catch {
-      field.focus();
-      field.select();
-      say('new-webhook-status', 'The secret is selected: press Ctrl+C (or Command+C) to copy it.', 'info');
-    }
-  });
+  copyButton('copy-webhook-secret', 'new-webhook-secret', 'new-webhook-status', 'secret');
   function clearNewWebhook() {
     $('new-webhook-secret').value = '';
     $('new-webhook-id').textContent = '';

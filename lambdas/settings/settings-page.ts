@@ -442,17 +442,21 @@ const SCRIPT = `
     loadKeys();
     loadAudit();
   });
-  $('copy-key').addEventListener('click', async () => {
-    const field = $('new-key-value');
-    try {
-      await navigator.clipboard.writeText(field.value);
-      say('new-key-status', 'Copied to the clipboard.', 'success');
-    } catch {
-      field.focus();
-      field.select();
-      say('new-key-status', 'The key is selected: press Ctrl+C (or Command+C) to copy it.', 'info');
-    }
-  });
+  /** A value shown once (a key, a webhook secret): its Copy button, or the value selected where the clipboard is refused. */
+  function copyButton(buttonId, fieldId, statusId, noun) {
+    $(buttonId).addEventListener('click', async () => {
+      const field = $(fieldId);
+      try {
+        await navigator.clipboard.writeText(field.value);
+        say(statusId, 'Copied to the clipboard.', 'success');
+      } catch {
+        field.focus();
+        field.select();
+        say(statusId, 'The ' + noun + ' is selected: press Ctrl+C (or Command+C) to copy it.', 'info');
+      }
+    });
+  }
+  copyButton('copy-key', 'new-key-value', 'new-key-status', 'key');
   function clearNewKey() {
     $('new-key-value').value = '';
     $('new-key-id').textContent = '';

@@ -21,7 +21,7 @@ import { IdentityStore } from '../back-office/identity-store';
 import { ApiError } from '../shared/errors';
 import { accountKey, orgKey, type AccountItem, type OrgItem } from '../shared/identity/access-items';
 import { assessKey, type KeyStanding } from '../shared/identity/key-standing';
-import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
+import { isConditionFailure, isWriteConflict, retryOnConflict } from '../shared/storage/conditions';
 import {
   accountWebhookKey,
   DAY_MS,
@@ -58,7 +58,8 @@ export interface StandingCallback {
   readonly standing: KeyStanding;
 }
 
-const CREATE_ATTEMPTS = 8;
+/** Lost races before a creation gives up (409 SETTINGS_CONFLICT): as many as the back office's identity changes allow. */
+const CREATE_ATTEMPTS = 40;
 
 /** The standing of a callback, by the rules of keys: a callback is an organization credential that never expires. */
 export function callbackStanding(facts: StandingFacts, account: AccountItem | undefined, org: OrgItem | undefined, now: Date): KeyStanding {
@@ -119,82 +120,77 @@ export class Callbacks {
     readonly sealedSecret: string;
     readonly source: AuditSource;
   }): Promise<WebhookView> {
-    for (let attempt = 0; attempt < CREATE_ATTEMPTS; attempt += 1) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
-      const [account, org] = await Promise.all([this.identity.getAccount(input.accountId), this.identity.getOrg(input.partnerId)]);
-      if (!account) throw new ApiError('SESSION_REQUIRED');
-      if (account.status !== 'active') throw new ApiError('ACCOUNT_INACTIVE');
-      const grant = org?.managers?.[input.accountId];
-      if (!org || grant === undefined) throw new ApiError('PARTNER_MANAGER_REQUIRED', 'Webhook callbacks need an active manager of the organization.');
-      if (org.status !== 'active') throw new ApiError('PARTNER_INACTIVE');
+    // Another creation, a lifecycle change or an admission write got there first: read again and decide again.
+    return retryOnConflict(() => this.createOnce(input), CREATE_ATTEMPTS, () => new ApiError('SETTINGS_CONFLICT'));
+  }
 
-      const [accountCount, orgCount] = await Promise.all([this.liveOfAccount(account), this.liveOfOrganization(org)]);
-      if (accountCount >= WEBHOOK_LIMIT || orgCount >= WEBHOOK_LIMIT) throw new ApiError('WEBHOOK_LIMIT_OR_ACCESS_CHANGED');
+  private async createOnce(input: Parameters<Callbacks['create']>[0]): Promise<WebhookView> {
+    const [account, org] = await Promise.all([this.identity.getAccount(input.accountId), this.identity.getOrg(input.partnerId)]);
+    if (!account) throw new ApiError('SESSION_REQUIRED');
+    if (account.status !== 'active') throw new ApiError('ACCOUNT_INACTIVE');
+    const grant = org?.managers?.[input.accountId];
+    if (!org || grant === undefined) throw new ApiError('PARTNER_MANAGER_REQUIRED', 'Webhook callbacks need an active manager of the organization.');
+    if (org.status !== 'active') throw new ApiError('PARTNER_INACTIVE');
 
-      const now = this.clock().toISOString();
-      const facts: StandingFacts = {
-        account_id: input.accountId,
-        partner_id: input.partnerId,
-        account_gen: account.cred_gen,
-        org_gen: org.key_gen,
-        manager_grant: grant,
-      };
-      const item: WebhookItem = {
-        ...facts,
-        webhook_id: input.webhookId,
-        url: input.url,
-        host: input.host,
-        status: 'unverified',
-        sealed_secret: input.sealedSecret,
-        created_at: now,
-      };
-      const entry: AccountWebhookEntry = { ...facts, webhook_id: input.webhookId, created_at: now };
-      const accountVersion = (account as { webhook_set_version?: number }).webhook_set_version;
-      const orgVersion = (org as { webhook_set_version?: number }).webhook_set_version;
-      try {
-        await this.client.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: this.table,
-                  Key: accountKey(input.accountId),
-                  UpdateExpression: 'SET webhook_set_version = :next',
-                  ConditionExpression: `#status = :active AND cred_gen = :gen AND ${versionCondition(accountVersion)}`,
-                  ExpressionAttributeNames: { '#status': 'status' },
-                  ExpressionAttributeValues: { ':next': (accountVersion ?? 0) + 1, ':active': 'active', ':gen': account.cred_gen, ...versionValue(accountVersion) },
-                },
-              },
-              {
-                Update: {
-                  TableName: this.table,
-                  Key: orgKey(input.partnerId),
-                  UpdateExpression: 'SET webhook_set_version = :next',
-                  ConditionExpression: `#status = :active AND key_gen = :gen AND managers.#account = :grant AND ${versionCondition(orgVersion)}`,
-                  ExpressionAttributeNames: { '#status': 'status', '#account': input.accountId },
-                  ExpressionAttributeValues: { ':next': (orgVersion ?? 0) + 1, ':active': 'active', ':gen': org.key_gen, ':grant': grant, ...versionValue(orgVersion) },
-                },
-              },
-              {
-                Put: {
-                  TableName: this.table,
-                  Item: { ...webhookKey(input.partnerId, input.webhookId), ...webhookLookup(input.webhookId), type: 'webhook', ...item },
-                  ConditionExpression: 'attribute_not_exists(pk)',
-                },
-              },
-              { Put: { TableName: this.table, Item: { ...accountWebhookKey(input.accountId, input.webhookId), type: 'webhook-entry', ...entry } } },
-              auditPut(this.identity, input.accountId, 'webhook.created', input.source, { webhook_id: input.webhookId }),
-            ],
-          }),
-        );
-        return viewOf(item, { usable: true });
-      } catch (error) {
-        // Another creation, a lifecycle change or an admission write got there first: read again and decide again.
-        if (isConditionFailure(error) || isWriteConflict(error)) continue;
-        throw error;
-      }
-    }
-    throw new ApiError('WEBHOOK_LIMIT_OR_ACCESS_CHANGED');
+    const [accountCount, orgCount] = await Promise.all([this.liveOfAccount(account), this.liveOfOrganization(org)]);
+    if (accountCount >= WEBHOOK_LIMIT || orgCount >= WEBHOOK_LIMIT) throw new ApiError('WEBHOOK_LIMIT_OR_ACCESS_CHANGED');
+
+    const now = this.clock().toISOString();
+    const facts: StandingFacts = {
+      account_id: input.accountId,
+      partner_id: input.partnerId,
+      account_gen: account.cred_gen,
+      org_gen: org.key_gen,
+      manager_grant: grant,
+    };
+    const item: WebhookItem = {
+      ...facts,
+      webhook_id: input.webhookId,
+      url: input.url,
+      host: input.host,
+      status: 'unverified',
+      sealed_secret: input.sealedSecret,
+      created_at: now,
+    };
+    const entry: AccountWebhookEntry = { ...facts, webhook_id: input.webhookId, created_at: now };
+    const accountVersion = (account as { webhook_set_version?: number }).webhook_set_version;
+    const orgVersion = (org as { webhook_set_version?: number }).webhook_set_version;
+    await this.client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: this.table,
+              Key: accountKey(input.accountId),
+              UpdateExpression: 'SET webhook_set_version = :next',
+              ConditionExpression: `#status = :active AND cred_gen = :gen AND ${versionCondition(accountVersion)}`,
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':next': (accountVersion ?? 0) + 1, ':active': 'active', ':gen': account.cred_gen, ...versionValue(accountVersion) },
+            },
+          },
+          {
+            Update: {
+              TableName: this.table,
+              Key: orgKey(input.partnerId),
+              UpdateExpression: 'SET webhook_set_version = :next',
+              ConditionExpression: `#status = :active AND key_gen = :gen AND managers.#account = :grant AND ${versionCondition(orgVersion)}`,
+              ExpressionAttributeNames: { '#status': 'status', '#account': input.accountId },
+              ExpressionAttributeValues: { ':next': (orgVersion ?? 0) + 1, ':active': 'active', ':gen': org.key_gen, ':grant': grant, ...versionValue(orgVersion) },
+            },
+          },
+          {
+            Put: {
+              TableName: this.table,
+              Item: { ...webhookKey(input.partnerId, input.webhookId), ...webhookLookup(input.webhookId), type: 'webhook', ...item },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          { Put: { TableName: this.table, Item: { ...accountWebhookKey(input.accountId, input.webhookId), type: 'webhook-entry', ...entry } } },
+          auditPut(this.identity, input.accountId, 'webhook.created', input.source, { webhook_id: input.webhookId }),
+        ],
+      }),
+    );
+    return viewOf(item, { usable: true });
   }
 
   /** The account's callbacks (deactivated ones for 30 days), newest first, with their current standing. */
@@ -332,23 +328,7 @@ export class Callbacks {
 
   /** An organization's callbacks (every status), for the operator's CLI and the fan-out. */
   async ofOrganization(partnerId: string, onlyActive = false): Promise<WebhookItem[]> {
-    const items: WebhookItem[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ...(onlyActive ? { FilterExpression: '#status = :active', ExpressionAttributeNames: { '#status': 'status' } } : {}),
-          ExpressionAttributeValues: { ':pk': orgKey(partnerId).pk, ':prefix': WEBHOOK_PREFIX, ...(onlyActive ? { ':active': 'active' } : {}) },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      items.push(...((page.Items ?? []) as unknown as WebhookItem[]));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return items;
+    return (await this.callbackItemsOf(orgKey(partnerId).pk, onlyActive)) as unknown as WebhookItem[];
   }
 
   /** Non-deactivated callbacks the account created whose standing holds. */
@@ -371,22 +351,28 @@ export class Callbacks {
   }
 
   private async entriesOf(accountId: string): Promise<AccountWebhookEntry[]> {
-    const entries: AccountWebhookEntry[] = [];
+    return (await this.callbackItemsOf(accountKey(accountId).pk)) as unknown as AccountWebhookEntry[];
+  }
+
+  /** Every `WEBHOOK#` item of a partition (an organization's callbacks, an account's entries), read consistently. */
+  private async callbackItemsOf(pk: string, onlyActive = false): Promise<Record<string, unknown>[]> {
+    const items: Record<string, unknown>[] = [];
     let start: Record<string, unknown> | undefined;
     do {
       const page = await this.client.send(
         new QueryCommand({
           TableName: this.table,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': accountKey(accountId).pk, ':prefix': WEBHOOK_PREFIX },
+          ...(onlyActive ? { FilterExpression: '#status = :active', ExpressionAttributeNames: { '#status': 'status' } } : {}),
+          ExpressionAttributeValues: { ':pk': pk, ':prefix': WEBHOOK_PREFIX, ...(onlyActive ? { ':active': 'active' } : {}) },
           ConsistentRead: true,
           ExclusiveStartKey: start,
         }),
       );
-      entries.push(...((page.Items ?? []) as unknown as AccountWebhookEntry[]));
+      items.push(...(page.Items ?? []));
       start = page.LastEvaluatedKey;
     } while (start);
-    return entries;
+    return items;
   }
 
   private async batchGet(keys: readonly { pk: string; sk: string }[]): Promise<Record<string, unknown>[]> {

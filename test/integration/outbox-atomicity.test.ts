@@ -14,6 +14,7 @@ import { claimInvitation } from '../../lambdas/invitations/claim';
 import { InvitationStore } from '../../lambdas/invitations/invitation-store';
 import { DynamoTicketBridge } from '../../lambdas/tickets/ticket-bridge';
 import { startTestStack, type TestStack } from '../support/test-stack';
+import { recordInput as sharedRecordInput } from '../support/record-input';
 
 let stack: TestStack;
 let failing: BackOffice;
@@ -42,19 +43,7 @@ async function domainSnapshot(): Promise<string[]> {
 }
 
 let serial = 0;
-const recordInput = (overrides: Record<string, unknown> = {}) => {
-  serial += 1;
-  return {
-    uuid: `USS-${String(60000000 + serial)}-Atom${String(serial).padStart(8, '0')}`,
-    player_name: 'Steve',
-    game_category: 'FPS',
-    game: 'Valorant',
-    checked_at: '2026-10-01T10:00:00Z',
-    result: 'warning',
-    checker_name: 'Alex Checker',
-    ...overrides,
-  };
-};
+const recordInput = (overrides: Record<string, unknown> = {}) => sharedRecordInput('Atom', overrides);
 const at = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
 
 interface Action {

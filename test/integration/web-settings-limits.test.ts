@@ -17,6 +17,7 @@ import { LIMITS, quotaLimits, type Limit, type QuotaLimit } from '../../lambdas/
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
 import { SettingsBrowser, type JsonResponse } from '../support/settings-browser';
+import { concurrently } from '../support/concurrently';
 import { startTestStack, type TestStack } from '../support/test-stack';
 
 let stack: TestStack;
@@ -79,24 +80,6 @@ async function senderFor(row: QuotaLimit): Promise<Sender> {
   }
 }
 
-/**
- * `count` requests, at most 16 in flight at once: every request races others on the same counter
- * item, and the single DynamoDB Local of a loaded test machine still answers each within the
- * admission's time budget (beyond it, admission fails closed with 503, and the count is no proof).
- */
-async function concurrently(count: number, send: Sender): Promise<JsonResponse[]> {
-  const responses: JsonResponse[] = new Array(count);
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      const i = next;
-      next += 1;
-      responses[i] = await send(i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(16, count) }, worker));
-  return responses;
-}
 
 // The webhook rows (also per account) have their own test with their own routes: test/integration/webhook-limits.test.ts.
 const ROWS = quotaLimits().filter(

@@ -18,7 +18,9 @@ import { lookupSession } from '../../lambdas/settings/settings-operations';
 import { webhookAdmissionHolders, webhookOperations } from '../../lambdas/webhooks/webhook-operations';
 import { HANDLERS } from '../../local/handlers';
 import { startHttpsReceiver } from '../support/https-receiver';
+import { recordInput } from '../support/record-input';
 import { SettingsBrowser, type JsonResponse } from '../support/settings-browser';
+import { concurrently } from '../support/concurrently';
 import { startTestStack, type TestStack } from '../support/test-stack';
 
 let stack: TestStack;
@@ -73,16 +75,7 @@ async function deliveredCallback() {
   expect(created.status).toBe(201);
   const id = (await created.json()).webhook.webhook_id as string;
   expect((await m.browser.post(`/settings/api/webhooks/${id}/verify`)).status).toBe(200);
-  serial += 1;
-  const { event_id } = await stack.office.records!.put(m.partner_id, {
-    uuid: `USS-${String(80000000 + serial)}-Lim${String(serial).padStart(9, '0')}`,
-    player_name: 'Steve',
-    game_category: 'FPS',
-    game: 'Valorant',
-    checked_at: '2026-10-01T10:00:00Z',
-    result: 'clean',
-    checker_name: 'Alex Checker',
-  });
+  const { event_id } = await stack.office.records!.put(m.partner_id, recordInput('Lim', { result: 'clean' }));
   for (let i = 0; i < 200; i += 1) {
     const found = (await stack.office.webhooks.deliveriesOf(id)).deliveries.find((d) => d.event_id === event_id && d.status === 'delivered');
     if (found) return { ...m, id, deliveryId: found.delivery_id };
@@ -115,20 +108,6 @@ async function senderFor(row: QuotaLimit): Promise<Sender> {
   }
 }
 
-/** `count` requests, at most 16 in flight at once (see web-settings-limits.test.ts). */
-async function concurrently(count: number, send: Sender): Promise<JsonResponse[]> {
-  const responses: JsonResponse[] = new Array(count);
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      const i = next;
-      next += 1;
-      responses[i] = await send(i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(16, count) }, worker));
-  return responses;
-}
 
 const ROWS = quotaLimits().filter((l) => l.policy.startsWith('webhook-') && l.holder !== 'webhook-delivery');
 

@@ -17,6 +17,7 @@ import { RETRY_WAITS_SECONDS } from '../../lambdas/webhooks/delivery-schedule';
 import { webhookAdmissionHolders, webhookOperations } from '../../lambdas/webhooks/webhook-operations';
 import { HANDLERS } from '../../local/handlers';
 import { startHttpsReceiver } from '../support/https-receiver';
+import { recordInput } from '../support/record-input';
 import { SettingsBrowser, type JsonResponse } from '../support/settings-browser';
 import { startTestStack, type TestStack } from '../support/test-stack';
 
@@ -109,20 +110,9 @@ async function activeCallback(m: Manager, r: Receiver): Promise<{ id: string; se
   return { id: webhook.webhook_id, secret };
 }
 
-let recordSerial = 0;
 /** A business event of the organization (record.created), written by the back office: its event id. */
 async function businessEvent(partnerId: string): Promise<string> {
-  recordSerial += 1;
-  const put = await stack.office.records!.put(partnerId, {
-    uuid: `USS-${String(70000000 + recordSerial)}-Hook${String(recordSerial).padStart(8, '0')}`,
-    player_name: 'Steve',
-    game_category: 'FPS',
-    game: 'Valorant',
-    checked_at: '2026-10-01T10:00:00Z',
-    result: 'warning',
-    checker_name: 'Alex Checker',
-  });
-  return put.event_id;
+  return (await stack.office.records!.put(partnerId, recordInput('Hook'))).event_id;
 }
 
 /** The callback's deliveries through the settings API (it counts toward the view quota: 30 a minute). */

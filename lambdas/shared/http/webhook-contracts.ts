@@ -97,6 +97,7 @@ export const WEBHOOK_CONTRACTS = {
       'PARTNER_MANAGER_REQUIRED',
       'PARTNER_INACTIVE',
       'WEBHOOK_LIMIT_OR_ACCESS_CHANGED',
+      'SETTINGS_CONFLICT',
     ],
   },
   'webhook-verify': {
