@@ -7,7 +7,7 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Callbacks, viewOf, type WebhookView } from '../webhooks/callbacks';
 import { Deliveries, deliveryView, type DeliveryView } from '../webhooks/deliveries';
-import { WEBHOOK_ID_PATTERN, webhookLookup, type WebhookItem } from '../webhooks/webhook-items';
+import { WEBHOOK_ID_PATTERN, webhookLookup, type AccountWebhookEntry, type WebhookItem } from '../webhooks/webhook-items';
 import { OPERATOR } from './audit';
 import { BackOfficeError } from './errors';
 import type { Clock } from './identity-store';
@@ -52,14 +52,15 @@ export class WebhooksOffice {
     return { webhook_id: webhookId, deliveries: (await this.deliveries.latest(webhookId)).map(deliveryView) };
   }
 
-  /** A callback by id alone: the access table's gsi1 (`WEBHOOK#<id>`). */
+  /** A callback by id alone: its creator's entry through the access table's gsi1 (`WEBHOOK#<id>`), then the callback. */
   private async find(webhookId: string): Promise<WebhookItem> {
     if (!WEBHOOK_ID_PATTERN.test(webhookId)) throw new BackOfficeError('INVALID_ARGUMENT', 'A webhook id looks like wh_ and 20 hex digits');
     const { Items = [] } = await this.client.send(
       new QueryCommand({ TableName: this.table, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': webhookLookup(webhookId).gsi1pk } }),
     );
-    const item = Items[0] as WebhookItem | undefined;
-    if (!item) throw new BackOfficeError('WEBHOOK_NOT_FOUND', `No webhook callback ${webhookId}`);
-    return item;
+    const entry = Items[0] as AccountWebhookEntry | undefined;
+    const found = entry ? (await this.callbacks.withStanding(entry.partner_id, webhookId, entry.account_id)).found : undefined;
+    if (!found) throw new BackOfficeError('WEBHOOK_NOT_FOUND', `No webhook callback ${webhookId}`);
+    return found.item;
   }
 }

@@ -181,11 +181,12 @@ export class Callbacks {
           {
             Put: {
               TableName: this.table,
-              Item: { ...webhookKey(input.partnerId, input.webhookId), ...webhookLookup(input.webhookId), type: 'webhook', ...item },
+              Item: { ...webhookKey(input.partnerId, input.webhookId), type: 'webhook', ...item },
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
-          { Put: { TableName: this.table, Item: { ...accountWebhookKey(input.accountId, input.webhookId), type: 'webhook-entry', ...entry } } },
+          // The entry carries the index key, not the callback: the callback's slot writes stay off the index.
+          { Put: { TableName: this.table, Item: { ...accountWebhookKey(input.accountId, input.webhookId), ...webhookLookup(input.webhookId), type: 'webhook-entry', ...entry } } },
           auditPut(this.identity, input.accountId, 'webhook.created', input.source, { webhook_id: input.webhookId }),
         ],
       }),

@@ -21,25 +21,32 @@ export function isOutboxInsert(record: DynamoDBRecord): boolean {
   return record.eventName === 'INSERT' && record.dynamodb?.NewImage?.kind?.S === 'event';
 }
 
+/** Records of a batch fanned out at once (each a Query, then a Put and a SendMessage per active callback). */
+const FAN_OUT_PARALLELISM = 10;
+
 export async function fanOutStreamEvent(event: DynamoDBStreamEvent, platform: Platform): Promise<DynamoDBBatchResponse> {
   const services = webhookServicesOf(platform);
-  const failures: { itemIdentifier: string }[] = [];
-  // In order: a failed record and every later one are retried together (the stream's checkpoint is the first failure).
-  for (const record of event.Records) {
-    if (failures.length > 0) {
-      failures.push({ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' });
-      continue;
+  const records = event.Records;
+  const failed = new Array<boolean>(records.length).fill(false);
+  // The records at once (deliveries may arrive in any order; the spec says so), bounded.
+  let next = 0;
+  const work = async () => {
+    for (let i = next++; i < records.length; i = next++) {
+      const record = records[i];
+      if (!isOutboxInsert(record)) continue;
+      try {
+        const image = unmarshall(record.dynamodb?.NewImage as Record<string, AttributeValue> as never) as { event: EventEnvelope };
+        await fanOut(image.event, services);
+      } catch (error) {
+        logger.error('webhook fan-out failed; the stream retries the record', { error, sequence: record.dynamodb?.SequenceNumber });
+        failed[i] = true;
+      }
     }
-    if (!isOutboxInsert(record)) continue;
-    try {
-      const image = unmarshall(record.dynamodb?.NewImage as Record<string, AttributeValue> as never) as { event: EventEnvelope };
-      await fanOut(image.event, services);
-    } catch (error) {
-      logger.error('webhook fan-out failed; the stream retries the record', { error, sequence: record.dynamodb?.SequenceNumber });
-      failures.push({ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' });
-    }
-  }
-  return { batchItemFailures: failures };
+  };
+  await Promise.all(Array.from({ length: Math.min(FAN_OUT_PARALLELISM, records.length) }, work));
+  // The stream's checkpoint is the first failure: it and every later record come again (fanning out twice makes nothing twice).
+  const first = failed.indexOf(true);
+  return { batchItemFailures: first < 0 ? [] : records.slice(first).map((record) => ({ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' })) };
 }
 
 /** One event to every active callback of its organization that was active when the event happened. */

@@ -111,7 +111,10 @@ export interface DeliveryItem {
 
 export const WEBHOOK_PREFIX = 'WEBHOOK#';
 export const webhookKey = (partnerId: string, webhookId: string): ItemKey => ({ pk: `ORG#${partnerId}`, sk: `${WEBHOOK_PREFIX}${webhookId}` });
-/** The callback's index entry (the access table's gsi1): the operator finds a callback by its id alone. */
+/**
+ * The index key of the creator's entry of a callback (the access table's gsi1): the operator finds a callback by
+ * its id alone. On the entry, which hardly changes, not on the callback, whose every delivery slot is a write.
+ */
 export const webhookLookup = (webhookId: string) => ({ gsi1pk: `WEBHOOK#${webhookId}`, gsi1sk: 'WEBHOOK' });
 export const accountWebhookKey = (accountId: string, webhookId: string): ItemKey => ({ pk: `ACCOUNT#${accountId}`, sk: `${WEBHOOK_PREFIX}${webhookId}` });
 export const deliveriesPartition = (webhookId: string) => `DELIVERIES#${webhookId}`;
