@@ -39,7 +39,6 @@
  *   with 10 callbacks (the most an organization may have), on raised limits;
  *   and a burst of 10 events per callback on the deployed limits.
  */
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -62,6 +61,7 @@ import { defineScenario, type BenchContext, type WebhookRow, type WebhookStageCo
 import { round, summarizeLatency } from '../stats';
 import { GET_ITEM_SCENARIO } from './dynamo-get-item';
 import { countFailedConditions, inScope, type Measured } from './invitation-peers';
+import { recordInput } from '../../test/support/record-input';
 
 export const WEBHOOK_DELIVERY_SCENARIO = 'webhook-delivery';
 
@@ -203,23 +203,6 @@ interface State {
 /** The deployed client configuration (timeouts, attempts), instrumented as the service's, counting failed conditions per scope. */
 const benchDocumentClient = () => createDocumentClient(countFailedConditions(new DynamoDBClient({ ...DYNAMO_CLIENT_CONFIG })));
 
-let recordSerial = 0;
-const runTag = randomBytes(3).toString('hex').slice(0, 5);
-
-/** A valid new record of the organization: its put writes the record and a `record.created` event in one transaction. */
-const recordInput = () => {
-  recordSerial += 1;
-  return {
-    uuid: `USS-${String(recordSerial).padStart(8, '0')}-WhBench${runTag}`,
-    player_name: 'Steve',
-    game_category: 'FPS',
-    game: 'Valorant',
-    checked_at: '2026-10-01T10:00:00Z',
-    result: 'warning',
-    checker_name: 'Alex Checker',
-  };
-};
-
 /** A manager account and its organization with one active callback per path, created and verified as web settings does (in process, no HTTP). */
 async function organizationWithCallbacks(office: BackOffice, services: WebhookServices, receiver: HttpsReceiver, name: string, paths: readonly string[]): Promise<Target> {
   const { account_id: accountId } = await office.accounts.create(`${name} manager`);
@@ -284,7 +267,7 @@ async function deliveryRun(context: BenchContext, state: State, spec: RunSpec): 
     while (next < spec.events) {
       const index = next++;
       const target = spec.targets[index % spec.targets.length];
-      const { event_id: eventId } = await state.office.records!.put(target.partnerId, recordInput());
+      const { event_id: eventId } = await state.office.records!.put(target.partnerId, recordInput('WhBench'));
       const ack = Date.now();
       writeEnded = Math.max(writeEnded, ack);
       const keys = target.paths.map((path) => deliveryKeyOf(path, eventId));

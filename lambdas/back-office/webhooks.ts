@@ -5,9 +5,9 @@
  * secret: the CLI has no way to show one.
  */
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { Callbacks, viewOf, type WebhookView } from '../webhooks/callbacks';
+import { Callbacks, deactivatedAs, viewOf, type StandingCallback, type WebhookView } from '../webhooks/callbacks';
 import { Deliveries, deliveryView, type DeliveryView } from '../webhooks/deliveries';
-import { WEBHOOK_ID_PATTERN, webhookLookup, type AccountWebhookEntry, type WebhookItem } from '../webhooks/webhook-items';
+import { WEBHOOK_ID_PATTERN, webhookLookup, type AccountWebhookEntry } from '../webhooks/webhook-items';
 import { OPERATOR } from './audit';
 import { BackOfficeError } from './errors';
 import type { Clock } from './identity-store';
@@ -39,11 +39,10 @@ export class WebhooksOffice {
 
   /** Deactivate a callback for good and cancel its open deliveries; a deactivated one is answered as it is. */
   async deactivate(webhookId: string): Promise<{ webhook: WebhookView; cancelled_deliveries: number }> {
-    const item = await this.find(webhookId);
-    let cancelled = 0;
-    if (await this.callbacks.deactivate(item, 'deactivated_by_operator', OPERATOR)) cancelled = await this.deliveries.cancelOpen(webhookId, undefined);
-    const { found } = await this.callbacks.withStanding(item.partner_id, webhookId, item.account_id);
-    return { webhook: viewOf(found?.item ?? item, found?.standing ?? { usable: true }), cancelled_deliveries: cancelled };
+    const { item, standing } = await this.find(webhookId);
+    const at = await this.callbacks.deactivate(item, 'deactivated_by_operator', OPERATOR);
+    const cancelled = at ? await this.deliveries.cancelOpen(webhookId, undefined) : 0;
+    return { webhook: viewOf(at ? deactivatedAs(item, at, 'deactivated_by_operator') : item, standing), cancelled_deliveries: cancelled };
   }
 
   /** A callback's latest 50 deliveries, newest first. */
@@ -53,7 +52,7 @@ export class WebhooksOffice {
   }
 
   /** A callback by id alone: its creator's entry through the access table's gsi1 (`WEBHOOK#<id>`), then the callback. */
-  private async find(webhookId: string): Promise<WebhookItem> {
+  private async find(webhookId: string): Promise<StandingCallback> {
     if (!WEBHOOK_ID_PATTERN.test(webhookId)) throw new BackOfficeError('INVALID_ARGUMENT', 'A webhook id looks like wh_ and 20 hex digits');
     const { Items = [] } = await this.client.send(
       new QueryCommand({ TableName: this.table, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': webhookLookup(webhookId).gsi1pk } }),
@@ -61,6 +60,6 @@ export class WebhooksOffice {
     const entry = Items[0] as AccountWebhookEntry | undefined;
     const found = entry ? (await this.callbacks.withStanding(entry.partner_id, webhookId, entry.account_id)).found : undefined;
     if (!found) throw new BackOfficeError('WEBHOOK_NOT_FOUND', `No webhook callback ${webhookId}`);
-    return found.item;
+    return found;
   }
 }

@@ -12,7 +12,6 @@
  * `{challenge: <the one sent>}`.
  */
 import { randomBytes } from 'node:crypto';
-import type { EventEnvelope } from '../outbox/outbox';
 import { newEventId } from '../outbox/outbox';
 import type { SendOutcome } from './destination/safe-sender';
 import { webhookHeaders } from './signing';
@@ -84,4 +83,3 @@ export function verificationResult(outcome: SendOutcome, challenge: string): { p
   return { passed: true, httpStatus: status };
 }
 
-export type { EventEnvelope };

@@ -81,6 +81,14 @@ export function callbackStanding(facts: StandingFacts, account: AccountItem | un
   );
 }
 
+/** The callback as it is once deactivated at `at` for `reason` (what the deactivation wrote). */
+export const deactivatedAs = (item: WebhookItem, at: string, reason: DeactivationReason): WebhookItem => ({
+  ...item,
+  status: 'deactivated',
+  deactivated_at: at,
+  deactivation_reason: reason,
+});
+
 export function viewOf(item: WebhookItem, standing: KeyStanding): WebhookView {
   const lost = item.status !== 'deactivated' && !standing.usable;
   return {
@@ -91,7 +99,7 @@ export function viewOf(item: WebhookItem, standing: KeyStanding): WebhookView {
     created_at: item.created_at,
     activated_at: item.activated_at ?? null,
     deactivated_at: item.deactivated_at ?? null,
-    deactivation_reason: lost && !standing.usable ? standing.reason : (item.deactivation_reason ?? null),
+    deactivation_reason: !standing.usable && item.status !== 'deactivated' ? standing.reason : (item.deactivation_reason ?? null),
     last_verification: item.last_verification ?? null,
   };
 }
@@ -286,9 +294,9 @@ export class Callbacks {
 
   /**
    * Deactivate a callback for good (its account entry stops counting toward the 10), once: returns
-   * false when it was already deactivated. The caller cancels its pending deliveries.
+   * when it was deactivated, or undefined when it already was. The caller cancels its pending deliveries.
    */
-  async deactivate(item: Pick<WebhookItem, 'partner_id' | 'webhook_id' | 'account_id'>, reason: DeactivationReason, source?: AuditSource): Promise<boolean> {
+  async deactivate(item: Pick<WebhookItem, 'partner_id' | 'webhook_id' | 'account_id'>, reason: DeactivationReason, source?: AuditSource): Promise<string | undefined> {
     const now = this.clock();
     const at = now.toISOString();
     const ttl = ttlAfter(now.getTime() + DELIVERY_RETENTION_DAYS * DAY_MS);
@@ -319,9 +327,9 @@ export class Callbacks {
           ],
         }),
       );
-      return true;
+      return at;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
+      if (isConditionFailure(error)) return undefined;
       if (isWriteConflict(error)) return this.deactivate(item, reason, source);
       throw error;
     }

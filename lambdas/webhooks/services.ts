@@ -13,6 +13,8 @@ import { webhookRuntimeOf, type WebhookRuntime } from './webhook-runtime';
 
 /** Opened secrets are kept this long in a container's memory. */
 export const SECRET_CACHE_MS = 5 * 60_000;
+/** At most this many opened secrets per container. */
+const SECRET_CACHE_ENTRIES = 1000;
 
 export interface WebhookServices {
   readonly callbacks: Callbacks;
@@ -35,7 +37,9 @@ export const webhookServicesOf = perPlatform((platform: Platform): WebhookServic
       const cached = opened.get(item.webhook_id);
       if (cached && cached.until > now) return cached.secret;
       const secret = await runtime.sealer.open(item.sealed_secret, { webhookId: item.webhook_id, partnerId: item.partner_id });
-      opened.set(item.webhook_id, { secret, until: now + SECRET_CACHE_MS });
+      // Bounded: a container serving many callbacks forgets the expired ones before adding more.
+      if (opened.size >= SECRET_CACHE_ENTRIES) for (const [id, entry] of opened) if (entry.until <= now) opened.delete(id);
+      if (opened.size < SECRET_CACHE_ENTRIES) opened.set(item.webhook_id, { secret, until: now + SECRET_CACHE_MS });
       return secret;
     },
   };

@@ -14,7 +14,7 @@ import type { AdmissionHolders, Operation, OperationInput, SettingsSession } fro
 import { perPlatform } from '../shared/platform';
 import { requireTable } from '../shared/storage/dynamo-client';
 import { controlEvent, post, verificationResult, deliveryResult } from './attempt';
-import { viewOf } from './callbacks';
+import { deactivatedAs, viewOf } from './callbacks';
 import { deliveryView } from './deliveries';
 import { checkWebhookUrl } from './destination/url-rules';
 import { newWebhookSecret } from './signing';
@@ -26,6 +26,7 @@ import {
   organizationWebhookLimitsKey,
   WEBHOOK_ID_PATTERN,
   webhookLimitsKey,
+  type DeactivationReason,
   type WebhookItem,
 } from './webhook-items';
 import { revokeCallback } from './delivery-worker';
@@ -101,7 +102,7 @@ async function usableCallback(input: OperationInput): Promise<WebhookItem> {
   const { item, standing } = await services.callbacks.owned(sessionOf(input).accountId, String(input.pathParameters.webhook_id));
   if (item.status === 'deactivated') throw new ApiError('WEBHOOK_INACTIVE');
   if (!standing.usable) {
-    await revokeCallback(item, standing.reason as never, services);
+    await revokeCallback(item, standing.reason as DeactivationReason, services);
     throw new ApiError('WEBHOOK_INACTIVE');
   }
   return item;
@@ -148,13 +149,11 @@ const testOperation: Operation = async (input) => {
 
 const deactivateOperation: Operation = async (input) => {
   const services = webhookServicesOf(input.platform);
-  const { item } = await services.callbacks.owned(sessionOf(input).accountId, String(input.pathParameters.webhook_id));
-  let cancelled = 0;
-  if (await services.callbacks.deactivate(item, 'deactivated_by_creator', sourceOf(input))) {
-    cancelled = await services.deliveries.cancelOpen(item.webhook_id, undefined);
-  }
-  const { item: now, standing } = await services.callbacks.owned(item.account_id, item.webhook_id);
-  return { data: { webhook: viewOf(now, standing), cancelled_deliveries: cancelled } };
+  const { item, standing } = await services.callbacks.owned(sessionOf(input).accountId, String(input.pathParameters.webhook_id));
+  const at = await services.callbacks.deactivate(item, 'deactivated_by_creator', sourceOf(input));
+  const cancelled = at ? await services.deliveries.cancelOpen(item.webhook_id, undefined) : 0;
+  // Deactivated now: as written; already deactivated: as read.
+  return { data: { webhook: viewOf(at ? deactivatedAs(item, at, 'deactivated_by_creator') : item, standing), cancelled_deliveries: cancelled } };
 };
 
 const deliveriesOperation: Operation = async (input) => {
