@@ -1,0 +1,117 @@
+/**
+ * The service's own CloudWatch metrics (embedded metric format, written by
+ * Powertools Metrics in the functions): one catalog that the code emitting
+ * them and the stack's dashboard and alarms (lib/constructs/observability.ts)
+ * both read, so a renamed metric or dimension cannot leave a widget or an
+ * alarm watching nothing. CDK-free.
+ *
+ * Every metric carries the dimension `stage` (the function's STAGE) and the
+ * dimensions listed for it, nothing else: the dashboard and alarms query
+ * exactly these sets (CloudWatch matches a metric only by its full set of
+ * dimensions). Powertools' default `service` dimension is not used.
+ */
+
+/** Namespace of every metric the service emits. */
+export const METRIC_NAMESPACE = 'PartnerApi';
+
+/** Dimension every metric carries. */
+export const STAGE_DIMENSION = 'stage';
+
+export interface MetricSpec {
+  readonly name: string;
+  /** Dimensions besides `stage`, in order. */
+  readonly dimensions: readonly string[];
+  readonly unit: 'Count' | 'Seconds' | 'Milliseconds';
+  readonly description: string;
+}
+
+export const METRICS = {
+  /** One per API request answered (both surfaces), by route id and status class. */
+  requests: {
+    name: 'Requests',
+    dimensions: ['route', 'status_class'],
+    unit: 'Count',
+    description: 'API requests answered, by route (the route table id) and status class (2xx, 4xx, 5xx)',
+  },
+  /** Quota rejections (429 RATE_LIMITED and the settings/player quota rows), by the limits table policy. */
+  quotaRejections: {
+    name: 'QuotaRejections',
+    dimensions: ['policy'],
+    unit: 'Count',
+    description: 'Requests refused by a quota of the limits table, by policy',
+  },
+  /** In-function edge rejections (the edge guard's per-IP and per-credential budgets), by policy. */
+  edgeRejections: {
+    name: 'EdgeRejections',
+    dimensions: ['policy'],
+    unit: 'Count',
+    description: 'Requests refused by the in-function edge guard, by policy',
+  },
+  /** Concurrency rejections (CONCURRENCY_LIMITED), by policy. */
+  concurrencyRejections: {
+    name: 'ConcurrencyRejections',
+    dimensions: ['policy'],
+    unit: 'Count',
+    description: 'Requests refused by a concurrency limit, by policy',
+  },
+  /** Webhook delivery attempts by outcome and attempt number (1–8). */
+  webhookAttempts: {
+    name: 'WebhookAttempts',
+    dimensions: ['outcome', 'attempt'],
+    unit: 'Count',
+    description: 'Webhook delivery attempts, by outcome (delivered, retry_scheduled, failed, cancelled, deferred) and attempt number',
+  },
+  /** Deliveries that ended: delivered, failed (after the last attempt) or cancelled. */
+  webhookDeliveries: {
+    name: 'WebhookDeliveries',
+    dimensions: ['outcome'],
+    unit: 'Count',
+    description: 'Webhook deliveries that ended, by outcome (delivered, failed, cancelled)',
+  },
+  /** Player claims by outcome (claimed, already_claimed, unavailable, ticket_deferred, …). */
+  claims: {
+    name: 'Claims',
+    dimensions: ['outcome'],
+    unit: 'Count',
+    description: 'Invitation claims, by outcome',
+  },
+  /** The claim reconciler's outcomes per run (joined, deferred, cleared). */
+  reconcilerOutcomes: {
+    name: 'ReconcilerOutcomes',
+    dimensions: ['outcome'],
+    unit: 'Count',
+    description: 'Claims the reconciler finished (joined), left for the next run (deferred) or whose marker it cleared (cleared)',
+  },
+  /** Claims still `claiming` that the reconciler found in a run. */
+  claimingBacklog: {
+    name: 'ClaimingBacklog',
+    dimensions: [],
+    unit: 'Count',
+    description: 'Invitations found in state claiming by a reconciler run',
+  },
+  /** Age of the oldest claim still `claiming` at a reconciler run (0 when none). */
+  claimingOldestAge: {
+    name: 'ClaimingOldestAgeSeconds',
+    dimensions: [],
+    unit: 'Seconds',
+    description: 'Age of the oldest invitation in state claiming at a reconciler run',
+  },
+} as const satisfies Record<string, MetricSpec>;
+
+export type MetricId = keyof typeof METRICS;
+
+/**
+ * How long a claim may stay `claiming` before something is wrong: the
+ * reconciler runs every minute and leaves claims younger than one minute to
+ * the player's own request, so a healthy stage finishes every claim within
+ * about two minutes; five gives room for a slow ticket store.
+ */
+export const CLAIMING_RECONCILIATION_BOUND_SECONDS = 300;
+
+/** The status class dimension value of an HTTP status. */
+export function statusClass(status: number): '2xx' | '3xx' | '4xx' | '5xx' {
+  if (status >= 500) return '5xx';
+  if (status >= 400) return '4xx';
+  if (status >= 300) return '3xx';
+  return '2xx';
+}
