@@ -33,6 +33,13 @@ export const METRICS = {
     unit: 'Count',
     description: 'API requests answered, by route (the route table id) and status class (2xx, 4xx, 5xx)',
   },
+  /** Time from the function's first look at a request to its answer, by route (the function's part of API Gateway's latency). */
+  requestLatency: {
+    name: 'RequestLatency',
+    dimensions: ['route'],
+    unit: 'Milliseconds',
+    description: 'Time the function took to answer a request, by route',
+  },
   /** Quota rejections (429 RATE_LIMITED and the settings/player quota rows), by the limits table policy. */
   quotaRejections: {
     name: 'QuotaRejections',
