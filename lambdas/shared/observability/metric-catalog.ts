@@ -5,21 +5,31 @@
  * both read, so a renamed metric or dimension cannot leave a widget or an
  * alarm watching nothing. CDK-free.
  *
- * Every metric carries the dimension `stage` (the function's STAGE) and the
- * dimensions listed for it, nothing else: the dashboard and alarms query
- * exactly these sets (CloudWatch matches a metric only by its full set of
- * dimensions). Powertools' default `service` dimension is not used.
+ * Every metric carries the dimensions `service` (SERVICE_NAME: Powertools
+ * Metrics always adds it, also to single metrics) and `stage` (the
+ * function's STAGE), then the dimensions listed for it, nothing else: the
+ * dashboard and alarms query exactly these sets (CloudWatch matches a metric
+ * only by its full set of dimensions).
  */
 
 /** Namespace of every metric the service emits. */
 export const METRIC_NAMESPACE = 'PartnerApi';
 
-/** Dimension every metric carries. */
+/** Powertools' `service` dimension (and the logger's service name). */
+export const SERVICE_NAME = 'partner-api';
+
+/** Dimensions every metric carries, in this order, before its own. */
+export const SERVICE_DIMENSION = 'service';
 export const STAGE_DIMENSION = 'stage';
+
+/** The full dimension map of a metric of the catalog on a stage. */
+export function dimensionsOf(metric: MetricSpec, stage: string, values: Readonly<Record<string, string>> = {}): Record<string, string> {
+  return { [SERVICE_DIMENSION]: SERVICE_NAME, [STAGE_DIMENSION]: stage, ...Object.fromEntries(metric.dimensions.map((d) => [d, values[d]])) };
+}
 
 export interface MetricSpec {
   readonly name: string;
-  /** Dimensions besides `stage`, in order. */
+  /** Dimensions besides `service` and `stage`, in order. */
   readonly dimensions: readonly string[];
   readonly unit: 'Count' | 'Seconds' | 'Milliseconds';
   readonly description: string;
