@@ -2,7 +2,7 @@
  * Stateless stack: everything that can be rebuilt from code — the functions,
  * the two front doors (lib/config/surfaces.ts: the partner API and the web
  * side, each its own REST API with its own WAF web ACL), the scheduled jobs
- * and the alarms. It receives the tables of the stateful stack through typed
+ * and what operators watch (alarms, their topic, the dashboard). It receives the tables of the stateful stack through typed
  * props.
  *
  * The web API is built first and depends on nothing of the partner API's
@@ -18,6 +18,7 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
+import { TABLES, TABLE_IDS } from '../lambdas/shared/storage/table-definitions';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { PLAYER_SITE_PATH, SETTINGS_PATH, type RouteDefinition, type Surface } from '../lambdas/shared/http/routes';
@@ -104,16 +105,28 @@ export class StatelessStack extends Stack {
     for (const api of [this.api, this.webApi]) {
       for (const [group, fn] of Object.entries(api.functions)) functions[group] = fn.function;
     }
+    functions['entitlement-periods'] = this.jobs.entitlementPeriods;
+    functions['claim-reconciler'] = this.jobs.claimReconciler;
     functions['webhook-fanout'] = this.webhooks.fanOut;
     functions['webhook-delivery'] = this.webhooks.worker;
     this.observability = new Observability(this, 'Observability', {
       config,
-      apis: [this.api, this.webApi].map((api) => ({ alarmPrefix: SURFACE_PROFILES[api.surface].alarmPrefix, stage: api.stage })),
+      apis: [this.api, this.webApi].map((api) => ({
+        alarmPrefix: SURFACE_PROFILES[api.surface].alarmPrefix,
+        title: SURFACE_PROFILES[api.surface].title,
+        stage: api.stage,
+        routes: api.routes,
+      })),
       functions,
       tables,
-      edges: [this.edge, this.webEdge].map((edge) => ({ webAclName: edge.webAclName, alarmingRuleMetricNames: edge.regionWideRuleMetricNames })),
-      deadLetterQueues: { 'webhook-deliveries': this.webhooks.deadLetterQueue },
-      stateMachines: { 'webhook-retry': this.webhooks.retryStateMachine },
+      tableIndexes: Object.fromEntries(TABLE_IDS.map((id) => [id, TABLES[id].globalIndexes.map((index) => index.indexName)])),
+      edges: [this.edge, this.webEdge].map((edge) => ({
+        webAclName: edge.webAclName,
+        alarmingRuleMetricNames: edge.regionWideRuleMetricNames,
+        ruleMetricNames: ruleMetricNames(edge.webAcl),
+      })),
+      webhooks: { queue: this.webhooks.queue, deadLetterQueue: this.webhooks.deadLetterQueue, retryStateMachine: this.webhooks.retryStateMachine },
+      claimReconciler: true,
     });
 
     new CfnOutput(this, SURFACE_PROFILES.partner.baseUrlOutput, {
@@ -125,4 +138,13 @@ export class StatelessStack extends Stack {
       value: this.webApi.baseUrl,
     });
   }
+}
+
+/** The metric name of every rule of a web ACL, in the ACL's order (the dashboard graphs each rule's blocks). */
+function ruleMetricNames(webAcl: wafv2.CfnWebACL): string[] {
+  const rules = Array.isArray(webAcl.rules) ? webAcl.rules : [];
+  return rules.flatMap((rule) => {
+    const visibility = (rule as Partial<wafv2.CfnWebACL.RuleProperty>).visibilityConfig as Partial<wafv2.CfnWebACL.VisibilityConfigProperty> | undefined;
+    return typeof visibility?.metricName === 'string' ? [visibility.metricName] : [];
+  });
 }

@@ -3,13 +3,18 @@
  * overrides for the long-lived stages. Any other valid stage name is an
  * ephemeral stage (a pull request, a developer sandbox) and gets the base
  * unchanged, so the base is deliberately the cheap, disposable setting:
- * destroy on delete, short log retention, no alarms.
+ * destroy on delete, no alarms, no dashboard. Log retention is the one
+ * exception: the spec keeps the call logs of every stage 30 days, and the
+ * call logs live in the functions' log groups, so no stage keeps less.
  *
  * The values are plain data (no CDK types) so that they can be unit tested
- * and printed in docs/infrastructure.md.
+ * and printed in docs/infrastructure.md and docs/alarms.md.
  */
 
 import type { Surface } from '../../lambdas/shared/http/routes';
+import { CLAIMING_RECONCILIATION_BOUND_SECONDS } from '../../lambdas/shared/observability/metric-catalog';
+import { SQS_MAX_DELAY_SECONDS } from '../../lambdas/webhooks/delivery-schedule';
+import { DELIVERY_QUEUE_VISIBILITY_SECONDS } from '../../lambdas/webhooks/pipeline-settings';
 
 export type RemovalMode = 'destroy' | 'retain';
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
@@ -28,17 +33,51 @@ export interface ApiThrottleConfig {
   readonly burstLimit: number;
 }
 
+/**
+ * The thresholds of every alarm of a stage (lib/constructs/observability.ts;
+ * each alarm and what to do about it: docs/alarms.md). Counts are per
+ * evaluation period of the alarm (5 minutes unless said otherwise).
+ */
 export interface AlarmsConfig {
   readonly enabled: boolean;
-  /** API Gateway 5XXError count over 5 minutes that raises the alarm. */
-  readonly api5xxThreshold: number;
-  /** API Gateway p99 Latency (ms) over 5 minutes that raises the alarm. */
+  /** 5XX responses of one REST API, in percent of its requests over 5 minutes, that raise the alarm. */
+  readonly api5xxRatePercent: number;
+  /** Requests a REST API must answer in the 5 minutes before its 5XX rate counts: one 500 on 2 requests at 3 a.m. is not an incident. */
+  readonly api5xxMinRequests: number;
+  /** API Gateway p99 Latency (ms) over 5 minutes that raises the alarm (in 2 of 3 periods). */
   readonly p99LatencyMs: number;
-  /** Lambda Errors count per function over 5 minutes that raises the alarm. */
+  /** Lambda Errors per function over 5 minutes that raise the alarm. */
   readonly lambdaErrorsThreshold: number;
-  /** When set, an SNS topic with this e-mail subscription receives alarm and OK notifications. */
+  /** Lambda Throttles per function over 5 minutes that raise the alarm (a throttled request failed without running). */
+  readonly lambdaThrottlesThreshold: number;
+  /** DynamoDB ThrottledRequests per table over 5 minutes that raise the alarm. */
+  readonly tableThrottlesThreshold: number;
+  /** Blocks by a Region-wide WAF rule over 5 minutes that raise the alarm (a junk-credential flood being shed). */
+  readonly wafRegionWideBlocksThreshold: number;
+  /** Visible messages in a dead-letter queue that raise the alarm (work given up on). */
+  readonly deadLetterMessagesThreshold: number;
+  /** Failed executions of the webhook retry state machine over 5 minutes that raise the alarm. */
+  readonly stateMachineFailuresThreshold: number;
+  /**
+   * Age (s) of the oldest message of the webhook delivery queue that raises the alarm. Above the
+   * longest delay SQS holds a retry plus one visibility timeout, so a healthy retry never trips it.
+   */
+  readonly deliveryQueueOldestAgeSeconds: number;
+  /** Deliveries that ended `failed` (all 8 attempts spent), in percent of all deliveries that ended in the hour, that raise the alarm. */
+  readonly webhookFailureRatePercent: number;
+  /** Deliveries that must end in the hour before the failure rate counts. */
+  readonly webhookFailureMinDeliveries: number;
+  /** Age (s) of the oldest invitation left `claiming` that raises the alarm; at least the reconciliation bound. */
+  readonly claimingOldestAgeSeconds: number;
+  /** When set, the alarm topic gets an e-mail subscription to this address (ALARM and OK notifications). */
   readonly notifyEmail?: string;
 }
+
+/**
+ * The spec keeps redacted call logs of calls entering business processing 30 days; they are the
+ * functions' logs, so no stage may keep its log groups less.
+ */
+export const CALL_LOG_RETENTION_DAYS = 30;
 
 export interface LambdaConfig {
   readonly memoryMb: number;
@@ -70,6 +109,12 @@ export interface StageConfig {
    */
   readonly apiThrottle: Readonly<Record<Surface, ApiThrottleConfig>>;
   readonly alarms: AlarmsConfig;
+  /**
+   * The stage's CloudWatch dashboard (lib/constructs/dashboard.ts). About $3 a month each beyond
+   * the account's first three, so ephemeral stages go without; every long-lived stage has one,
+   * dev included (it is where a change is first watched under real traffic).
+   */
+  readonly dashboard: boolean;
   readonly lambda: LambdaConfig;
 }
 
@@ -83,7 +128,7 @@ const BASE: Omit<StageConfig, 'stage' | 'longLived'> = {
   removalPolicy: 'destroy',
   pointInTimeRecovery: false,
   deletionProtection: false,
-  logRetentionDays: 7,
+  logRetentionDays: CALL_LOG_RETENTION_DAYS,
   logLevel: 'INFO',
   tracing: true,
   apiGatewayAccountLogRole: false,
@@ -93,10 +138,21 @@ const BASE: Omit<StageConfig, 'stage' | 'longLived'> = {
   },
   alarms: {
     enabled: false,
-    api5xxThreshold: 5,
+    api5xxRatePercent: 5,
+    api5xxMinRequests: 20,
     p99LatencyMs: 3000,
     lambdaErrorsThreshold: 5,
+    lambdaThrottlesThreshold: 1,
+    tableThrottlesThreshold: 1,
+    wafRegionWideBlocksThreshold: 1,
+    deadLetterMessagesThreshold: 1,
+    stateMachineFailuresThreshold: 1,
+    deliveryQueueOldestAgeSeconds: 3600,
+    webhookFailureRatePercent: 20,
+    webhookFailureMinDeliveries: 5,
+    claimingOldestAgeSeconds: CLAIMING_RECONCILIATION_BOUND_SECONDS,
   },
+  dashboard: false,
   lambda: { memoryMb: 512, timeoutSeconds: 10 },
 };
 
@@ -110,12 +166,13 @@ const OVERRIDES: Record<LongLivedStage, StageOverrides> = {
   dev: {
     logLevel: 'DEBUG',
     apiGatewayAccountLogRole: true,
+    dashboard: true,
   },
   staging: {
     removalPolicy: 'retain',
     pointInTimeRecovery: true,
-    logRetentionDays: 30,
     apiGatewayAccountLogRole: true,
+    dashboard: true,
     apiThrottle: { partner: { rateLimit: 50, burstLimit: 100 }, web: { rateLimit: 25, burstLimit: 50 } },
     alarms: { enabled: true },
   },
@@ -123,10 +180,11 @@ const OVERRIDES: Record<LongLivedStage, StageOverrides> = {
     removalPolicy: 'retain',
     pointInTimeRecovery: true,
     deletionProtection: true,
-    logRetentionDays: 30,
     apiGatewayAccountLogRole: true,
+    dashboard: true,
     apiThrottle: { partner: { rateLimit: 200, burstLimit: 400 }, web: { rateLimit: 100, burstLimit: 200 } },
-    alarms: { enabled: true, p99LatencyMs: 2000 },
+    // More traffic: a lower 5XX rate is already an incident, and the minimum volume is reached sooner.
+    alarms: { enabled: true, p99LatencyMs: 2000, api5xxRatePercent: 2, api5xxMinRequests: 50, webhookFailureRatePercent: 10 },
   },
 };
 
@@ -159,13 +217,17 @@ export function resolveStageConfig(name: string, options: ResolveOptions = {}): 
     longLived,
     alarms: { ...merged.alarms, ...(options.notifyEmail ? { notifyEmail: options.notifyEmail } : {}) },
   };
-  validate(config);
+  assertValidStageConfig(config);
   return deepFreeze(config);
 }
 
-function validate(config: StageConfig): void {
+/** Throws a StageConfigError naming every invalid value of a stage's configuration. */
+export function assertValidStageConfig(config: StageConfig): void {
   const problems: string[] = [];
   const { lambda, apiThrottle, alarms } = config;
+  if (!(config.logRetentionDays >= CALL_LOG_RETENTION_DAYS)) {
+    problems.push(`logRetentionDays must be at least ${CALL_LOG_RETENTION_DAYS} (the spec keeps call logs ${CALL_LOG_RETENTION_DAYS} days; they are the functions' logs)`);
+  }
   if (!Number.isInteger(lambda.timeoutSeconds) || lambda.timeoutSeconds < 1 || lambda.timeoutSeconds >= API_INTEGRATION_TIMEOUT_SECONDS) {
     problems.push(`lambda.timeoutSeconds must be an integer from 1 to ${API_INTEGRATION_TIMEOUT_SECONDS - 1} (API Gateway gives up at ${API_INTEGRATION_TIMEOUT_SECONDS} s)`);
   }
@@ -177,6 +239,7 @@ function validate(config: StageConfig): void {
       problems.push(`apiThrottle.${surface} needs rateLimit > 0 and an integer burstLimit >= 1`);
     }
   }
+  problems.push(...alarmProblems(alarms));
   if (alarms.notifyEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarms.notifyEmail)) {
     problems.push(`alarms.notifyEmail ${JSON.stringify(alarms.notifyEmail)} is not an e-mail address`);
   }
@@ -186,6 +249,43 @@ function validate(config: StageConfig): void {
   if (problems.length > 0) {
     throw new StageConfigError(`Invalid configuration for stage ${config.stage}: ${problems.join('; ')}`);
   }
+}
+
+/** The least age of the oldest delivery message a healthy pipeline can show: SQS's longest delay plus one visibility timeout. */
+export const DELIVERY_QUEUE_HEALTHY_AGE_SECONDS = SQS_MAX_DELAY_SECONDS + DELIVERY_QUEUE_VISIBILITY_SECONDS;
+
+function alarmProblems(alarms: AlarmsConfig): string[] {
+  const problems: string[] = [];
+  const positiveIntegers: (keyof AlarmsConfig)[] = [
+    'api5xxMinRequests',
+    'p99LatencyMs',
+    'lambdaErrorsThreshold',
+    'lambdaThrottlesThreshold',
+    'tableThrottlesThreshold',
+    'wafRegionWideBlocksThreshold',
+    'deadLetterMessagesThreshold',
+    'stateMachineFailuresThreshold',
+    'webhookFailureMinDeliveries',
+  ];
+  for (const key of positiveIntegers) {
+    const value = alarms[key];
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) problems.push(`alarms.${key} must be an integer >= 1`);
+  }
+  for (const key of ['api5xxRatePercent', 'webhookFailureRatePercent'] as const) {
+    if (!(alarms[key] > 0 && alarms[key] <= 100)) problems.push(`alarms.${key} must be a percentage above 0 and at most 100`);
+  }
+  if (!Number.isInteger(alarms.claimingOldestAgeSeconds) || alarms.claimingOldestAgeSeconds < CLAIMING_RECONCILIATION_BOUND_SECONDS) {
+    problems.push(
+      `alarms.claimingOldestAgeSeconds must be an integer of at least ${CLAIMING_RECONCILIATION_BOUND_SECONDS} (the reconciliation bound: younger claims are healthy)`,
+    );
+  }
+  if (!Number.isInteger(alarms.deliveryQueueOldestAgeSeconds) || alarms.deliveryQueueOldestAgeSeconds <= DELIVERY_QUEUE_HEALTHY_AGE_SECONDS) {
+    problems.push(
+      `alarms.deliveryQueueOldestAgeSeconds must be an integer above ${DELIVERY_QUEUE_HEALTHY_AGE_SECONDS} ` +
+        `(a retry delayed ${SQS_MAX_DELAY_SECONDS} s plus one ${DELIVERY_QUEUE_VISIBILITY_SECONDS} s visibility timeout is healthy)`,
+    );
+  }
+  return problems;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

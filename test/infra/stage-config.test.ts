@@ -1,5 +1,17 @@
 import { describe, it, expect } from 'vitest';
-import { LONG_LIVED_STAGES, StageConfigError, resolveStageConfig, type ApiThrottleConfig, type StageConfig } from '../../lib/config/stage-config';
+import {
+  CALL_LOG_RETENTION_DAYS,
+  DELIVERY_QUEUE_HEALTHY_AGE_SECONDS,
+  LONG_LIVED_STAGES,
+  StageConfigError,
+  assertValidStageConfig,
+  resolveStageConfig,
+  type AlarmsConfig,
+  type ApiThrottleConfig,
+  type LogRetentionDays,
+  type StageConfig,
+} from '../../lib/config/stage-config';
+import { CLAIMING_RECONCILIATION_BOUND_SECONDS } from '../../lambdas/shared/observability/metric-catalog';
 import { SURFACES } from '../../lib/config/surfaces';
 
 describe('resolveStageConfig', () => {
@@ -19,13 +31,14 @@ describe('resolveStageConfig', () => {
       removalPolicy: 'destroy',
       pointInTimeRecovery: false,
       deletionProtection: false,
-      logRetentionDays: 7,
+      logRetentionDays: 30,
       apiGatewayAccountLogRole: false,
       alarms: { enabled: false },
+      dashboard: false,
     });
   });
 
-  it('keeps dev disposable with 7-day logs and no alarms', () => {
+  it('keeps dev disposable, without alarms, with a dashboard and 30-day logs', () => {
     const dev = resolveStageConfig('dev');
 
     expect(dev).toMatchObject({
@@ -34,12 +47,13 @@ describe('resolveStageConfig', () => {
       removalPolicy: 'destroy',
       pointInTimeRecovery: false,
       deletionProtection: false,
-      logRetentionDays: 7,
+      logRetentionDays: 30,
       alarms: { enabled: false },
+      dashboard: true,
     });
   });
 
-  it('retains staging data with PITR, 30-day logs and alarms, without deletion protection', () => {
+  it('retains staging data with PITR, 30-day logs, alarms and a dashboard, without deletion protection', () => {
     const staging = resolveStageConfig('staging');
 
     expect(staging).toMatchObject({
@@ -48,10 +62,11 @@ describe('resolveStageConfig', () => {
       deletionProtection: false,
       logRetentionDays: 30,
       alarms: { enabled: true },
+      dashboard: true,
     });
   });
 
-  it('protects prod: retain, PITR, deletion protection, 30-day logs (the spec keeps call logs 30 days), alarms', () => {
+  it('protects prod: retain, PITR, deletion protection, 30-day logs, alarms, a dashboard', () => {
     const prod = resolveStageConfig('prod');
 
     expect(prod).toMatchObject({
@@ -60,18 +75,33 @@ describe('resolveStageConfig', () => {
       deletionProtection: true,
       logRetentionDays: 30,
       alarms: { enabled: true },
+      dashboard: true,
     });
   });
 
+  it.each([...LONG_LIVED_STAGES, 'pr-7'])('keeps the %s call logs (the functions’ logs) at least the spec’s 30 days', (name) => {
+    expect(CALL_LOG_RETENTION_DAYS).toBe(30);
+    expect(resolveStageConfig(name).logRetentionDays).toBeGreaterThanOrEqual(CALL_LOG_RETENTION_DAYS);
+  });
+
   it('merges nested overrides field by field instead of replacing the whole object', () => {
-    // prod overrides only alarms.enabled and alarms.p99LatencyMs; the other thresholds come from the base.
+    // prod overrides a few alarm thresholds; the others come from the base.
     const base = resolveStageConfig('pr-1');
     const prod = resolveStageConfig('prod');
 
     expect(prod.alarms.p99LatencyMs).not.toBe(base.alarms.p99LatencyMs);
-    expect(prod.alarms.api5xxThreshold).toBe(base.alarms.api5xxThreshold);
+    expect(prod.alarms.api5xxRatePercent).toBeLessThan(base.alarms.api5xxRatePercent);
     expect(prod.alarms.lambdaErrorsThreshold).toBe(base.alarms.lambdaErrorsThreshold);
+    expect(prod.alarms.claimingOldestAgeSeconds).toBe(base.alarms.claimingOldestAgeSeconds);
     expect(prod.lambda).toEqual(base.lambda);
+  });
+
+  it.each(['staging', 'prod'])('gives %s alarm thresholds that pass validation, the claiming one at the reconciliation bound', (name) => {
+    const config = resolveStageConfig(name);
+
+    expect(() => assertValidStageConfig(config)).not.toThrow();
+    expect(config.alarms.claimingOldestAgeSeconds).toBe(CLAIMING_RECONCILIATION_BOUND_SECONDS);
+    expect(config.alarms.deliveryQueueOldestAgeSeconds).toBeGreaterThan(DELIVERY_QUEUE_HEALTHY_AGE_SECONDS);
   });
 
   it('types the stage throttle per front door: one entry for the partner API, one for the web side, nothing else', () => {
@@ -119,6 +149,28 @@ describe('resolveStageConfig', () => {
   it('accepts an alarm e-mail and rejects something that is not one', () => {
     expect(resolveStageConfig('prod', { notifyEmail: 'ops@example.com' }).alarms.notifyEmail).toBe('ops@example.com');
     expect(() => resolveStageConfig('prod', { notifyEmail: 'not-an-email' })).toThrow(StageConfigError);
+  });
+
+  it.each([1, 7, 14] as LogRetentionDays[])('refuses to keep logs %i days: the spec keeps call logs 30', (days) => {
+    const config: StageConfig = { ...resolveStageConfig('pr-2'), logRetentionDays: days };
+
+    expect(() => assertValidStageConfig(config)).toThrow(StageConfigError);
+    expect(() => assertValidStageConfig(config)).toThrow(/logRetentionDays must be at least 30/);
+  });
+
+  it.each<[string, Partial<AlarmsConfig>, RegExp]>([
+    ['a 5XX rate of 0 %', { api5xxRatePercent: 0 }, /alarms.api5xxRatePercent/],
+    ['a failure rate above 100 %', { webhookFailureRatePercent: 101 }, /alarms.webhookFailureRatePercent/],
+    ['a fractional minimum of requests', { api5xxMinRequests: 2.5 }, /alarms.api5xxMinRequests/],
+    ['no minimum of ended deliveries', { webhookFailureMinDeliveries: 0 }, /alarms.webhookFailureMinDeliveries/],
+    ['a throttle threshold of 0 (always alarming)', { lambdaThrottlesThreshold: 0 }, /alarms.lambdaThrottlesThreshold/],
+    ['a claiming age below the reconciliation bound', { claimingOldestAgeSeconds: CLAIMING_RECONCILIATION_BOUND_SECONDS - 1 }, /alarms.claimingOldestAgeSeconds/],
+    ['a queue age a healthy delayed retry reaches', { deliveryQueueOldestAgeSeconds: DELIVERY_QUEUE_HEALTHY_AGE_SECONDS }, /alarms.deliveryQueueOldestAgeSeconds/],
+  ])('refuses %s', (_, alarms, message) => {
+    const base = resolveStageConfig('prod');
+    const config: StageConfig = { ...base, alarms: { ...base.alarms, ...alarms } };
+
+    expect(() => assertValidStageConfig(config)).toThrow(message);
   });
 
   it('returns a frozen object so a construct cannot change another stage’s view', () => {
