@@ -2,7 +2,7 @@
  * Ratios against the same run's baselines, the printed tables and the
  * machine-readable results.
  */
-import type { BundleRow, DynamoPerRequest, LatencyRow, QuotaRow, Row, WebhookRow } from './scenario';
+import type { BundleRow, DynamoPerRequest, LatencyRow, QuotaPeerBurstRow, QuotaPeerFigures, QuotaRow, Row, WebhookRow } from './scenario';
 import { round } from './stats';
 
 export interface LatencyResult extends LatencyRow {
@@ -27,8 +27,15 @@ export interface WebhookResult extends WebhookRow {
   readonly ratio?: { readonly p50: number; readonly p99: number; readonly baseline_p50_ms: number; readonly baseline_p99_ms: number };
 }
 
-export function withRatios(rows: readonly Row[]): { latency: LatencyResult[]; bundles: BundleResult[]; quotas: QuotaRow[]; webhooks: WebhookResult[] } {
+export function withRatios(rows: readonly Row[]): {
+  latency: LatencyResult[];
+  bundles: BundleResult[];
+  quotas: QuotaRow[];
+  webhooks: WebhookResult[];
+  quotaPeerBursts: QuotaPeerBurstRow[];
+} {
   const latencyRows = rows.filter((r): r is LatencyRow => r.kind === 'latency');
+  const quotaPeerBursts = rows.filter((r): r is QuotaPeerBurstRow => r.kind === 'quota-peer-burst');
   const bundleRows = rows.filter((r): r is BundleRow => r.kind === 'bundle');
   const quotas = rows.filter((r): r is QuotaRow => r.kind === 'quota');
   const webhookRows = rows.filter((r): r is WebhookRow => r.kind === 'webhook');
@@ -76,7 +83,7 @@ export function withRatios(rows: readonly Row[]): { latency: LatencyResult[]; bu
       ratio: { p50: round(row.latency.p50_ms / base.p50_ms, 1), p99: round(row.latency.p99_ms / base.p99_ms, 1), baseline_p50_ms: base.p50_ms, baseline_p99_ms: base.p99_ms },
     };
   });
-  return { latency, bundles, quotas, webhooks };
+  return { latency, bundles, quotas, webhooks, quotaPeerBursts };
 }
 
 type Cell = string | number | undefined;
@@ -557,6 +564,148 @@ export function quotaNotes(rows: readonly QuotaRow[]): string[] {
       : 'admitted requests: no access-log figures';
     return `${r.policy}: ${r.admitted} admitted of ${r.requests} (limit ${r.limit}), counter ${r.organization_counter.n ?? 'none'} in window ${r.window_id}${r.same_window ? '' : ' (WINDOW CHANGED MID-RUN)'}; ${cost}; burst ${r.elapsed_ms} ms${r.waited_s ? `, after waiting ${r.waited_s} s for a fresh minute` : ''}.`;
   });
+}
+
+// ── the rate-limiter-flexible peer ─────────────────────────────────────────
+
+const QUOTA_PEER_PATHS: Readonly<Record<QuotaPeerFigures['path'], string>> = {
+  service: 'service admission',
+  'peer-read': 'rate-limiter-flexible, key read',
+  'peer-cached': 'rate-limiter-flexible, cached key',
+};
+
+/** The service's in-process admission row at the same concurrency: what the peer rows are set against. */
+const serviceAdmissionOf = (rows: readonly LatencyResult[], concurrency: number) =>
+  rows.find((r) => r.quota_peer?.path === 'service' && r.concurrency === concurrency);
+
+const roundTrips = (d: DynamoPerRequest | undefined) =>
+  d && (d.round_trips_min === d.round_trips_max ? String(d.round_trips) : `${d.round_trips} (${d.round_trips_min}–${d.round_trips_max})`);
+
+/** The key quotas in process: the service's admission and the peer's two lookups, against GetItem and the service. */
+export function quotaPeerLatencyTable(rows: readonly LatencyResult[]): string {
+  const peers = rows.filter((r) => r.quota_peer);
+  const headers = ['path', 'clients', 'n', 'p50 ms', 'p99 ms', 'p50 ×GetItem', 'p50 ×service', 'p99 ×service', 'calls', 'round trips', 'RCU', 'WCU', 'failed cond. writes', 'AWS WCU ≥'];
+  const body = peers.map((r) => {
+    const q = r.quota_peer!;
+    const service = serviceAdmissionOf(peers, r.concurrency);
+    return [
+      QUOTA_PEER_PATHS[q.path],
+      r.concurrency,
+      r.samples,
+      fixed(r.p50_ms, 2),
+      fixed(r.p99_ms, 2),
+      times(r.ratio?.p50),
+      service && service !== r ? times(r.p50_ms / service.p50_ms) : undefined,
+      service && service !== r ? times(r.p99_ms / service.p99_ms) : undefined,
+      withMax(r.dynamo?.calls, r.dynamo?.calls_max),
+      roundTrips(r.dynamo),
+      withMax(r.dynamo?.rcu, r.dynamo?.rcu_max),
+      withMax(r.dynamo?.wcu, r.dynamo?.wcu_max),
+      figure(q.failed_conditional_writes),
+      figure(q.aws_wcu_floor),
+    ];
+  });
+  return table(headers, body, new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]));
+}
+
+const byPolicy = (counts: Readonly<Record<string, number>>) => Object.entries(counts).map(([policy, n]) => `${policy}: ${n}`).join(', ');
+
+/** Per burst and side: admitted against exact per phase, refusals, the minute counters afterwards and what refused requests left on them. */
+export function quotaPeerBurstTable(rows: readonly QuotaPeerBurstRow[]): string {
+  const headers = ['burst', 'path', 'requests', 'clients', 'admitted', 'expected', 'rejected by policy', 'other', 'org counter', 'Σ key', 'Σ account', 'left by refused (org / key / acct)', 'p50 ms', 'exact admission', 'counters exact'];
+  const body = rows.map((r) => [
+    r.burst,
+    r.path === 'service' ? 'service' : 'rate-limiter-flexible',
+    r.phases.map((p) => p.requests).join(' + '),
+    r.clients,
+    r.phases.map((p) => p.admitted).join(' + '),
+    r.phases.map((p) => p.expected_admitted).join(' + '),
+    r.phases.map((p) => byPolicy(p.rejected) || '0').join(' | '),
+    r.phases.map((p) => byPolicy(p.other) || '0').join(' | '),
+    r.counters.organization,
+    r.counters.keys,
+    r.counters.accounts,
+    `${r.consumed_by_rejected.organization} / ${r.consumed_by_rejected.keys} / ${r.consumed_by_rejected.accounts}`,
+    fixed(r.p50_ms, 2),
+    r.exact_admission ? 'yes' : 'NO',
+    r.counters_exact ? 'yes' : 'no',
+  ]);
+  return table(headers, body, new Set([3, 8, 9, 10, 12]));
+}
+
+/** A line per burst on its phases, limits, window and DynamoDB work. */
+export function quotaPeerNotes(rows: readonly QuotaPeerBurstRow[]): string[] {
+  return rows.map((r) => {
+    const d = r.dynamo;
+    const window = r.same_window === undefined ? '' : r.same_window ? `, in UTC minute ${r.window_id}` : ', WINDOW CHANGED MID-RUN';
+    const waited = r.waited_s ? `, after waiting ${r.waited_s} s for a fresh minute` : '';
+    const cost = d ? `; per request ${figure(d.calls)} calls, ${figure(d.round_trips)} round trips, ${figure(d.wcu)} WCU, ${figure(r.failed_conditional_writes)} failed cond. writes` : '';
+    return `${r.burst}, ${r.path === 'service' ? 'service' : 'rate-limiter-flexible'}: ${r.phases.map((p) => `${p.what} ${p.requests}`).join(', then ')} (${byPolicy(r.limits)}), ${r.keys} keys of ${r.accounts} accounts${window}${waited}; ${r.elapsed_ms} ms${cost}.`;
+  });
+}
+
+export interface QuotaPeerPathFigures {
+  readonly p50_ms: number;
+  readonly p99_ms: number;
+  readonly p50_over_get_item?: number;
+  readonly p99_over_get_item?: number;
+  readonly calls: number;
+  readonly round_trips: number;
+  readonly rcu: number;
+  readonly wcu: number;
+  readonly failed_conditional_writes: number;
+  readonly aws_wcu_floor: number;
+  readonly planned: string;
+  readonly operations: readonly string[];
+}
+
+export interface QuotaPeerComparison {
+  readonly concurrency: number;
+  readonly baseline_get_item_p50_ms?: number;
+  readonly service?: QuotaPeerPathFigures;
+  readonly peer_read?: QuotaPeerPathFigures;
+  readonly peer_cached?: QuotaPeerPathFigures;
+  /** Each peer row over the service's, same clients. */
+  readonly peer_read_over_service?: { readonly p50: number; readonly p99: number };
+  readonly peer_cached_over_service?: { readonly p50: number; readonly p99: number };
+}
+
+/** results.json `quota_peers`: per concurrency the three in-process paths and their ratios, then the bursts. */
+export function quotaPeerComparison(rows: readonly LatencyResult[], bursts: readonly QuotaPeerBurstRow[]): { latency: QuotaPeerComparison[]; bursts: readonly QuotaPeerBurstRow[] } {
+  const peers = rows.filter((r) => r.quota_peer);
+  const latency: QuotaPeerComparison[] = [];
+  for (const concurrency of [...new Set(peers.map((r) => r.concurrency))].sort((a, b) => a - b)) {
+    const of = (path: QuotaPeerFigures['path']) => peers.find((r) => r.concurrency === concurrency && r.quota_peer!.path === path);
+    const figures = (r: LatencyResult | undefined): QuotaPeerPathFigures | undefined =>
+      r && {
+        p50_ms: r.p50_ms,
+        p99_ms: r.p99_ms,
+        p50_over_get_item: r.ratio?.p50,
+        p99_over_get_item: r.ratio?.p99,
+        calls: r.dynamo?.calls ?? 0,
+        round_trips: r.dynamo?.round_trips ?? 0,
+        rcu: r.dynamo?.rcu ?? 0,
+        wcu: r.dynamo?.wcu ?? 0,
+        failed_conditional_writes: r.quota_peer!.failed_conditional_writes,
+        aws_wcu_floor: r.quota_peer!.aws_wcu_floor,
+        planned: r.quota_peer!.planned,
+        operations: r.quota_peer!.operations,
+      };
+    const over = (a: LatencyResult | undefined, b: LatencyResult | undefined) => (a && b ? { p50: round(a.p50_ms / b.p50_ms, 2), p99: round(a.p99_ms / b.p99_ms, 2) } : undefined);
+    const service = of('service');
+    const read = of('peer-read');
+    const cached = of('peer-cached');
+    latency.push({
+      concurrency,
+      baseline_get_item_p50_ms: (service ?? read)?.ratio?.baseline_p50_ms,
+      service: figures(service),
+      peer_read: figures(read),
+      peer_cached: figures(cached),
+      peer_read_over_service: over(read, service),
+      peer_cached_over_service: over(cached, service),
+    });
+  }
+  return { latency, bursts };
 }
 
 // ── webhook delivery ──────────────────────────────────────────────────────

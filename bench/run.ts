@@ -6,6 +6,10 @@
  *
  *   npm run bench                full run (10 to 12 minutes on 2 cores: 100,000 records are loaded)
  *   npm run bench -- --quick     a tenth of the requests, to check the harness
+ *   npm run bench -- --only dynamodb-get-item,quota-peers
+ *                                only these scenarios, in the run's order, for development (name the
+ *                                baselines too for their ratios); bench/results.json is left alone
+ *                                unless --out names a file
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -30,6 +34,10 @@ import {
   latencyTable,
   listTable,
   quotaNotes,
+  quotaPeerBurstTable,
+  quotaPeerComparison,
+  quotaPeerLatencyTable,
+  quotaPeerNotes,
   quotaTable,
   TARGETS,
   TARGETS_LINE,
@@ -39,7 +47,7 @@ import {
   webhookThroughputTable,
   withRatios,
 } from './report';
-import type { BenchContext, HotOrganizationPlan, LoadPlan, Row, WebhookPlan } from './scenario';
+import type { BenchContext, HotOrganizationPlan, LoadPlan, QuotaPeersPlan, Row, WebhookPlan } from './scenario';
 import { SCENARIOS } from './scenarios';
 import { round } from './stats';
 
@@ -57,12 +65,35 @@ const HOT_ORGANIZATION: HotOrganizationPlan = {
 /** Webhook delivery runs (scenarios/webhook-delivery.ts); the deployed-limits burst is 10 events per callback in both plans. */
 const FULL_WEBHOOKS: WebhookPlan = { events: 1000, fanOutEvents: 100, deployedLimitEvents: 100, writers: 4, costDeliveries: { success: 20, oneRetry: 20, stateMachine: 10 }, waitScale: 0.001 };
 const QUICK_WEBHOOKS: WebhookPlan = { events: 100, fanOutEvents: 10, deployedLimitEvents: 100, writers: 4, costDeliveries: { success: 5, oneRetry: 5, stateMachine: 3 }, waitScale: 0.001 };
-const FULL_PLAN: LoadPlan = { concurrencies: [1, 8], warmupRequests: 300, measuredRequests: 2000, coldRequests: 500, importRuns: 5, listRecords: 100_000, hotOrganization: HOT_ORGANIZATION, claims: { warmupRequests: 75, measuredRequests: 500 }, webhooks: FULL_WEBHOOKS };
-const QUICK_PLAN: LoadPlan = { concurrencies: [1, 8], warmupRequests: 30, measuredRequests: 200, coldRequests: 50, importRuns: 2, listRecords: 10_000, hotOrganization: HOT_ORGANIZATION, claims: { warmupRequests: 10, measuredRequests: 50 }, webhooks: QUICK_WEBHOOKS };
+/**
+ * The rate-limiter-flexible peer (scenarios/quota-peers.ts): fewer in-process requests than the HTTP rows (three paths at
+ * two concurrencies), and a burst of one key at 10× a lowered key-minute quota, then 5 other keys asking for exactly
+ * what an exact organization-minute quota has left (50 − 10 = 40).
+ */
+const KEY_OVER_LIMIT: QuotaPeersPlan['keyOverLimit'] = {
+  limits: { 'key-minute': 10, 'account-minute': 1000, 'organization-minute': 50 },
+  overLimitRequests: 100,
+  otherKeys: 5,
+  otherKeyRequests: 8,
+  clients: 8,
+};
+const FULL_QUOTA_PEERS: QuotaPeersPlan = { warmupRequests: 100, measuredRequests: 1000, keyOverLimit: KEY_OVER_LIMIT };
+const QUICK_QUOTA_PEERS: QuotaPeersPlan = { warmupRequests: 20, measuredRequests: 100, keyOverLimit: KEY_OVER_LIMIT };
+const FULL_PLAN: LoadPlan = { concurrencies: [1, 8], warmupRequests: 300, measuredRequests: 2000, coldRequests: 500, importRuns: 5, listRecords: 100_000, hotOrganization: HOT_ORGANIZATION, claims: { warmupRequests: 75, measuredRequests: 500 }, webhooks: FULL_WEBHOOKS, quotaPeers: FULL_QUOTA_PEERS };
+const QUICK_PLAN: LoadPlan = { concurrencies: [1, 8], warmupRequests: 30, measuredRequests: 200, coldRequests: 50, importRuns: 2, listRecords: 10_000, hotOrganization: HOT_ORGANIZATION, claims: { warmupRequests: 10, measuredRequests: 50 }, webhooks: QUICK_WEBHOOKS, quotaPeers: QUICK_QUOTA_PEERS };
 
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
-async function runScenarios(stack: LocalStack, platform: Platform, plan: LoadPlan): Promise<Row[]> {
+/** The scenarios `--only` names, in the run's order; every scenario without it. */
+function selectScenarios(only: string | undefined): typeof SCENARIOS {
+  if (only === undefined) return SCENARIOS;
+  const names = only.split(',').map((name) => name.trim()).filter(Boolean);
+  const unknown = names.filter((name) => !SCENARIOS.some((s) => s.name === name));
+  if (unknown.length > 0) throw new Error(`--only: no scenario ${unknown.join(', ')} (scenarios: ${SCENARIOS.map((s) => s.name).join(', ')})`);
+  return SCENARIOS.filter((s) => names.includes(s.name));
+}
+
+async function runScenarios(stack: LocalStack, platform: Platform, plan: LoadPlan, scenarios: typeof SCENARIOS): Promise<Row[]> {
   const seedClient = localDocumentClient(stack.dynamoEndpoint);
   const demo = await seedDemo(seedClient, stack.tables.access);
   seedClient.destroy();
@@ -72,7 +103,7 @@ async function runScenarios(stack: LocalStack, platform: Platform, plan: LoadPla
   const rows: Row[] = [];
   accessLog.start();
   try {
-    for (const scenario of SCENARIOS) {
+    for (const scenario of scenarios) {
       progress(`${scenario.name}: ${scenario.description}`);
       rows.push(...(await scenario.execute(context)));
     }
@@ -83,8 +114,14 @@ async function runScenarios(stack: LocalStack, platform: Platform, plan: LoadPla
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } }, allowPositionals: false });
+  const { values } = parseArgs({
+    options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, out: { type: 'string' } },
+    allowPositionals: false,
+  });
   const plan = values.quick ? QUICK_PLAN : FULL_PLAN;
+  const scenarios = selectScenarios(values.only);
+  // A partial run does not replace the full run's results unless asked to write somewhere.
+  const resultsFile = values.out ?? (values.only === undefined ? RESULTS_FILE : undefined);
   const started = Date.now();
   // Other work on the machine moves every figure; the load when the run began says how quiet it was.
   const loadAtStart = loadavg().map((l) => round(l, 2));
@@ -110,14 +147,14 @@ async function main(): Promise<void> {
       webhooks: false,
     });
     progress(`local stack on ${stack.baseUrl}, DynamoDB Local on ${dynamo.endpoint}`);
-    rows = await runScenarios(stack, latencyPlatform(), plan);
+    rows = await runScenarios(stack, latencyPlatform(), plan, scenarios);
   } finally {
     await stack?.stop();
     platform?.documentClient.destroy();
     await dynamo.stop();
   }
 
-  const { latency, bundles, quotas, webhooks } = withRatios(rows);
+  const { latency, bundles, quotas, webhooks, quotaPeerBursts } = withRatios(rows);
   const targets = admissionTargets(latency);
   const importNode = await nodeVersion(benchNode(PROJECT_ROOT));
   const cpu = cpus();
@@ -135,13 +172,14 @@ async function main(): Promise<void> {
     invitation_claim: claimComparison(latency),
     hot_organization: quotas,
     webhook_delivery: webhooks,
+    quota_peers: quotaPeerComparison(latency, quotaPeerBursts),
     bundles,
   };
-  writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
+  if (resultsFile) writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
 
   const lines = [
     '',
-    `Partner API benchmark, ${results.timestamp}: node ${results.node}, ${results.host.cpus} × ${results.host.cpu_model}, load ${loadAtStart[0]}${values.quick ? ' (quick)' : ''}`,
+    `Partner API benchmark, ${results.timestamp}: node ${results.node}, ${results.host.cpus} × ${results.host.cpu_model}, load ${loadAtStart[0]}${values.quick ? ' (quick)' : ''}${values.only ? ` (only ${values.only})` : ''}`,
     '',
     'Request latency: closed loop over keep-alive HTTP, in the process of the local front; ×base = over DynamoDB GetItem at the same clients.',
     'DynamoDB columns: mean per request from the handler access log (warm: key facts cached; cold: key cache emptied before each request);',
@@ -189,6 +227,20 @@ async function main(): Promise<void> {
     webhookCostTable(webhooks),
     ...webhookNotes(webhooks),
     '',
+    'Key quotas in process, the service against rate-limiter-flexible on the same DynamoDB Local: the demo organization key (3 principals), every quota',
+    'out of reach on both sides (same writes, only the numbers differ). service: authenticateKey (cached facts) + admitRequest, one conditional UpdateItem',
+    'per principal item in parallel; peer: a RateLimiterUnion of 6 RateLimiterDynamo (key, account, organization × minute, day, the limits table\'s numbers)',
+    'on a table of its own, after a consistent GetItem of the key item ("key read") or the service\'s cached lookup ("cached key"). Each call in a request',
+    'scope, counted by the service\'s instrumented client. A write that fails its condition consumes WCU in AWS but DynamoDB Local reports none:',
+    '"AWS WCU ≥" adds one per failed conditional write. ×service: over the service row at the same clients. HTTP figures: the GET /me rows above.',
+    quotaPeerLatencyTable(latency),
+    '',
+    'Quota bursts in process on lowered quotas, the service then the peer, on the same keys (each counts in its own table); minute counters read back',
+    'afterwards ("left by refused": what they hold beyond the admitted requests, points a refused request spent). expected: what exact quotas that',
+    'refund a refused request\'s other counts admit, per phase.',
+    quotaPeerBurstTable(quotaPeerBursts),
+    ...quotaPeerNotes(quotaPeerBursts),
+    '',
     `Hot organization: one burst of keys of one organization, ${Object.entries(plan.hotOrganization.limits).map(([p, l]) => `${p} ${l}`).join(', ')}`,
     'on a platform of its own; counters read from DynamoDB afterwards (Σ: over the keys\' and accounts\' items, compensated rejections included).',
     quotaTable(quotas),
@@ -198,7 +250,7 @@ async function main(): Promise<void> {
     `with NODE_OPTIONS=${DEPLOYED_NODE_OPTIONS} as deployed unless noted; ×bare and +ms against the bare handler bundle.`,
     bundleTable(bundles),
     '',
-    `Wrote ${RESULTS_FILE} in ${results.duration_s} s.`,
+    resultsFile ? `Wrote ${resultsFile} in ${results.duration_s} s.` : `Ran ${scenarios.map((s) => s.name).join(', ')} in ${results.duration_s} s (--only: no results file; --out <file> writes one).`,
     '',
   ];
   process.stdout.write(lines.join('\n'));

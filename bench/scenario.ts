@@ -31,6 +31,26 @@ export interface LoadPlan {
   readonly claims: { readonly warmupRequests: number; readonly measuredRequests: number };
   /** The webhook delivery runs (scenarios/webhook-delivery.ts). */
   readonly webhooks: WebhookPlan;
+  /** The rate-limiter-flexible peer of the key quotas (scenarios/quota-peers.ts). */
+  readonly quotaPeers: QuotaPeersPlan;
+}
+
+export interface QuotaPeersPlan {
+  /** In-process admissions per latency phase (service, peer with its key read, peer on cached key facts), at each of `concurrencies`. */
+  readonly warmupRequests: number;
+  readonly measuredRequests: number;
+  /**
+   * The second burst: one key sends `overLimitRequests` against a lowered key-minute quota, then `otherKeys`
+   * other keys of its organization send `otherKeyRequests` each, which fit exactly in what an exact
+   * organization quota has left (organization-minute − key-minute).
+   */
+  readonly keyOverLimit: {
+    readonly limits: Readonly<Record<string, number>>;
+    readonly overLimitRequests: number;
+    readonly otherKeys: number;
+    readonly otherKeyRequests: number;
+    readonly clients: number;
+  };
 }
 
 export interface WebhookPlan {
@@ -129,6 +149,25 @@ export interface LatencyRow extends LatencySummary {
   readonly invitation?: InvitationFigures;
   /** The player's claim and the link's preview (scenarios/invitation-claim.ts): see ClaimFigures. */
   readonly claim?: ClaimFigures;
+  /** The key quotas in process, the service's admission against rate-limiter-flexible (scenarios/quota-peers.ts): see QuotaPeerFigures. */
+  readonly quota_peer?: QuotaPeerFigures;
+}
+
+/** Which side of the quota comparison a row measured, and what DynamoDB Local leaves out of its WCU. */
+export interface QuotaPeerFigures {
+  /**
+   * `service`: authenticateKey (cached facts) + admitRequest, the pipeline's two steps; `peer-read`: a consistent
+   * GetItem of the key item + the RateLimiterUnion; `peer-cached`: the union after the service's cached key lookup.
+   */
+  readonly path: 'service' | 'peer-read' | 'peer-cached';
+  /** The DynamoDB calls of a request, in order (round trips separated by `→`, parallel calls by `+`). */
+  readonly planned: string;
+  /** Mean per request of the writes that failed their condition (AWS bills at least 1 WCU each; DynamoDB Local reports none). */
+  readonly failed_conditional_writes: number;
+  /** The least AWS bills per request for the writes: the reported WCU plus one per failed conditional write (items under 1 KB). */
+  readonly aws_wcu_floor: number;
+  /** The operations of the first measured request, in call order. */
+  readonly operations: readonly string[];
 }
 
 /** What a claim-scenario row measured, and the part of its DynamoDB work that is the player admission's. */
@@ -309,7 +348,59 @@ export interface WebhookRow {
   readonly errors: number;
 }
 
-export type Row = LatencyRow | BundleRow | QuotaRow | WebhookRow;
+/** One phase of a quota burst: requests of some keys of the organization, all at once (`clients` at a time). */
+export interface QuotaBurstPhase {
+  readonly what: string;
+  readonly keys: number;
+  readonly requests: number;
+  readonly admitted: number;
+  /** What exact quotas that refund a refused request's other counts admit. */
+  readonly expected_admitted: number;
+  /** Refusals by policy (the service's X-RateLimit-Policy; the peer's refusing limiters, joined by `+` when several refused). */
+  readonly rejected: Readonly<Record<string, number>>;
+  /** Anything else (a store error), by name: none expected. */
+  readonly other: Readonly<Record<string, number>>;
+}
+
+/**
+ * A quota burst in process (scenarios/quota-peers.ts), by the service's admission or by the
+ * rate-limiter-flexible peer, on lowered quotas; the minute counters read back afterwards.
+ */
+export interface QuotaPeerBurstRow {
+  readonly kind: 'quota-peer-burst';
+  readonly scenario: string;
+  /** `hot organization`: many keys of one organization over its minute quota; `key over its limit`: one key over its own, then other keys of its organization. */
+  readonly burst: string;
+  readonly path: 'service' | 'peer';
+  readonly limits: Readonly<Record<string, number>>;
+  readonly clients: number;
+  readonly keys: number;
+  readonly accounts: number;
+  readonly phases: readonly QuotaBurstPhase[];
+  readonly requests: number;
+  readonly admitted: number;
+  readonly expected_admitted: number;
+  /** The minute counters afterwards: the organization's, and the sums over the keys' and the accounts' items (the service's in its window, the peer's live items). */
+  readonly counters: { readonly organization: number; readonly keys: number; readonly accounts: number };
+  /** Counts the counters hold beyond the admitted requests: points consumed by refused requests. */
+  readonly consumed_by_rejected: { readonly organization: number; readonly keys: number; readonly accounts: number };
+  /** Service: the UTC minute window the burst ran in, and whether it stayed in it (the peer's windows start at a principal's first request). */
+  readonly window_id?: number;
+  readonly same_window?: boolean;
+  readonly waited_s: number;
+  readonly elapsed_ms: number;
+  readonly p50_ms: number;
+  readonly p99_ms: number;
+  /** Every request of the burst, counted by the instrumented client. */
+  readonly dynamo?: DynamoPerRequest;
+  readonly failed_conditional_writes: number;
+  /** Every phase admitted what exact quotas admit. */
+  readonly exact_admission: boolean;
+  /** The counters equal the admitted requests (nothing left on them by refused requests). */
+  readonly counters_exact: boolean;
+}
+
+export type Row = LatencyRow | BundleRow | QuotaRow | WebhookRow | QuotaPeerBurstRow;
 
 export interface Scenario<State> {
   readonly name: string;

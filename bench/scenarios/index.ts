@@ -13,9 +13,10 @@ import { hotOrganization } from './hot-organization';
 import { invitationClaim } from './invitation-claim';
 import { invitationCreate } from './invitation-create';
 import { invitationPeers } from './invitation-peers';
+import { quotaPeers } from './quota-peers';
 import { recordList } from './record-list';
 import { recordLookup } from './record-lookup';
 import { settingsView } from './settings-view';
 import { webhookDelivery } from './webhook-delivery';
 
-export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMe, getMePersonalKey, recordLookup, entitlementSummary, recordList, invitationCreate, invitationPeers, invitationClaim, settingsView, webhookDelivery, hotOrganization, bundles];
+export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMe, getMePersonalKey, recordLookup, entitlementSummary, recordList, invitationCreate, invitationPeers, quotaPeers, invitationClaim, settingsView, webhookDelivery, hotOrganization, bundles];
