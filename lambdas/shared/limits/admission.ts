@@ -8,7 +8,7 @@
  * status and credential generation, organization status, generation and the
  * creator's manager grant), counts the request in each of the item's windows
  * and takes a lease when the route is concurrency-limited. The updates run in
- * parallel (in layer order on concurrency-limited routes, see settleInOrder).
+ * parallel (the key's item first on concurrency-limited routes, see settleKeyFirst).
  * If any item refuses, the others are compensated before answering, so a
  * rejected request leaves every window and slot as if it never came; no
  * window ever admits more than its limit, whatever the interleaving.
@@ -259,21 +259,23 @@ const HOLDER_ORDER: readonly QuotaHolder[] = [
 ];
 
 /**
- * Concurrency-limited routes (invitations, tickets) take their slots layer by
- * layer, key first, stopping at the first refusal. In parallel, a request
- * refused by its key's two slots would briefly hold organization and account
- * slots until compensated, and could crowd out a request the organization
- * should have admitted; in order, a refused request never touches the layers
- * after the one that refused it. One round trip per layer, on these routes only.
+ * Concurrency-limited routes (invitations, tickets) take their slots in two
+ * steps: the key's item first (its 2 slots are the limit a busy integration
+ * meets first), then the account's and the organization's together. In one
+ * step, a request refused by its key's slots would briefly hold account and
+ * organization slots until compensated, and could crowd out a request of
+ * another key that the organization should have admitted; in two, a request
+ * the key refuses never touches the wider layers. Between the account and
+ * the organization the same can happen for the length of one compensation
+ * (a few milliseconds; it can refuse a request that would have fitted, never
+ * admit one that does not). Two sequential round trips, on these routes only.
  */
-async function settleInOrder(items: readonly HolderItem[], deny: DenialOf, deps: DecisionDeps): Promise<Settled[]> {
-  const settled: Settled[] = [];
-  for (const item of items) {
-    const outcome = await settleOrFail(item, deny, deps);
-    settled.push(outcome);
-    if (outcome.kind !== 'admitted') break;
-  }
-  return settled;
+async function settleKeyFirst(items: readonly HolderItem[], deny: DenialOf, deps: DecisionDeps): Promise<Settled[]> {
+  const [first, ...rest] = items;
+  if (!first) return [];
+  const head = await settleOrFail(first, deny, deps);
+  if (head.kind !== 'admitted' || rest.length === 0) return [head];
+  return [head, ...(await Promise.all(rest.map((item) => settleOrFail(item, deny, deps))))];
 }
 
 /**
@@ -312,7 +314,7 @@ export interface Decision {
 }
 
 /**
- * Apply every holder item's plan (in parallel, or layer by layer when one takes a lease) and
+ * Apply every holder item's plan (in parallel, or the first item then the others when one takes a lease) and
  * decide: admitted, or the ApiError that refuses the request, after the items that admitted it
  * were compensated (nothing then stays counted). A store that does not answer in time is
  * QuotaStoreUnavailable, 503 RATE_LIMIT_UNAVAILABLE. `onRejected` runs before a 429 is thrown.
@@ -324,7 +326,7 @@ export async function decide(
   onRejected?: (rejection: ApiError) => Promise<void>,
 ): Promise<Decision> {
   const settled = items.some((item) => item.plan.lease)
-    ? await settleInOrder(items, deny, deps)
+    ? await settleKeyFirst(items, deny, deps)
     : await Promise.all(items.map((item) => settleOrFail(item, deny, deps)));
   const admitted = settled.filter((s): s is Extract<Settled, { kind: 'admitted' }> => s.kind === 'admitted');
   const compensate = () =>

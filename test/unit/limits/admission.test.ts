@@ -910,6 +910,25 @@ describe('admitRequest: requests in flight', () => {
     expect(admissionWrites().map((input) => input.Key)).toEqual([KEY, accountKey(ACCOUNT_ID), orgKey(PARTNER_ID)]);
   });
 
+  it('takes the account and organization slots together once the key admitted: two sequential round trips', async () => {
+    // Prepare
+    serveItems(ddbMock, [issued.item, accountItem(), orgItem()]);
+    const held = gate();
+    ddbMock.on(UpdateCommand).resolves({ Attributes: {} });
+    onAdmissionWrite(accountKey(ACCOUNT_ID)).callsFake(async () => {
+      await held.opened;
+      return { Attributes: {} };
+    });
+
+    // Act: the organization write is sent while the account write is still unanswered.
+    const admission = admitTicket();
+    await vi.waitFor(() => expect(admissionWrites().map((input) => input.Key)).toEqual([KEY, accountKey(ACCOUNT_ID), orgKey(PARTNER_ID)]), { timeout: 500 });
+    held.open();
+
+    // Assess
+    await expect(admission).resolves.toMatchObject({ principal: { keyId: issued.keyId } });
+  });
+
   it('drops expired leases in the retried write and admits', async () => {
     // Prepare
     serveAdmission(ddbMock, [issued.item, accountItem(), orgItem()]);
