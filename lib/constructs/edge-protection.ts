@@ -13,7 +13,9 @@
  * 10), size rules next (SIZE_RULE_PRIORITIES, 100–102), then the rate-based
  * rules generated from the surface's `edge` rows of the limits table that WAF
  * enforces (edge-rate-rules.ts; RATE_RULE_PRIORITY_BASE, 200+, in table order;
- * the `limits` prop defaults to LIMITS).
+ * the `limits` prop defaults to LIMITS), then the AWS managed rule groups with
+ * the surface's exclusions (edge-managed-rules.ts; MANAGED_RULE_PRIORITY_BASE,
+ * 300+; docs/edge-protection.md).
  *
  * Every request may carry a credential, so no rule samples requests (metrics
  * stay on); blocked requests are logged with the Authorization header and
@@ -26,7 +28,8 @@
  * Further rules come in through `additionalRules`/`additionalResponseBodies`;
  * they must come after the credentials-in-URL rule and sample nothing. Pick
  * priorities from 11 to 99 to evaluate a rule before the size rules, higher
- * to evaluate it after. Priorities, names and body keys must be unique.
+ * to evaluate it after (avoiding the rate and managed rules' own). Priorities,
+ * names and body keys must be unique.
  */
 import { ArnFormat, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
@@ -40,7 +43,8 @@ import type { Surface } from '../../lambdas/shared/http/routes';
 import { LIMITS, type Limit } from '../../lambdas/shared/limits/limits-table';
 import type { StageConfig } from '../config/stage-config';
 import { SURFACE_PROFILES, surfaceNamePrefix } from '../config/surfaces';
-import { EDGE_REQUEST_ID, errorBody } from './error-envelope';
+import { EDGE_REQUEST_ID, errorBody, type EnvelopeCode } from './error-envelope';
+import { managedRuleGroupRules } from './edge-managed-rules';
 import { edgeRateRules, wafVisibility } from './edge-rate-rules';
 
 export interface EdgeProtectionProps {
@@ -157,6 +161,8 @@ export class EdgeProtection extends Construct {
   public readonly association: wafv2.CfnWebACLAssociation;
   /** The generated rate-based rules, in priority order. */
   public readonly rateRules: readonly wafv2.CfnWebACL.RuleProperty[];
+  /** The AWS managed rule groups with this surface's overrides, in priority order. */
+  public readonly managedRules: readonly wafv2.CfnWebACL.RuleProperty[];
   /** Name of the web ACL (the WebACL dimension of WAF metrics). */
   public readonly webAclName: string;
   /** Metric names of the rate rules that aggregate all traffic of the Region (CONSTANT key). */
@@ -180,21 +186,25 @@ export class EdgeProtection extends Construct {
     const sizeRules = SIZE_RULES.map((rule, i) => sizeRuleProperty(prefix, rule, SIZE_RULE_PRIORITIES[i]));
     const rate = edgeRateRules({ surface, metricPrefix: prefix, limits: props.limits ?? LIMITS, commonHeaders: EDGE_RESPONSE_HEADERS });
     this.rateRules = rate.rules;
+    const managed = managedRuleGroupRules({ surface, metricPrefix: prefix, commonHeaders: EDGE_RESPONSE_HEADERS });
+    this.managedRules = managed.rules;
     this.webAclName = `${prefix}-edge`;
     this.regionWideRuleMetricNames = rate.rules
       .filter((rule) => (rule.statement as { rateBasedStatement?: { aggregateKeyType?: string } }).rateBasedStatement?.aggregateKeyType === 'CONSTANT')
       .map((rule) => (rule.visibilityConfig as wafv2.CfnWebACL.VisibilityConfigProperty).metricName);
-    const rules = [credentialsRule, ...sizeRules, ...rate.rules, ...additionalRules];
+    const rules = [credentialsRule, ...sizeRules, ...rate.rules, ...managed.rules, ...additionalRules];
     checkUnique('rule priority', rules.map((r) => String(r.priority)));
     checkUnique('rule name', rules.map((r) => r.name));
 
-    const sizeBodies = Object.fromEntries(
-      [...SIZE_RULES.map((rule) => rule.code), 'CREDENTIALS_IN_URL' as const].map((code): [string, wafv2.CfnWebACL.CustomResponseBodyProperty] => [
+    // One body per code, keyed by the code: the size rules and the managed groups' size rules share theirs.
+    const envelopeCodes = new Set<EnvelopeCode>(['CREDENTIALS_IN_URL', ...SIZE_RULES.map((rule) => rule.code), ...managed.responseCodes]);
+    const envelopeBodies = Object.fromEntries(
+      [...envelopeCodes].map((code): [string, wafv2.CfnWebACL.CustomResponseBodyProperty] => [
         code,
         { contentType: 'APPLICATION_JSON', content: errorBody(errorShape, code, EDGE_REQUEST_ID) },
       ]),
     );
-    checkUnique('custom response body key', [...Object.keys(sizeBodies), ...Object.keys(rate.responseBodies), ...Object.keys(additionalBodies)]);
+    checkUnique('custom response body key', [...Object.keys(envelopeBodies), ...Object.keys(rate.responseBodies), ...Object.keys(additionalBodies)]);
 
     this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
       name: `${prefix}-edge`,
@@ -203,7 +213,7 @@ export class EdgeProtection extends Construct {
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
       visibilityConfig: wafVisibility(`${prefix}-edge`),
-      customResponseBodies: { ...sizeBodies, ...rate.responseBodies, ...additionalBodies },
+      customResponseBodies: { ...envelopeBodies, ...rate.responseBodies, ...additionalBodies },
       rules,
     });
 

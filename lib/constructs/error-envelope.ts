@@ -19,9 +19,16 @@ import type { ErrorShape } from '../config/surfaces';
 export const GATEWAY_ONLY_ERRORS = {
   /** Any other 4xx API Gateway answers itself (e.g. a resource-policy denial). */
   REQUEST_REJECTED: { message: 'The request was rejected before reaching the service.' },
-  /** WAF blocked the request with its default action (rules with their own custom response never reach this). */
+  /**
+   * Edge protection refused the request and the spec has no code for why: a managed rule's block
+   * (a WAF custom response, edge-managed-rules.ts), or WAF's default block, which API Gateway answers
+   * with its WAF_FILTERED gateway response (surface-api.ts). Both answer REQUEST_BLOCKED_STATUS.
+   */
   REQUEST_BLOCKED: { message: 'The request was blocked by edge protection.' },
 } as const;
+
+/** Status of REQUEST_BLOCKED, wherever it is answered: WAF_FILTERED's default, 403. */
+export const REQUEST_BLOCKED_STATUS = 403;
 
 export type EnvelopeCode = ErrorCode | keyof typeof GATEWAY_ONLY_ERRORS;
 

@@ -1,4 +1,6 @@
 import { describe, it, expect } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
@@ -9,12 +11,22 @@ import { edgeLimits, LIMITS, type EdgeLimit, type Limit } from '../../lambdas/sh
 import { resolveStageConfig } from '../../lib/config/stage-config';
 import { SURFACE_PROFILES, SURFACES } from '../../lib/config/surfaces';
 import { EdgeProtection, SIZE_RULE_PRIORITIES } from '../../lib/constructs/edge-protection';
+import {
+  MANAGED_RULE_GROUPS,
+  ManagedRuleError,
+  managedRuleGroupRules,
+  type ManagedRuleAction,
+  type ManagedRuleGroup,
+} from '../../lib/constructs/edge-managed-rules';
+import { gatewayErrors } from '../../lib/constructs/surface-api';
+import { PROJECT_ROOT } from '../../lib/constructs/api-function';
 import { EdgeRateRuleError, RATE_LIMITED_BODY_KEY, wafEdgeLimits } from '../../lib/constructs/edge-rate-rules';
 import { logicalIdByPath, resources, stage, stageLogicalId, synthStage } from './support';
 
 const WEB_ACL = 'AWS::WAFv2::WebACL';
 
 type Header = { Name: string; Value: string };
+type CustomResponse = { ResponseCode: number; CustomResponseBodyKey: string; ResponseHeaders: Header[] };
 type Statement = {
   SizeConstraintStatement?: { FieldToMatch: unknown; ComparisonOperator: string; Size: number; TextTransformations?: unknown };
   RateBasedStatement?: {
@@ -24,12 +36,16 @@ type Statement = {
     CustomKeys?: unknown[];
     ScopeDownStatement?: Statement;
   };
+  ManagedRuleGroupStatement?: { VendorName: string; Name: string; Version?: string; RuleActionOverrides: RuleActionOverride[] };
 };
+type RuleActionOverride = { Name: string; ActionToUse: { Count?: Record<string, never>; Block?: { CustomResponse: CustomResponse } } };
 type Rule = {
   Name: string;
   Priority: number;
   Statement: Statement;
-  Action: { Block?: { CustomResponse: { ResponseCode: number; CustomResponseBodyKey: string; ResponseHeaders: Header[] } } };
+  /** Absent on a managed rule group's reference, which has OverrideAction and per-rule overrides instead. */
+  Action?: { Block?: { CustomResponse: CustomResponse } };
+  OverrideAction?: { None?: Record<string, never>; Count?: Record<string, never> };
   VisibilityConfig: { CloudWatchMetricsEnabled: boolean; MetricName: string; SampledRequestsEnabled: boolean };
 };
 type AclProperties = {
@@ -120,7 +136,7 @@ const SCOPE_DOWN = { all: undefined, credentialed: HAS_AUTHORIZATION, 'malformed
 const AGGREGATE_KEY_TYPE = { ip: 'IP', credential: 'CUSTOM_KEYS', location: 'CONSTANT' } as const;
 
 const headerValue = (rule: Rule, name: string) =>
-  rule.Action.Block?.CustomResponse.ResponseHeaders.find((h) => h.Name.toLowerCase() === name.toLowerCase())?.Value;
+  rule.Action?.Block?.CustomResponse.ResponseHeaders.find((h) => h.Name.toLowerCase() === name.toLowerCase())?.Value;
 
 /** Asserts that `rule` is the WAF rendering of `row`. */
 function expectRuleFollowsRow(rule: Rule | undefined, row: EdgeLimit): void {
@@ -138,7 +154,7 @@ function expectRuleFollowsRow(rule: Rule | undefined, row: EdgeLimit): void {
   }
   expect(statement.ScopeDownStatement).toEqual(SCOPE_DOWN[row.counts]);
 
-  const response = rule!.Action.Block!.CustomResponse;
+  const response = rule!.Action!.Block!.CustomResponse;
   expect(response.ResponseCode).toBe(429);
   expect(response.CustomResponseBodyKey).toBe(RATE_LIMITED_BODY_KEY);
   expect(headerValue(rule!, 'Retry-After')).toBe(String(row.windowSeconds));
@@ -208,8 +224,8 @@ describe('edge protection (WAF)', () => {
     const regex = new RegExp(String(names.RegexMatchStatement.RegexString));
     for (const query of ['api_key=x', 'a=1&token=y', 'access_token=z&b=2', 'key']) expect(regex.test(query), query).toBe(true);
     for (const query of ['keyword=x', 'cursor=abc', 'tokens=1']) expect(regex.test(query), query).toBe(false);
-    expect(rule.Action.Block!.CustomResponse.ResponseCode).toBe(400);
-    expect(rule.Action.Block!.CustomResponse.CustomResponseBodyKey).toBe('CREDENTIALS_IN_URL');
+    expect(rule.Action!.Block!.CustomResponse.ResponseCode).toBe(400);
+    expect(rule.Action!.Block!.CustomResponse.CustomResponseBodyKey).toBe('CREDENTIALS_IN_URL');
     expectEdgeBody(acl.CustomResponseBodies.CREDENTIALS_IN_URL.Content, surface, 'CREDENTIALS_IN_URL');
   });
 
@@ -226,11 +242,11 @@ describe('edge protection (WAF)', () => {
   )('%s: blocks %s at the edge: size > limit of the spec, custom status and the surface’s error body', (surface, code, field, limit, status) => {
     const acl = webAcl('dev', surface);
 
-    const rule = acl.Rules.find((r) => r.Action.Block?.CustomResponse.CustomResponseBodyKey === code);
+    const rule = acl.Rules.find((r) => r.Action?.Block?.CustomResponse.CustomResponseBodyKey === code);
     expect(rule).toBeDefined();
     expect(rule!.Statement.SizeConstraintStatement).toMatchObject({ FieldToMatch: field, ComparisonOperator: 'GT', Size: limit });
-    expect(rule!.Action.Block!.CustomResponse.ResponseCode).toBe(status);
-    expect(rule!.Action.Block!.CustomResponse.ResponseHeaders).toEqual(
+    expect(rule!.Action!.Block!.CustomResponse.ResponseCode).toBe(status);
+    expect(rule!.Action!.Block!.CustomResponse.ResponseHeaders).toEqual(
       expect.arrayContaining([
         { Name: 'Cache-Control', Value: 'no-store' },
         { Name: 'X-Request-Id', Value: 'edge' },
@@ -285,6 +301,7 @@ describe('edge protection (WAF)', () => {
       'query-too-long',
       'auth-header-too-long',
       ...wafEdgeLimits(LIMITS, 'partner').map((l) => l.policy),
+      ...MANAGED_RULE_GROUPS.map((g) => g.ruleName),
       'ip-rate',
     ]);
     expect(Object.keys(acl.CustomResponseBodies)).toEqual(expect.arrayContaining(['EXTRA', RATE_LIMITED_BODY_KEY]));
@@ -363,7 +380,7 @@ describe('edge protection: rate-based rules generated from LIMITS', () => {
     expect(rule.Statement.RateBasedStatement).toEqual({ AggregateKeyType: 'IP', EvaluationWindowSec: row.windowSeconds, Limit: row.limit });
     expect(headerValue(rule, 'Retry-After')).toBe('60');
     expect(headerValue(rule, 'X-RateLimit-Policy')).toBe('web-ip-minute');
-    expect(rule.Action.Block!.CustomResponse.ResponseCode).toBe(429);
+    expect(rule.Action!.Block!.CustomResponse.ResponseCode).toBe(429);
   });
 
   it.each(['dev', 'prod'])('has exactly one rate-based rule per waf edge row of each surface, none for application rows, on %s', (name) => {
@@ -459,5 +476,270 @@ describe('edge protection follows the limits table it is given', () => {
     const limits = withEdgeRow(policy, change as Partial<EdgeLimit>);
     expect(() => edgeTemplate(limits)).toThrow(EdgeRateRuleError);
     expect(() => edgeTemplate(limits)).toThrow(message);
+  });
+});
+
+/**
+ * The rules of each group as the WAF developer guide lists them (baseline and
+ * known-bad-inputs rule groups). WAF silently ignores an override whose name
+ * the group lacks, so a misspelt name in MANAGED_RULE_GROUPS would leave that
+ * rule blocking with WAF's default response: this list is the independent check.
+ */
+const DOCUMENTED_RULES: Readonly<Record<string, readonly string[]>> = {
+  AWSManagedRulesCommonRuleSet: [
+    'NoUserAgent_HEADER',
+    'UserAgent_BadBots_HEADER',
+    'SizeRestrictions_QUERYSTRING',
+    'SizeRestrictions_Cookie_HEADER',
+    'SizeRestrictions_BODY',
+    'SizeRestrictions_URIPATH',
+    'EC2MetaDataSSRF_BODY',
+    'EC2MetaDataSSRF_COOKIE',
+    'EC2MetaDataSSRF_URIPATH',
+    'EC2MetaDataSSRF_QUERYARGUMENTS',
+    'GenericLFI_QUERYARGUMENTS',
+    'GenericLFI_URIPATH',
+    'GenericLFI_BODY',
+    'RestrictedExtensions_URIPATH',
+    'RestrictedExtensions_QUERYARGUMENTS',
+    'GenericRFI_QUERYARGUMENTS',
+    'GenericRFI_BODY',
+    'GenericRFI_URIPATH',
+    'CrossSiteScripting_COOKIE',
+    'CrossSiteScripting_QUERYARGUMENTS',
+    'CrossSiteScripting_BODY',
+    'CrossSiteScripting_URIPATH',
+  ],
+  AWSManagedRulesKnownBadInputsRuleSet: [
+    'JavaDeserializationRCE_HEADER',
+    'JavaDeserializationRCE_BODY',
+    'JavaDeserializationRCE_URIPATH',
+    'JavaDeserializationRCE_QUERYSTRING',
+    'Host_localhost_HEADER',
+    'PROPFIND_METHOD',
+    'ExploitablePaths_URIPATH',
+    'Log4JRCE_HEADER',
+    'Log4JRCE_QUERYSTRING',
+    'Log4JRCE_BODY',
+    'Log4JRCE_URIPATH',
+  ],
+};
+
+const managedRulesOf = (acl: AclProperties) => acl.Rules.filter((r) => r.Statement.ManagedRuleGroupStatement);
+
+/** The override of one rule of a group, as synthesized. */
+function overrideOf(acl: AclProperties, group: string, rule: string): RuleActionOverride {
+  const reference = managedRulesOf(acl).find((r) => r.Statement.ManagedRuleGroupStatement!.Name === group);
+  const override = reference?.Statement.ManagedRuleGroupStatement!.RuleActionOverrides.find((o) => o.Name === rule);
+  if (!override) throw new Error(`no override of ${group}/${rule}`);
+  return override;
+}
+
+const actionOf = (override: RuleActionOverride): ManagedRuleAction | 'other' =>
+  override.ActionToUse.Count ? 'count' : override.ActionToUse.Block ? 'block' : 'other';
+
+/**
+ * Web ACL capacity units of the statements these web ACLs use, at the
+ * developer guide's costs (docs/infrastructure.md, "Capacity"): string match
+ * 2 (10 for CONTAINS), regex 3, size 1, +10 per text transformation other
+ * than NONE; logical statements the sum of theirs; rate-based 2, +30 per
+ * custom key (+ its transformations), + the scope-down; a managed group its
+ * published capacity. An estimate, not WAF's CheckCapacity.
+ */
+function statementCapacity(statement: Record<string, any>): number {
+  const transformations = (list?: { Type: string }[]) => (list ?? []).filter((t) => t.Type !== 'NONE').length * 10;
+  const [[type, body]] = Object.entries(statement);
+  switch (type) {
+    case 'ByteMatchStatement':
+      return (['CONTAINS', 'CONTAINS_WORD'].includes(body.PositionalConstraint) ? 10 : 2) + transformations(body.TextTransformations);
+    case 'RegexMatchStatement':
+      return 3 + transformations(body.TextTransformations);
+    case 'SizeConstraintStatement':
+      return 1 + transformations(body.TextTransformations);
+    case 'AndStatement':
+    case 'OrStatement':
+      return (body.Statements as Record<string, any>[]).reduce((sum, nested) => sum + statementCapacity(nested), 0);
+    case 'NotStatement':
+      return statementCapacity(body.Statement);
+    case 'RateBasedStatement': {
+      const keys = (body.CustomKeys ?? []) as Record<string, { TextTransformations?: { Type: string }[] }>[];
+      const keyCost = keys.reduce((sum, key) => sum + 30 + transformations(Object.values(key)[0].TextTransformations), 0);
+      return 2 + keyCost + (body.ScopeDownStatement ? statementCapacity(body.ScopeDownStatement) : 0);
+    }
+    case 'ManagedRuleGroupStatement': {
+      const group = MANAGED_RULE_GROUPS.find((g) => g.name === body.Name);
+      if (!group) throw new Error(`no published capacity for ${body.Name}`);
+      return group.capacity;
+    }
+    default:
+      throw new Error(`no capacity known for a ${type}`);
+  }
+}
+
+const aclCapacity = (acl: AclProperties) => acl.Rules.reduce((sum, rule) => sum + statementCapacity(rule.Statement as Record<string, any>), 0);
+
+/** The exclusions table of docs/edge-protection.md: rule → [partner, web, answer]. */
+function documentedChoices(): Map<string, readonly string[]> {
+  const doc = readFileSync(join(PROJECT_ROOT, 'docs/edge-protection.md'), 'utf8');
+  const rows = new Map<string, readonly string[]>();
+  for (const line of doc.split('\n')) {
+    const cells = line.split('|').map((cell) => cell.trim());
+    // | group | `Rule` | partner | web | answer | why |
+    const rule = /^`(\w+)`$/.exec(cells[2] ?? '')?.[1];
+    if (rule && (cells[3] === 'count' || cells[3] === 'block')) rows.set(rule, [cells[3], cells[4], cells[5].replace(/`/g, '')]);
+  }
+  return rows;
+}
+
+describe('edge protection: AWS managed rule groups', () => {
+  it.each(SURFACES)('evaluates the core rule set, then known bad inputs, after every rule of the service’s own in the %s web ACL', (surface) => {
+    const acl = webAcl('dev', surface);
+    const managed = managedRulesOf(acl);
+    expect(managed.map((r) => [r.Name, r.Statement.ManagedRuleGroupStatement!.VendorName, r.Statement.ManagedRuleGroupStatement!.Name])).toEqual([
+      ['aws-common-rule-set', 'AWS', 'AWSManagedRulesCommonRuleSet'],
+      ['aws-known-bad-inputs', 'AWS', 'AWSManagedRulesKnownBadInputsRuleSet'],
+    ]);
+    const own = acl.Rules.filter((r) => !r.Statement.ManagedRuleGroupStatement);
+    expect(Math.min(...managed.map((r) => r.Priority))).toBeGreaterThan(Math.max(...own.map((r) => r.Priority)));
+    expect(managed[0].Priority).toBeLessThan(managed[1].Priority);
+    for (const rule of managed) {
+      // `None`: each rule's own (overridden) action applies. `Count` here would turn every block into a count.
+      expect(rule.OverrideAction, rule.Name).toEqual({ None: {} });
+      expect(rule.Action, rule.Name).toBeUndefined();
+      expect(rule.VisibilityConfig).toEqual({ CloudWatchMetricsEnabled: true, SampledRequestsEnabled: false, MetricName: `partner-api-dev${SURFACE_PROFILES[surface].nameSuffix}-${rule.Name}` });
+      // Unpinned: AWS keeps the default version current, static versions expire.
+      expect(rule.Statement.ManagedRuleGroupStatement!.Version).toBeUndefined();
+    }
+  });
+
+  it.each(SURFACES)('gives every documented rule of both groups an explicit action in the %s web ACL, and no rule the groups lack', (surface) => {
+    const acl = webAcl('dev', surface);
+    for (const [group, documented] of Object.entries(DOCUMENTED_RULES)) {
+      const reference = managedRulesOf(acl).find((r) => r.Statement.ManagedRuleGroupStatement!.Name === group)!;
+      const names = reference.Statement.ManagedRuleGroupStatement!.RuleActionOverrides.map((o) => o.Name);
+      expect([...names].sort(), group).toEqual([...documented].sort());
+      for (const name of names) expect(['count', 'block'], name).toContain(actionOf(overrideOf(acl, group, name)));
+    }
+  });
+
+  it('never blocks a partner request for free text (invitation notes in the body, the player_name filter in the query) or a missing User-Agent', () => {
+    const acl = webAcl('dev', 'partner');
+    const counted = [
+      'NoUserAgent_HEADER',
+      ...['EC2MetaDataSSRF', 'GenericLFI', 'GenericRFI', 'CrossSiteScripting'].flatMap((family) => [`${family}_BODY`, `${family}_QUERYARGUMENTS`]),
+      'RestrictedExtensions_QUERYARGUMENTS',
+    ];
+    for (const rule of counted) expect(actionOf(overrideOf(acl, 'AWSManagedRulesCommonRuleSet', rule)), rule).toBe('count');
+  });
+
+  it('never blocks a web request for free text in its body (passwords, player messages, names, webhook addresses)', () => {
+    const acl = webAcl('dev', 'web');
+    for (const rule of ['EC2MetaDataSSRF_BODY', 'GenericLFI_BODY', 'GenericRFI_BODY', 'CrossSiteScripting_BODY']) {
+      expect(actionOf(overrideOf(acl, 'AWSManagedRulesCommonRuleSet', rule)), rule).toBe('count');
+    }
+  });
+
+  it.each(SURFACES)('blocks in the %s web ACL what no valid request carries: exploit payloads anywhere, attack patterns in paths and cookies, scanner user agents, oversized bodies', (surface) => {
+    const acl = webAcl('dev', surface);
+    for (const rule of DOCUMENTED_RULES.AWSManagedRulesKnownBadInputsRuleSet) {
+      expect(actionOf(overrideOf(acl, 'AWSManagedRulesKnownBadInputsRuleSet', rule)), rule).toBe('block');
+    }
+    const blocked = [
+      'UserAgent_BadBots_HEADER',
+      'SizeRestrictions_BODY',
+      'SizeRestrictions_Cookie_HEADER',
+      ...['EC2MetaDataSSRF', 'GenericLFI', 'GenericRFI', 'CrossSiteScripting', 'RestrictedExtensions'].map((family) => `${family}_URIPATH`),
+      'EC2MetaDataSSRF_COOKIE',
+      'CrossSiteScripting_COOKIE',
+    ];
+    for (const rule of blocked) expect(actionOf(overrideOf(acl, 'AWSManagedRulesCommonRuleSet', rule)), rule).toBe('block');
+  });
+
+  it('blocks on the web side, where every client is a browser and no route takes a query parameter, a missing User-Agent and attack patterns in query arguments', () => {
+    const acl = webAcl('dev', 'web');
+    for (const rule of ['NoUserAgent_HEADER', 'CrossSiteScripting_QUERYARGUMENTS', 'GenericLFI_QUERYARGUMENTS', 'GenericRFI_QUERYARGUMENTS']) {
+      expect(actionOf(overrideOf(acl, 'AWSManagedRulesCommonRuleSet', rule)), rule).toBe('block');
+    }
+  });
+
+  it.each(
+    SURFACES.flatMap((surface) =>
+      (
+        [
+          ['SizeRestrictions_BODY', 413, 'BODY_TOO_LARGE'],
+          ['SizeRestrictions_QUERYSTRING', 414, 'QUERY_TOO_LONG'],
+          ['SizeRestrictions_URIPATH', 414, 'PATH_TOO_LONG'],
+          ['UserAgent_BadBots_HEADER', 403, 'REQUEST_BLOCKED'],
+          ['CrossSiteScripting_URIPATH', 403, 'REQUEST_BLOCKED'],
+        ] as const
+      ).map(([rule, status, code]) => [surface, rule, status, code] as const),
+    ),
+  )('%s: a %s block answers %i %s in the surface’s error shape, with the edge headers', (surface, rule, status, code) => {
+    const acl = webAcl('dev', surface);
+    const response = overrideOf(acl, 'AWSManagedRulesCommonRuleSet', rule).ActionToUse.Block!.CustomResponse;
+    expect(response.ResponseCode).toBe(status);
+    expect(response.CustomResponseBodyKey).toBe(code);
+    expect(response.ResponseHeaders).toEqual([
+      { Name: 'Cache-Control', Value: 'no-store' },
+      { Name: 'X-Request-Id', Value: 'edge' },
+    ]);
+    expect(acl.CustomResponseBodies[code].ContentType).toBe('APPLICATION_JSON');
+    expectEdgeBody(acl.CustomResponseBodies[code].Content, surface, code);
+  });
+
+  it.each(SURFACES)('answers every %s managed block with a body the web ACL has, REQUEST_BLOCKED unless the spec names the condition', (surface) => {
+    const acl = webAcl('dev', surface);
+    for (const rule of managedRulesOf(acl)) {
+      for (const override of rule.Statement.ManagedRuleGroupStatement!.RuleActionOverrides) {
+        const response = override.ActionToUse.Block?.CustomResponse;
+        if (!response) continue;
+        expect(acl.CustomResponseBodies[response.CustomResponseBodyKey], override.Name).toBeDefined();
+        if (!override.Name.startsWith('SizeRestrictions_') || override.Name === 'SizeRestrictions_Cookie_HEADER') {
+          expect([override.Name, response.ResponseCode, response.CustomResponseBodyKey]).toEqual([override.Name, 403, 'REQUEST_BLOCKED']);
+        }
+      }
+    }
+  });
+
+  it.each(SURFACES)('answers REQUEST_BLOCKED on %s as API Gateway’s WAF_FILTERED response does for rules AWS adds later (same status and code)', (surface) => {
+    const filtered = gatewayErrors(surface).find((spec) => spec.type.responseType === 'WAF_FILTERED')!;
+    const blocked = overrideOf(webAcl('dev', surface), 'AWSManagedRulesKnownBadInputsRuleSet', 'Log4JRCE_HEADER').ActionToUse.Block!.CustomResponse;
+    expect([blocked.ResponseCode, blocked.CustomResponseBodyKey]).toEqual([filtered.statusCode, filtered.code]);
+  });
+
+  it.each(['dev', 'prod'])('keeps both web ACLs within the 1,500 capacity units of the base price on %s (estimated)', (name) => {
+    const partner = aclCapacity(webAcl(name, 'partner'));
+    const web = aclCapacity(webAcl(name, 'web'));
+    // The figures docs/edge-protection.md gives: the managed groups' 900 plus the service's own rules.
+    expect([partner, web]).toEqual([1067, 988]);
+    for (const capacity of [partner, web]) expect(capacity).toBeLessThanOrEqual(1500);
+  });
+
+  it('is documented rule by rule in docs/edge-protection.md, with the actions and answers the web ACLs get', () => {
+    const documented = documentedChoices();
+    const declared = MANAGED_RULE_GROUPS.flatMap((group) => group.rules);
+    expect([...documented.keys()].sort()).toEqual(declared.map((rule) => rule.name).sort());
+    for (const rule of declared) {
+      const answer = rule.partner === 'count' && rule.web === 'count' ? '—' : `${rule.code ?? 'REQUEST_BLOCKED'}`;
+      expect(documented.get(rule.name), rule.name).toEqual([rule.partner, rule.web, expect.stringContaining(answer)]);
+    }
+  });
+
+  describe('refuses a managed group whose overrides WAF would silently ignore', () => {
+    const group = (rules: ManagedRuleGroup['rules']): ManagedRuleGroup => ({ vendorName: 'AWS', name: 'AWSManagedRulesCommonRuleSet', ruleName: 'crs', capacity: 700, rules });
+
+    it('a rule name WAF cannot match', () => {
+      expect(() => managedRuleGroupRules({ surface: 'partner', metricPrefix: 'p', groups: [group([{ name: 'Cross Site', partner: 'count', web: 'count' }])] })).toThrow(
+        ManagedRuleError,
+      );
+    });
+
+    it('a rule listed twice (one of its actions would be lost)', () => {
+      const twice = group([
+        { name: 'GenericLFI_BODY', partner: 'count', web: 'count' },
+        { name: 'GenericLFI_BODY', partner: 'block', web: 'block' },
+      ]);
+      expect(() => managedRuleGroupRules({ surface: 'web', metricPrefix: 'p', groups: [twice] })).toThrow(/listed twice: GenericLFI_BODY/);
+    });
   });
 });
