@@ -12,9 +12,9 @@
  *   `burstRate` per second, until a 429 answered by WAF (`X-Request-Id: edge`,
  *   a policy of one of the surface's WAF rows). On the way the Lambda's
  *   in-process burst guard answers 429 too; those are checked (envelope,
- *   Retry-After, policy) and the burst goes on, since WAF counts them all. On
- *   this machine the local front's edge guard stands in for WAF, so its first
- *   429 passes.
+ *   Retry-After, policy) and the burst goes on, since WAF counts them all.
+ *   Against this machine (`wafInFront` false) the local front's edge guard
+ *   stands in for WAF, so its first 429 passes.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Surface } from '../../lambdas/shared/http/routes';
@@ -22,7 +22,6 @@ import { edgeLimits, LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { EDGE_REQUEST_ID, REQUEST_BLOCKED_STATUS } from '../../lib/constructs/error-envelope';
 import { pass, skip, type SmokeCheck, type SmokeContext } from './check';
 import { CheckFailure, edgeRejectionProblems, errorProblems, failOn, type ErrorShape } from './expectations';
-import { isLoopback } from './options';
 import type { Probe } from './probe';
 
 /** A header value the known-bad-inputs group blocks on any surface (the developer guide's Log4JRCE_HEADER example). */
@@ -34,7 +33,6 @@ interface EdgeTarget {
   readonly surface: Surface;
   readonly label: string;
   readonly shape: ErrorShape;
-  readonly baseUrl: (context: SmokeContext) => string | undefined;
   /** A request that needs no key or session, and what it answers while the edge lets it through. */
   readonly send: (context: SmokeContext, headers?: Record<string, string>) => Promise<Probe>;
   readonly normalStatus: number;
@@ -44,7 +42,6 @@ const PARTNER: EdgeTarget = {
   surface: 'partner',
   label: 'partner API',
   shape: 'envelope',
-  baseUrl: (context) => context.options.baseUrl,
   send: (context, headers) => context.partner('/health', { headers }),
   normalStatus: 200,
 };
@@ -53,7 +50,6 @@ const WEB: EdgeTarget = {
   surface: 'web',
   label: 'web side',
   shape: 'settings',
-  baseUrl: (context) => context.options.webBaseUrl,
   send: (context, headers) => context.web('/settings/api/session', { headers }),
   normalStatus: 401,
 };
@@ -62,7 +58,7 @@ function managedRuleBlock(target: EdgeTarget): SmokeCheck {
   return {
     name: `edge: a managed rule blocks (${target.label})`,
     async run(context) {
-      if (isLoopback(target.baseUrl(context)!)) return skip('the local stack has no AWS managed rule groups');
+      if (!context.options.wafInFront) return skip('the local stack has no AWS managed rule groups');
       const answer = await target.send(context, MANAGED_RULE_PROBE_HEADER);
       const problems = errorProblems(answer, 'REQUEST_BLOCKED', target.shape, REQUEST_BLOCKED_STATUS);
       if (answer.headers.get('x-request-id') !== EDGE_REQUEST_ID) problems.push(`X-Request-Id is ${JSON.stringify(answer.headers.get('x-request-id'))}, not "edge": not WAF's custom response`);
@@ -77,7 +73,6 @@ function burstToEdge429(target: EdgeTarget): SmokeCheck {
     name: `edge: a burst meets 429 (${target.label})`,
     async run(context) {
       const { burstDeadlineMs, burstRate } = context.options;
-      const local = isLoopback(target.baseUrl(context)!);
       const wafPolicies = edgeLimits(LIMITS)
         .filter((limit) => limit.surface === target.surface && limit.enforcedBy === 'waf')
         .map((limit) => limit.policy);
@@ -101,7 +96,7 @@ function burstToEdge429(target: EdgeTarget): SmokeCheck {
             failOn(wafPolicies.includes(policy) ? [] : [`WAF answered 429 naming ${policy}, not one of the ${target.surface} WAF rows (${wafPolicies.join(', ')})`]);
             return pass(`429 RATE_LIMITED from WAF: ${seen}`);
           }
-          if (local) return pass(`429 RATE_LIMITED from the local front, WAF's stand-in: ${seen}`);
+          if (!context.options.wafInFront) return pass(`429 RATE_LIMITED from the local front, WAF's stand-in: ${seen}`);
           inProcess.set(policy, (inProcess.get(policy) ?? 0) + 1);
         }
         await sleep(Math.max(0, waveStarted + 1000 / WAVES_PER_SECOND - Date.now()));

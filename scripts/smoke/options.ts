@@ -17,6 +17,11 @@ export interface SmokeOptions {
   readonly webBaseUrl?: string;
   /** Run the edge checks that spend the caller's edge budget (a burst to 429) and probe the managed rules. */
   readonly checkWaf: boolean;
+  /**
+   * Whether WAF answers at the edge (a deployment, anywhere but this machine), or the local front stands in
+   * for it (a loopback base URL: no managed rule groups, its edge guard's 429s instead of WAF's).
+   */
+  readonly wafInFront: boolean;
   /** Per request. */
   readonly timeoutMs: number;
   /** How long a burst may take to meet WAF's 429 (WAF detects a rate with a delay of up to a minute or so). */
@@ -116,6 +121,7 @@ export function parseSmokeArgs(argv: readonly string[], env: Readonly<Record<str
     ...(partnerId ? { partnerId } : {}),
     ...(values['web-base-url'] ? { webBaseUrl: baseUrlOption('--web-base-url', values['web-base-url']) } : {}),
     checkWaf: values['check-waf'],
+    wafInFront: !isLoopback(baseUrl),
     timeoutMs: secondsOption('--timeout', values.timeout, 10),
     burstDeadlineMs: 150_000,
     burstRate: 10,
