@@ -439,8 +439,8 @@ export function bundleTable(rows: readonly BundleResult[]): string {
 // ── admission targets ──────────────────────────────────────────────────────
 
 /** What we hold the authenticated request path to (informational: the run never fails on them). */
-export const TARGETS = { warmRoundTrips: 1, coldRoundTrips: 2, wcu: 3, p50Ratio: 1.5 } as const;
-export const TARGETS_LINE = `targets: round trips warm ≤${TARGETS.warmRoundTrips}, cold ≤${TARGETS.coldRoundTrips}, WCU ≤${TARGETS.wcu}, p50 ≤${TARGETS.p50Ratio}× GetItem`;
+export const TARGETS = { warmRoundTrips: 1, coldRoundTrips: 2, wcu: 3, p50Ratio: 1.5, floorRatio: 1.3 } as const;
+export const TARGETS_LINE = `targets: round trips warm ≤${TARGETS.warmRoundTrips}, cold ≤${TARGETS.coldRoundTrips}, WCU ≤${TARGETS.wcu}, p50 ≤${TARGETS.p50Ratio}× GetItem, hot path: p50 ≤${TARGETS.floorRatio}× its own parallel writes`;
 
 export interface TargetResult {
   readonly figure: string;
@@ -500,8 +500,12 @@ export function admissionTargets(rows: readonly LatencyResult[]): TargetResult[]
           ? { figure: `p50 ×GetItem, ${clients(r.concurrency)}`, target: TARGETS.p50Ratio, value: r.ratio.p50, met: r.ratio.p50 <= TARGETS.p50Ratio }
           : undefined,
       ),
-      // No target: what the service adds over the writes it makes (DynamoDB Local runs parallel writes far from in parallel).
-      ...warm.map((r) => (r.floor_ratio ? { figure: `p50 ×its parallel writes, ${clients(r.concurrency)}`, value: r.floor_ratio.p50 } : undefined)),
+      // The hot path (issue 11): what the service adds over the raw parallel writes of the same width it makes.
+      ...warm.map((r) =>
+        r.floor_ratio
+          ? { figure: `p50 ×its parallel writes, ${clients(r.concurrency)}`, target: TARGETS.floorRatio, value: r.floor_ratio.p50, met: r.floor_ratio.p50 <= TARGETS.floorRatio }
+          : undefined,
+      ),
     ];
     for (const f of figures) if (f) results.push({ ...f, key: kind, items });
   }
