@@ -10,6 +10,10 @@
  * invitation joins with its event, once (the joining transaction is
  * conditioned on `claiming`). A marker whose invitation is no longer
  * claiming is removed.
+ *
+ * A run also reports what it saw still claiming (ClaimingBacklog and
+ * ClaimingOldestAgeSeconds, from the invitations its markers name): a claim
+ * that stays there is a ticket store that stays down, or a bug.
  */
 import { DeleteCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { TicketServiceUnavailable, type TicketBridge } from '../tickets/ticket-bridge';
@@ -28,18 +32,23 @@ export interface ReconcileOptions {
 }
 
 export interface ReconcileResult {
+  /** Markers read. */
   readonly found: number;
   readonly joined: number;
   /** The ticket store is still unavailable: the next run tries again. */
   readonly deferred: number;
   readonly cleared: number;
+  /** Invitations found still claiming (finished by this run or not, young ones included). */
+  readonly claiming: number;
+  /** Age of the oldest of them when the run started, in whole seconds; 0 when none. */
+  readonly oldestClaimingAgeSeconds: number;
 }
 
 export async function reconcileClaims(options: ReconcileOptions): Promise<ReconcileResult> {
   const now = (options.clock ?? (() => new Date()))();
   const minAgeMs = options.minAgeMs ?? 60_000;
   const hours = options.catchUpHours ?? 48;
-  const result = { found: 0, joined: 0, deferred: 0, cleared: 0 };
+  const result = { found: 0, joined: 0, deferred: 0, cleared: 0, claiming: 0, oldestClaimingAgeSeconds: 0 };
   for (let h = hours; h >= 0; h -= 1) {
     const bucket = claimBucket(new Date(now.getTime() - h * 3_600_000));
     const { Items = [] } = await options.client.send(new QueryCommand({ TableName: options.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': bucket }, ConsistentRead: true }));
@@ -51,7 +60,10 @@ export async function reconcileClaims(options: ReconcileOptions): Promise<Reconc
         result.cleared += 1;
         continue;
       }
-      if (now.getTime() - Date.parse(item.claim_started_at ?? now.toISOString()) < minAgeMs) continue;
+      const ageMs = now.getTime() - Date.parse(item.claim_started_at ?? now.toISOString());
+      result.claiming += 1;
+      result.oldestClaimingAgeSeconds = Math.max(result.oldestClaimingAgeSeconds, Math.floor(Math.max(0, ageMs) / 1000));
+      if (ageMs < minAgeMs) continue;
       try {
         await finishClaim({ invitations: options.invitations, tickets: options.tickets }, item, now);
         result.joined += 1;

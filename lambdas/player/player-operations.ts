@@ -16,14 +16,21 @@
  * its own browser is finished on the spot when the ticket store answers
  * again (finishClaim is safe to repeat; the reconciler does the same every
  * minute), so the page's polling recovers as soon as the store does.
+ *
+ * Every claim submission is counted by outcome (Claims): claimed,
+ * ticket_deferred (ours, its ticket to follow), already_claimed, unavailable
+ * (revoked, expired), invalid_link (no such invitation, or a wrong token) and
+ * resubmitted (the claiming browser again).
  */
 import { ApiError } from '../shared/errors';
 import type { Operation, OperationInput } from '../shared/http/pipeline';
 import type { PlayerView } from '../shared/http/player-contracts';
 import { JOIN_TOKEN_PATTERN } from '../shared/http/player-contracts';
 import { API_STAGE_NAME } from '../shared/http/routes';
+import { METRICS } from '../shared/observability/metric-catalog';
+import { recordMetric } from '../shared/observability/metrics';
 import type { Platform } from '../shared/platform';
-import { claimInvitation, finishClaim } from '../invitations/claim';
+import { claimInvitation, finishClaim, type ClaimOutcome } from '../invitations/claim';
 import type { PlayerData } from '../invitations/player-data';
 import { stateAt, type InvitationItem } from '../invitations/invitation-model';
 import { invitationStoreOf } from '../invitations/invitation-store';
@@ -95,10 +102,17 @@ export const claim: Operation = async (input) => {
   const body = input.body as PlayerData & { token: string };
   const stores = storesOf(input.platform);
   const item = await stores.invitations.find(invitationIdOf(input));
-  if (!item || !(await isLinkHolder(input, item, body.token))) throw new ApiError('INVITE_UNAVAILABLE', 'This link is not valid.');
+  if (!item || !(await isLinkHolder(input, item, body.token))) {
+    recordMetric(METRICS.claims, { outcome: 'invalid_link' });
+    throw new ApiError('INVITE_UNAVAILABLE', 'This link is not valid.');
+  }
   // The claiming browser submitting again (a retry after a lost answer): its view, nothing claimed twice.
-  if (isClaimingBrowser(input, item)) return { data: await playerView(input, item, stores.tickets) };
+  if (isClaimingBrowser(input, item)) {
+    recordMetric(METRICS.claims, { outcome: 'resubmitted' });
+    return { data: await playerView(input, item, stores.tickets) };
+  }
   const outcome = await claimInvitation(stores, item.id, { in_game_name: body.in_game_name, game_account_id: body.game_account_id }, input.now, item);
+  recordMetric(METRICS.claims, { outcome: claimMetricOutcome(outcome) });
   if (outcome.outcome === 'unavailable') throw new ApiError('INVITE_UNAVAILABLE', UNAVAILABLE_MESSAGES[outcome.state]);
   const invitation = { id: item.id, game: item.game, state: outcome.outcome === 'joined' ? ('joined' as const) : ('claiming' as const) };
   // Answered from what the claim wrote: a new ticket's conversation holds at most the organization's notes, which the player does not see.
@@ -110,6 +124,12 @@ export const claim: Operation = async (input) => {
     headers: { 'Set-Cookie': playerCookie(outcome.credential, cookiePathOf(input)) },
   };
 };
+
+function claimMetricOutcome(outcome: ClaimOutcome): string {
+  if (outcome.outcome === 'joined') return 'claimed';
+  if (outcome.outcome === 'claiming') return 'ticket_deferred';
+  return outcome.state === 'claiming' || outcome.state === 'joined' ? 'already_claimed' : 'unavailable';
+}
 
 /** The invitation's path as the client addressed it (`/v1/join/<id>`): the cookie goes to that page and its calls only. */
 function cookiePathOf(input: OperationInput): string {

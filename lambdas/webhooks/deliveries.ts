@@ -11,10 +11,15 @@
  *
  * Every move is one conditional write on the attempt number, the status and
  * the generation, so a message the queue delivers twice, a stale message of
- * an older cycle, or two workers racing move the record once.
+ * an older cycle, or two workers racing move the record once. The writes that
+ * end a delivery (delivered, failed, cancelled) are therefore where it is
+ * counted (WebhookDeliveries), whoever ends it: the worker, the settings API
+ * or the back office.
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { METRICS } from '../shared/observability/metric-catalog';
+import { recordMetric } from '../shared/observability/metrics';
 import { isConditionFailure } from '../shared/storage/conditions';
 import { eventBody, type EventEnvelope } from '../outbox/outbox';
 import { MAX_ATTEMPTS } from './delivery-schedule';
@@ -218,6 +223,7 @@ export class Deliveries {
           ExpressionAttributeValues: values,
         }),
       );
+      if (status !== 'retrying') recordMetric(METRICS.webhookDeliveries, { outcome: status });
       return status;
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
@@ -238,6 +244,7 @@ export class Deliveries {
           ExpressionAttributeValues: { ...OPEN_VALUES, ':cancelled': 'cancelled', ':at': this.clock().toISOString(), ...(reason ? { ':reason': reason } : {}) },
         }),
       );
+      recordMetric(METRICS.webhookDeliveries, { outcome: 'cancelled' });
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;

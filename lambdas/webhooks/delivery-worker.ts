@@ -17,11 +17,17 @@
  *   the slot, and queues the next attempt after a failure: a delayed message
  *   for waits SQS can hold, the retry state machine for longer ones
  *   (delivery-schedule.ts).
+ *
+ * Each attempt made, cancelled or deferred is counted by outcome and attempt
+ * number (WebhookAttempts); the deliveries that end are counted where their
+ * record ends (deliveries.ts).
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { ApiError } from '../shared/errors';
 import { decide, decisionDepsOf, planHolderItems } from '../shared/limits/admission';
 import { logger } from '../shared/observability/logger';
+import { METRICS } from '../shared/observability/metric-catalog';
+import { recordMetric } from '../shared/observability/metrics';
 import type { Platform } from '../shared/platform';
 import { deliveryResult, post } from './attempt';
 import { nextAttemptRoute, type DeliveryMessage } from './delivery-schedule';
@@ -44,6 +50,15 @@ export type AttemptOutcome =
   | 'stale'
   | 'invalid';
 
+/** The WebhookAttempts outcome of an attempt's outcome; the others made no attempt (a duplicate, stale or requeued message). */
+const ATTEMPT_METRIC_OUTCOMES: Partial<Record<AttemptOutcome, string>> = {
+  delivered: 'delivered',
+  retrying: 'retry_scheduled',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  deferred: 'deferred',
+};
+
 export async function deliverBatch(event: SQSEvent, platform: Platform): Promise<SQSBatchResponse> {
   const services = webhookServicesOf(platform);
   const failures: { itemIdentifier: string }[] = [];
@@ -56,7 +71,8 @@ export async function deliverBatch(event: SQSEvent, platform: Platform): Promise
         continue;
       }
       try {
-        await attemptDelivery(message, services, platform);
+        const outcome = ATTEMPT_METRIC_OUTCOMES[await attemptDelivery(message, services, platform)];
+        if (outcome) recordMetric(METRICS.webhookAttempts, { outcome, attempt: String(message.attempt) });
       } catch (error) {
         logger.error('webhook delivery attempt failed; the queue delivers the message again', { error, delivery: message.delivery_id });
         failures.push({ itemIdentifier: record.messageId });

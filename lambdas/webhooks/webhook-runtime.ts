@@ -12,6 +12,7 @@
 import { KMSClient, DecryptCommand, EncryptCommand } from '@aws-sdk/client-kms';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { traceAwsClient } from '../shared/observability/tracer';
 import { perPlatform, type Platform } from '../shared/platform';
 import type { DeliveryMessage, RetryExecutionInput } from './delivery-schedule';
 import { createWebhookSender, type SendOutcome, type WebhookRequest } from './destination/safe-sender';
@@ -156,15 +157,15 @@ export function buildRuntime(platform: Pick<Platform, 'localSwitches'>, env: Nod
     const send = createWebhookSender({ policy, timeoutMs: local.timeoutMs ?? ATTEMPT_TIMEOUT_MS, ...(local.resolve ? { resolve: local.resolve } : {}) });
     return { queue: local.queue, scheduler: local.scheduler, sealer: local.sealer, policy, waitScale: local.waitScale, send };
   }
-  // A deployed function: never loopback, never scaled.
+  // A deployed function: never loopback, never scaled. Its AWS clients are traced (built inside an invocation: tracer.ts).
   const policy: UrlPolicy = { forbiddenHosts, allowLocal: false };
   const queueUrl = env[WEBHOOK_ENV.queueUrl];
   const stateMachineArn = env[WEBHOOK_ENV.retryStateMachineArn];
   const keyArn = env[WEBHOOK_ENV.secretKeyArn];
   return {
-    queue: queueUrl ? new SqsDeliveryQueue(new SQSClient({}), queueUrl) : new MissingConfiguration(WEBHOOK_ENV.queueUrl),
-    scheduler: stateMachineArn ? new StepFunctionsScheduler(new SFNClient({}), stateMachineArn) : new MissingConfiguration(WEBHOOK_ENV.retryStateMachineArn),
-    sealer: keyArn ? new KmsSealer(new KMSClient({}), keyArn) : new MissingConfiguration(WEBHOOK_ENV.secretKeyArn),
+    queue: queueUrl ? new SqsDeliveryQueue(traceAwsClient(new SQSClient({})), queueUrl) : new MissingConfiguration(WEBHOOK_ENV.queueUrl),
+    scheduler: stateMachineArn ? new StepFunctionsScheduler(traceAwsClient(new SFNClient({})), stateMachineArn) : new MissingConfiguration(WEBHOOK_ENV.retryStateMachineArn),
+    sealer: keyArn ? new KmsSealer(traceAwsClient(new KMSClient({})), keyArn) : new MissingConfiguration(WEBHOOK_ENV.secretKeyArn),
     policy,
     waitScale: 1,
     send: createWebhookSender({ policy, timeoutMs: ATTEMPT_TIMEOUT_MS }),

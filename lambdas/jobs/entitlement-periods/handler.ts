@@ -7,6 +7,7 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { runPeriodTransitions, type PeriodJobOptions, type PeriodJobResult } from '../../entitlements/period-transitions';
+import { observedJob } from '../../shared/observability/invocation';
 import { logger } from '../../shared/observability/logger';
 import { createDocumentClient, requireTable, tableNamesFromEnv } from '../../shared/storage/dynamo-client';
 
@@ -40,11 +41,11 @@ export async function runEntitlementPeriods(options: PeriodJobOptions, log: 'alw
 // Built on first use: the local stack sets the endpoint and table names after loading this module.
 let client: DynamoDBDocumentClient | undefined;
 
-export async function handler(_event: unknown, context?: { getRemainingTimeInMillis(): number }): Promise<PeriodJobResult> {
+export const handler = observedJob('entitlement-periods', async (_event: unknown, context): Promise<PeriodJobResult> => {
   client ??= createDocumentClient();
   return runEntitlementPeriods({
     client,
     table: requireTable(tableNamesFromEnv(), 'domain'),
-    shouldStop: () => (context ? context.getRemainingTimeInMillis() < STOP_BEFORE_TIMEOUT_MS : false),
+    shouldStop: () => context.getRemainingTimeInMillis() < STOP_BEFORE_TIMEOUT_MS,
   });
-}
+});

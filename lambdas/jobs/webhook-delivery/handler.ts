@@ -5,7 +5,8 @@
  * queue moves them to its dead-letter queue.
  */
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { observedJob } from '../../shared/observability/invocation';
 import { sharedPlatform } from '../../shared/platform';
 import { deliverBatch } from '../../webhooks/delivery-worker';
 
-export const handler = (event: SQSEvent): Promise<SQSBatchResponse> => deliverBatch(event, sharedPlatform());
+export const handler = observedJob('webhook-delivery', (event: SQSEvent): Promise<SQSBatchResponse> => deliverBatch(event, sharedPlatform()));

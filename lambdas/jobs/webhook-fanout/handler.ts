@@ -5,7 +5,8 @@
  * (batch item failures), so the stream retries it without redoing the others.
  */
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { observedJob } from '../../shared/observability/invocation';
 import { sharedPlatform } from '../../shared/platform';
 import { fanOutStreamEvent } from '../../webhooks/fan-out';
 
-export const handler = (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => fanOutStreamEvent(event, sharedPlatform());
+export const handler = observedJob('webhook-fanout', (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => fanOutStreamEvent(event, sharedPlatform()));

@@ -1,8 +1,10 @@
 /**
  * The one request pipeline every handler shares (middy). Middlewares, in the
  * order they run before the handler:
- *   1. envelope       – request id, success/error envelopes, the one error path, access log,
- *                       rate-limit headers, release of concurrency leases
+ *   0. observability  – the invocation in the request scope, debug sampling, cold start, the
+ *                       X-Ray handler subsegment, one metrics flush at the end (observability/)
+ *   1. envelope       – request id, success/error envelopes, the one error path, call log,
+ *                       the request's metrics, rate-limit headers, release of concurrency leases
  *   2. edge           – the 10-second burst limits below WAF's resolution
  *   3. transport      – HTTPS, sizes, credentials in the URL, encodings (before routing)
  *   4. routing        – the route API Gateway invoked, or 404 NOT_FOUND
@@ -15,8 +17,9 @@
  *                       the account's limits, re-checking the session's account in the same write
  *   7. authorization  – scope and organization binding of the admitted request
  *   8. input          – query parameters and body against the route's declaration
- * The envelope middleware is attached first, so its after/onError hooks run
- * last and see every error, typed or not.
+ * The envelope middleware is attached before the others, so its after/onError
+ * hooks run after theirs and see every error, typed or not; only observability's
+ * run later (they publish what the envelope recorded).
  */
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -30,7 +33,10 @@ import { isPlayerCategory, isSettingsCategory } from '../limits/limits-table';
 import { admitPlayerCall } from '../limits/player-admission';
 import { admitSettingsCall, type SettingsHolderItem } from '../limits/settings-admission';
 import { INVITATION_ID_PATTERN } from '../../invitations/invitation-model';
+import { observability } from '../observability/invocation';
 import { logger } from '../observability/logger';
+import { METRICS, statusClass } from '../observability/metric-catalog';
+import { recordMetric } from '../observability/metrics';
 import { currentRequestScope, runInRequestScope } from '../observability/request-scope';
 import { sharedPlatform, type Platform } from '../platform';
 import { normalizeEvent, type ApiEvent } from './api-event';
@@ -114,6 +120,8 @@ interface PipelineState {
   body?: unknown;
   /** Set once the request was admitted (or needs no key). */
   admitted: boolean;
+  /** Refused by the in-function edge guard (its 429 is not a quota's). */
+  edgeRejected?: boolean;
 }
 
 /**
@@ -137,21 +145,44 @@ type PipelineContext = Context & { pipeline: PipelineState };
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PipelineContext>;
 type Middleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PipelineContext>;
 
-function envelope(getPlatform: () => Platform): Middleware {
+/**
+ * The route a request counts under in the metrics: the one routing found, else the one its resource
+ * names (a request refused before routing, at the edge or by the transport rules), else `unrouted`.
+ */
+function metricRoute(state: PipelineState | undefined, router: Router): string {
+  if (state?.route) return state.route.id;
+  const resource = state?.event.resource;
+  const named = resource !== undefined && resource !== FALLBACK_RESOURCE ? router.byResource(state?.event.method ?? '', resource) : undefined;
+  return named?.id ?? 'unrouted';
+}
+
+/** The answer's metrics: by route and status class, the function's time, and a refusal by its limits-table policy. */
+function recordAnswer(state: PipelineState | undefined, router: Router, status: number, durationMs: number | undefined, error: ApiError | undefined): void {
+  const route = metricRoute(state, router);
+  recordMetric(METRICS.requests, { route, status_class: statusClass(status) });
+  if (durationMs !== undefined) recordMetric(METRICS.requestLatency, { route }, durationMs);
+  const policy = error?.headers['X-RateLimit-Policy'] ?? 'unknown';
+  // Edge rejections were counted by the edge middleware, which knows it refused them.
+  if (error?.code === 'RATE_LIMITED' && !state?.edgeRejected) recordMetric(METRICS.quotaRejections, { policy });
+  if (error?.code === 'CONCURRENCY_LIMITED') recordMetric(METRICS.concurrencyRejections, { policy });
+}
+
+function envelope(getPlatform: () => Platform, router: Router): Middleware {
   const finish = async (request: Request, response: APIGatewayProxyResult, error?: ApiError) => {
     const state = request.context.pipeline as PipelineState | undefined;
     // A normal response always frees the request's concurrency slots.
     await state?.admission?.release();
     if (state?.admission) response.headers = { ...state.admission.headers, ...response.headers };
     request.response = response;
+    const durationMs = state && Date.now() - state.startedAt;
+    recordAnswer(state, router, response.statusCode, durationMs, error);
     if (error && error.status >= 500) {
-      logger.error('request failed', { code: error.code, route: state?.route?.id, error: error.cause ?? error });
+      logger.error('request failed', { code: error.code, error: error.cause ?? error });
     }
     if (state && isCallLogged(state, error)) {
       const dynamo = currentRequestScope()?.dynamo;
-      // Redacted: identifiers only, never a header, a query value or a body.
+      // Redacted: identifiers only, never a header, a query value or a body (the route is on every line).
       logger.info('request', {
-        route: state.route?.id ?? null,
         method: state.event.method,
         status: response.statusCode,
         code: error?.code,
@@ -160,7 +191,7 @@ function envelope(getPlatform: () => Platform): Middleware {
         partner_id: state.principal?.partnerId ?? undefined,
         path_partner_id: state.event.pathParameters.partner_id?.slice(0, 128),
         source_ip: state.event.sourceIp,
-        duration_ms: Date.now() - state.startedAt,
+        duration_ms: durationMs,
         dynamo: dynamo && { calls: dynamo.calls, round_trips: dynamo.roundTrips, rcu: dynamo.readUnits, wcu: dynamo.writeUnits },
       });
     }
@@ -199,7 +230,11 @@ const edge = (): Middleware => ({
       sourceIp: event.sourceIp,
       authorization: event.headers.get('authorization')?.join(','),
     });
-    if (rejection) throw edgeRejection(rejection);
+    if (rejection) {
+      request.context.pipeline.edgeRejected = true;
+      recordMetric(METRICS.edgeRejections, { policy: rejection.limit.policy });
+      throw edgeRejection(rejection);
+    }
   },
 });
 
@@ -214,6 +249,8 @@ const routing = (router: Router): Middleware => ({
     const route = resource === FALLBACK_RESOURCE ? undefined : router.byResource(method, resource);
     if (!route) throw apiError('NOT_FOUND');
     state.route = route;
+    const scope = currentRequestScope();
+    if (scope) scope.route = route.id;
   },
 });
 
@@ -362,7 +399,8 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const getPlatform = options.platform ?? sharedPlatform;
 
   const pipeline = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PipelineContext>()
-    .use(envelope(getPlatform))
+    .use(observability<APIGatewayProxyEvent, APIGatewayProxyResult, PipelineContext>())
+    .use(envelope(getPlatform, router))
     .use(edge())
     .use(transport())
     .use(routing(router))

@@ -1,42 +1,42 @@
 /**
- * Structured JSON logs, one line per event, with the request id of the
- * invocation attached. Callers pass facts, never secrets: API keys and
- * Authorization headers are never handed to the logger.
+ * The service's one logger: Powertools Logger, JSON, one line per event,
+ * every line in the shape of log-formatter.ts (request id and route from the
+ * request scope, everything redacted by redaction.ts). INFO and DEBUG go to
+ * stdout, WARN and ERROR to stderr (Powertools' console); in Lambda both end
+ * in the function's log group.
+ *
+ * Level: LOG_LEVEL (the stack sets the stage's), unless Lambda's Advanced
+ * Logging Controls set one, which Powertools follows. Debug sampling: in a
+ * deployed function DEPLOYED_DEBUG_SAMPLE_RATE of the invocations log at
+ * DEBUG (re-decided per invocation, invocation.ts), or
+ * POWERTOOLS_LOGGER_SAMPLE_RATE when set; none locally.
  */
-import { currentRequestScope } from './request-scope';
+import { Logger, LogLevel } from '@aws-lambda-powertools/logger';
+import { ServiceLogFormatter } from './log-formatter';
+import { SERVICE_NAME } from './metric-catalog';
 
-type Level = 'debug' | 'info' | 'warn' | 'error';
-const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+/** Share of a deployed function's invocations logged at DEBUG. */
+export const DEPLOYED_DEBUG_SAMPLE_RATE = 0.01;
 
-function threshold(): number {
-  const configured = (process.env.LOG_LEVEL ?? 'info').toLowerCase() as Level;
-  return ORDER[configured] ?? ORDER.info;
+type Level = (typeof LogLevel)[keyof typeof LogLevel];
+const LEVELS = new Set<string>(Object.values(LogLevel));
+const isLevel = (name: string): name is Level => LEVELS.has(name);
+
+/** LOG_LEVEL in any letter case; undefined (Powertools' INFO) when unset or unknown. */
+export function configuredLogLevel(env: NodeJS.ProcessEnv = process.env): Level | undefined {
+  const level = env.LOG_LEVEL?.toUpperCase();
+  return level !== undefined && isLevel(level) ? level : undefined;
 }
 
-function write(level: Level, message: string, fields: Record<string, unknown>): void {
-  if (ORDER[level] < threshold()) return;
-  const scope = currentRequestScope();
-  const line = {
-    level,
-    message,
-    timestamp: new Date().toISOString(),
-    service: 'partner-api',
-    ...(scope ? { request_id: scope.requestId } : {}),
-    ...fields,
-  };
-  process.stdout.write(`${JSON.stringify(line, errorReplacer)}\n`);
+/** The debug sample rate: Powertools' own variable when set (undefined lets it read it), in Lambda the deployed rate, else none. */
+export function debugSampleRate(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  if (env.POWERTOOLS_LOGGER_SAMPLE_RATE !== undefined) return undefined;
+  return env.AWS_LAMBDA_FUNCTION_NAME !== undefined ? DEPLOYED_DEBUG_SAMPLE_RATE : 0;
 }
 
-function errorReplacer(_key: string, value: unknown): unknown {
-  if (value instanceof Error) {
-    return { name: value.name, message: value.message, stack: value.stack, ...(value.cause !== undefined ? { cause: value.cause } : {}) };
-  }
-  return value;
-}
-
-export const logger = {
-  debug: (message: string, fields: Record<string, unknown> = {}) => write('debug', message, fields),
-  info: (message: string, fields: Record<string, unknown> = {}) => write('info', message, fields),
-  warn: (message: string, fields: Record<string, unknown> = {}) => write('warn', message, fields),
-  error: (message: string, fields: Record<string, unknown> = {}) => write('error', message, fields),
-};
+export const logger = new Logger({
+  serviceName: SERVICE_NAME,
+  logLevel: configuredLogLevel(),
+  sampleRateValue: debugSampleRate(),
+  logFormatter: new ServiceLogFormatter(),
+});

@@ -113,6 +113,16 @@ export const METRICS = {
     unit: 'Seconds',
     description: 'Age of the oldest invitation in state claiming at a reconciler run',
   },
+  /**
+   * A container's first invocation, by function: Powertools' own ColdStart metric
+   * (captureColdStartMetric names it and its dimension; observability/metrics.ts).
+   */
+  coldStarts: {
+    name: 'ColdStart',
+    dimensions: ['function_name'],
+    unit: 'Count',
+    description: 'Invocations that started a new Lambda container, by function name',
+  },
 } as const satisfies Record<string, MetricSpec>;
 
 export type MetricId = keyof typeof METRICS;

@@ -6,10 +6,15 @@
  *
  * The endpoint comes from the SDK's own `AWS_ENDPOINT_URL_DYNAMODB` variable,
  * which the local stack sets to DynamoDB Local.
+ *
+ * In Lambda the client's calls are also traced (X-Ray subsegments,
+ * observability/tracer.ts); the per-request accounting stays here, the one
+ * thing about DynamoDB calls Powertools does not do.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { currentRequestScope } from '../observability/request-scope';
+import { traceAwsClient } from '../observability/tracer';
 import { TABLE_IDS, tableEnvName, type TableId } from './table-definitions';
 
 interface CapacityEntry {
@@ -101,7 +106,7 @@ export const DYNAMO_CLIENT_CONFIG = {
 } as const;
 
 export function createDocumentClient(client = new DynamoDBClient({ ...DYNAMO_CLIENT_CONFIG })): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(instrumentDynamoClient(client), {
+  return DynamoDBDocumentClient.from(instrumentDynamoClient(traceAwsClient(client)), {
     marshallOptions: { removeUndefinedValues: true },
   });
 }

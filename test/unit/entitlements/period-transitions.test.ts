@@ -10,6 +10,7 @@ import { DynamoDBDocumentClient, QueryCommand, TransactWriteCommand } from '@aws
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runEntitlementPeriods } from '../../../lambdas/jobs/entitlement-periods/handler';
+import { captureLogs } from '../../support/log-capture';
 import {
   dueBucket,
   dueBuckets,
@@ -179,26 +180,21 @@ describe('runPeriodTransitions (mocked DynamoDB)', () => {
   });
 
   it('fails the run (logged as an error, then thrown) when a grant’s write fails otherwise', async () => {
-    const lines: string[] = [];
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (lines.push(String(chunk)), true));
+    const logs = captureLogs();
     ddbMock.on(QueryCommand).resolves({ Items: [due] });
     ddbMock.on(TransactWriteCommand).rejects(Object.assign(new Error('boom'), { name: 'InternalServerError' }));
 
     await expect(runEntitlementPeriods({ client, table: 'domain', clock: () => at(T0, 1_000), catchUpHours: 0 })).rejects.toThrow(/1 grant\(s\) failed: grant_a: boom/);
-    const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(logged).toEqual([expect.objectContaining({ level: 'error', job: 'entitlement-periods', failed: 1, due: 1 })]);
+    expect(logs.lines()).toEqual([expect.objectContaining({ level: 'ERROR', job: 'entitlement-periods', failed: 1, due: 1 })]);
   });
 
   it('logs one line per run with the counts (always in AWS; locally only when something was written)', async () => {
-    const lines: string[] = [];
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => (lines.push(String(chunk)), true));
+    const logs = captureLogs();
     ddbMock.on(QueryCommand).resolves({ Items: [] });
 
     await runEntitlementPeriods({ client, table: 'domain', clock: () => at(T0), catchUpHours: 0 }, 'when-changed');
-    expect(lines).toEqual([]);
+    expect(logs.text()).toBe('');
     await runEntitlementPeriods({ client, table: 'domain', clock: () => at(T0), catchUpHours: 0 });
-    expect(lines.map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual([
-      expect.objectContaining({ level: 'info', message: 'entitlement periods run', due: 0, events: 0, buckets: 1 }),
-    ]);
+    expect(logs.lines()).toEqual([expect.objectContaining({ level: 'INFO', message: 'entitlement periods run', due: 0, events: 0, buckets: 1 })]);
   });
 });

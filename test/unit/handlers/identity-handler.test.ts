@@ -8,26 +8,27 @@ import '../support/handler-environment';
 import { ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../../../lambdas/identity/handler';
 import { lambdaContext, parseBody, proxyEvent } from '../support/api-gateway-event';
 import { TABLES } from '../support/handler-environment';
 import { accountKey, apiKeyKey } from '../../../lambdas/shared/identity/access-items';
 import { conditionFailed, resolveUpdate, throttled } from '../support/admission-fixtures';
+import { captureLogs, type LogCapture } from '../../support/log-capture';
 import { ACCOUNT_ID, PARTNER_ID, accountItem, bearer, issueKey, orgItem, serveAdmission } from '../support/identity-fixtures';
 
 const ddbMock = mockClient(DynamoDBDocumentClient);
 /** The handler runs on the real clock: keys must be valid now. */
 const IN_30_DAYS = new Date(Date.now() + 30 * 86_400_000).toISOString();
-let stdout: MockInstance<typeof process.stdout.write>;
+let logs: LogCapture;
 
 const getMe = (authorization?: string | string[], requestId = 'req-me-1') =>
   handler(proxyEvent({ method: 'GET', path: '/me', headers: { Authorization: authorization }, requestId }), lambdaContext());
 
-const logLines = () => stdout.mock.calls.map(([chunk]) => String(chunk));
+const logLines = () => logs.text().split('\n').filter((line) => line !== '');
 
 beforeEach(() => {
-  stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  logs = captureLogs();
 });
 
 afterEach(() => {
@@ -279,7 +280,7 @@ describe('identity handler: a quota store that does not answer', () => {
     // Assess
     const failure = logLines()
       .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .find((line) => line.level === 'error');
+      .find((line) => line.level === 'ERROR');
     expect(failure).toMatchObject({
       request_id: 'req-503-log',
       code: 'RATE_LIMIT_UNAVAILABLE',

@@ -11,7 +11,7 @@
  */
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ApiError, ERROR_CATALOG } from '../../../lambdas/shared/errors';
 import { accountKey, apiKeyKey, orgKey, toKeyFacts, type ApiKeyItem } from '../../../lambdas/shared/identity/access-items';
 import { digestApiKey, generateApiKey, keyIdFromDigest, LIVE_KEY_PREFIX } from '../../../lambdas/shared/identity/api-keys';
@@ -22,6 +22,7 @@ import { admitRequest, type AdmissionRoute } from '../../../lambdas/shared/limit
 import { RateLogSampler } from '../../../lambdas/shared/limits/rejection-log';
 import { WindowMemory } from '../../../lambdas/shared/limits/window-memory';
 import { LIMITS } from '../../../lambdas/shared/limits/limits-table';
+import { captureLogs, type LogCapture } from '../../support/log-capture';
 import {
   conditionFailed,
   documentClient,
@@ -120,18 +121,12 @@ const onAdmissionWrite = (key: ItemKey) => ddbMock.on(UpdateCommand, { Key: key,
 const orgKeyWith = (scopes: string[] = ['records:read', 'tickets:read', 'invitations:write']) => issueKey({ partner_id: PARTNER_ID, scopes });
 const TICKET_ROUTE: AdmissionRoute & AuthorizedRoute = { scope: 'tickets:read', partnerBound: true, category: 'ticket' };
 
-let stdout: MockInstance<typeof process.stdout.write>;
-const logLines = () =>
-  stdout.mock.calls
-    .map(([chunk]) => String(chunk))
-    .join('')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+let logs: LogCapture;
+const logLines = () => logs.lines();
 const rateLogLines = () => logLines().filter((line) => String(line.id ?? '').startsWith('rate_'));
 
 beforeEach(() => {
-  stdout = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  logs = captureLogs();
 });
 
 afterEach(() => {
@@ -1077,7 +1072,7 @@ describe('Admission.release', () => {
 
     // Assess
     await expect(released).resolves.toBeUndefined();
-    expect(logLines().some((line) => line.level === 'error')).toBe(true);
+    expect(logLines().some((line) => line.level === 'ERROR')).toBe(true);
   });
 });
 
@@ -1112,7 +1107,7 @@ describe('admitRequest: sampled logging of rate rejections', () => {
     const lines = rateLogLines();
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({
-      level: 'warn',
+      level: 'WARN',
       key_id: issued.keyId,
       account_id: ACCOUNT_ID,
       partner_id: PARTNER_ID,
@@ -1121,7 +1116,7 @@ describe('admitRequest: sampled logging of rate rejections', () => {
     });
     expect(lines[0].id).toMatch(/^rate_[0-9a-f]{32}$/);
     expect(rateLogClaims()[0].ExpressionAttributeValues).toEqual({ ':minute': W.minute });
-    expect(stdout.mock.calls.map(([chunk]) => String(chunk)).join('')).not.toContain(issued.key);
+    expect(logs.text()).not.toContain(issued.key);
   });
 
   it('logs at most once per key and minute, within a container and across containers', async () => {
