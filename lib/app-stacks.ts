@@ -1,10 +1,13 @@
 /**
  * The stacks of one stage, wired together: `PartnerApi-<stage>-Stateful`
  * (tables) and `PartnerApi-<stage>-Stateless` (functions, API, WAF, alarms),
- * both stacks and every taggable resource tagged with service and stage. bin/app.ts and the
- * infrastructure tests both build stages through here.
+ * both stacks and every taggable resource tagged with service and stage, and the cdk-nag
+ * findings the service accepts acknowledged on their resources (lib/compliance). bin/app.ts and
+ * the infrastructure tests both build stages through here; bin/app.ts also runs the checks
+ * (lib/compliance/compliance-checks.ts).
  */
 import { Tags, type App } from 'aws-cdk-lib';
+import { acknowledgeNagFindings } from './compliance/nag-acknowledgments';
 import { resolveStageConfig, type StageConfig } from './config/stage-config';
 import { StatefulStack } from './stateful-stack';
 import { StatelessStack, type StatelessStackProps } from './stateless-stack';
@@ -16,6 +19,8 @@ export interface BuildStageOptions {
   readonly notifyEmail?: string;
   /** Test hooks: extra stateless props (route table, WAF rules). */
   readonly stateless?: Partial<Pick<StatelessStackProps, 'routes' | 'edgeRules' | 'edgeResponseBodies'>>;
+  /** Test hook: `false` leaves the findings unacknowledged (test/infra/nag.test.ts checks each acknowledgment covers one). */
+  readonly acknowledgeNagFindings?: boolean;
 }
 
 export interface StageStacks {
@@ -46,5 +51,7 @@ export function buildStages(app: App, options: BuildStageOptions): StageStacks {
   for (const stack of [stateful, stateless]) {
     for (const [key, value] of Object.entries(tags)) Tags.of(stack).add(key, value);
   }
-  return { config, stateful, stateless };
+  const stacks = { config, stateful, stateless };
+  if (options.acknowledgeNagFindings !== false) acknowledgeNagFindings(stacks);
+  return stacks;
 }

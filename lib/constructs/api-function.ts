@@ -1,9 +1,10 @@
 /**
  * The one way this service builds a Lambda function: a NodejsFunction with
  * the defaults locked (Node.js 22 on ARM64, X-Ray tracing, JSON logs at the
- * stage's level, an explicit log group with the stage's retention) and the
- * AWS SDK bundled so the deployed SDK version is the one in package-lock.json,
- * not whatever the runtime ships.
+ * stage's level, an explicit log group with the stage's retention, an
+ * execution role that may write to that log group only) and the AWS SDK
+ * bundled so the deployed SDK version is the one in package-lock.json, not
+ * whatever the runtime ships.
  *
  * Bundling runs the locally installed esbuild (no Docker). CJS output: the
  * bundle is a single index.js without a package.json, which Lambda loads as
@@ -42,6 +43,21 @@ export function serviceLogGroup(scope: Construct, id: string, config: StageConfi
   });
 }
 
+/**
+ * A function's execution role: assumed by Lambda, allowed to create streams and put events in the
+ * function's own log group and nothing else yet (each construct adds the function's statements). It
+ * replaces the role NodejsFunction would create with the AWSLambdaBasicExecutionRole managed
+ * policy, whose logs actions hold on every log group of the account.
+ */
+export function serviceFunctionRole(scope: Construct, id: string, logGroup: logs.ILogGroup): iam.Role {
+  const role = new iam.Role(scope, id, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+  logGroup.grantWrite(role);
+  return role;
+}
+
+/** The runtime of every function of the service (lib/compliance/nag-acknowledgments.ts says why it is pinned). */
+export const SERVICE_RUNTIME = lambda.Runtime.NODEJS_22_X;
+
 /** What every function of the service sets: stage, log level, source maps. */
 export function serviceEnvironment(config: StageConfig): Record<string, string> {
   return { STAGE: config.stage, LOG_LEVEL: config.logLevel, NODE_OPTIONS: LAMBDA_NODE_OPTIONS };
@@ -50,14 +66,15 @@ export function serviceEnvironment(config: StageConfig): Record<string, string> 
 /**
  * The locked defaults of every function of the service (API groups and
  * scheduled jobs): runtime, architecture, memory, timeout, tracing, JSON
- * logs into `logGroup`, and local-esbuild bundling with the SDK inside.
+ * logs into `logGroup`, the `role` of serviceFunctionRole, and local-esbuild
+ * bundling with the SDK inside.
  */
-export function serviceFunctionProps(config: StageConfig, logGroup: logs.ILogGroup): NodejsFunctionProps {
+export function serviceFunctionProps(config: StageConfig, logGroup: logs.ILogGroup, role: iam.IRole): NodejsFunctionProps {
   return {
     handler: 'handler',
     projectRoot: PROJECT_ROOT,
     depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-    runtime: lambda.Runtime.NODEJS_22_X,
+    runtime: SERVICE_RUNTIME,
     architecture: lambda.Architecture.ARM_64,
     memorySize: config.lambda.memoryMb,
     timeout: Duration.seconds(config.lambda.timeoutSeconds),
@@ -66,6 +83,7 @@ export function serviceFunctionProps(config: StageConfig, logGroup: logs.ILogGro
     applicationLogLevelV2: lambda.ApplicationLogLevel[config.logLevel],
     systemLogLevelV2: lambda.SystemLogLevel.INFO,
     logGroup,
+    role,
     bundling: {
       forceDockerBundling: false,
       minify: LAMBDA_BUNDLING.minify,
@@ -100,6 +118,7 @@ export class ApiFunction extends Construct {
   public readonly group: EndpointGroup;
   public readonly function: NodejsFunction;
   public readonly logGroup: logs.LogGroup;
+  public readonly role: iam.Role;
   /** Every variable set so far: none may be set twice. */
   private readonly environmentNames: Set<string>;
 
@@ -132,8 +151,9 @@ export class ApiFunction extends Construct {
     this.environmentNames = new Set([...Object.keys(environment), ...Object.keys(props.environment ?? {})]);
 
     this.logGroup = serviceLogGroup(this, 'LogGroup', config);
+    this.role = serviceFunctionRole(this, 'Role', this.logGroup);
     this.function = new NodejsFunction(this, 'Function', {
-      ...serviceFunctionProps(config, this.logGroup),
+      ...serviceFunctionProps(config, this.logGroup, this.role),
       description: `partner-api ${config.stage}: ${group} endpoints`,
       entry,
       environment: { ...environment, ...props.environment },

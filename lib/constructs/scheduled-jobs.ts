@@ -13,12 +13,14 @@
  *
  * EventBridge Scheduler invokes it through a role of its own (no Lambda
  * resource policy: the function's only resource-policy entry stays the API's
- * kind), without retries or a flexible window: the next minute's run picks up
- * whatever a failed run left, since every run looks back over the catch-up
- * window.
+ * kind), allowed to invoke the function's unqualified ARN only (the schedule
+ * never names a version or alias), without retries or a flexible window: the
+ * next minute's run picks up whatever a failed run left, since every run
+ * looks back over the catch-up window.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
@@ -28,7 +30,7 @@ import { join } from 'node:path';
 import { DUE_INDEX } from '../../lambdas/entitlements/period-transitions';
 import { tableEnvName } from '../../lambdas/shared/storage/table-definitions';
 import type { StageConfig } from '../config/stage-config';
-import { PROJECT_ROOT, serviceEnvironment, serviceFunctionProps, serviceLogGroup } from './api-function';
+import { PROJECT_ROOT, serviceEnvironment, serviceFunctionProps, serviceFunctionRole, serviceLogGroup } from './api-function';
 import type { TableMap } from './data-tables';
 
 /** How often the entitlement-periods job runs. */
@@ -53,7 +55,7 @@ export class ScheduledJobs extends Construct {
 
     this.logGroup = serviceLogGroup(this, 'EntitlementPeriodsLogGroup', config);
     this.entitlementPeriods = new NodejsFunction(this, 'EntitlementPeriods', {
-      ...serviceFunctionProps(config, this.logGroup),
+      ...serviceFunctionProps(config, this.logGroup, serviceFunctionRole(this, 'EntitlementPeriodsRole', this.logGroup)),
       description: `partner-api ${config.stage}: entitlement-periods job (period start and end events)`,
       entry: join(PROJECT_ROOT, 'lambdas', 'jobs', 'entitlement-periods', 'handler.ts'),
       // A failed run is not retried: the next minute's run covers it.
@@ -74,13 +76,13 @@ export class ScheduledJobs extends Construct {
       description: `partner-api ${config.stage}: run the entitlement-periods job every minute`,
       schedule: scheduler.ScheduleExpression.rate(ENTITLEMENT_PERIODS_RATE),
       timeWindow: scheduler.TimeWindow.off(),
-      target: new targets.LambdaInvoke(this.entitlementPeriods, { retryAttempts: 0, maxEventAge: Duration.minutes(1) }),
+      target: new InvokeFunctionOnly(this.entitlementPeriods, { retryAttempts: 0, maxEventAge: Duration.minutes(1) }),
     });
 
     // claim-reconciler: finishes claims left `claiming` (lambdas/invitations/claim-reconciler.ts).
     const reconcilerLogs = serviceLogGroup(this, 'ClaimReconcilerLogGroup', config);
     this.claimReconciler = new NodejsFunction(this, 'ClaimReconciler', {
-      ...serviceFunctionProps(config, reconcilerLogs),
+      ...serviceFunctionProps(config, reconcilerLogs, serviceFunctionRole(this, 'ClaimReconcilerRole', reconcilerLogs)),
       description: `partner-api ${config.stage}: claim-reconciler job (claims left claiming)`,
       entry: join(PROJECT_ROOT, 'lambdas', 'jobs', 'claim-reconciler', 'handler.ts'),
       retryAttempts: 0,
@@ -98,7 +100,25 @@ export class ScheduledJobs extends Construct {
       description: `partner-api ${config.stage}: run the claim-reconciler job every minute`,
       schedule: scheduler.ScheduleExpression.rate(Duration.minutes(1)),
       timeWindow: scheduler.TimeWindow.off(),
-      target: new targets.LambdaInvoke(this.claimReconciler, { retryAttempts: 0, maxEventAge: Duration.minutes(1) }),
+      target: new InvokeFunctionOnly(this.claimReconciler, { retryAttempts: 0, maxEventAge: Duration.minutes(1) }),
     });
+  }
+}
+
+/**
+ * LambdaInvoke whose role may invoke the function's unqualified ARN and nothing else. CDK's target
+ * uses `grantInvoke`, which adds `<function ARN>:*` (every version and alias) for schedules that
+ * never name one.
+ */
+class InvokeFunctionOnly extends targets.LambdaInvoke {
+  constructor(
+    private readonly target: lambda.IFunction,
+    props: targets.ScheduleTargetBaseProps,
+  ) {
+    super(target, props);
+  }
+
+  protected override addTargetActionToRole(role: iam.IRole): void {
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.target.functionArn] }));
   }
 }

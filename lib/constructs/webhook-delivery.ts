@@ -32,7 +32,7 @@ import { retryStateMachineDefinition } from '../../lambdas/webhooks/delivery-sch
 import { WEBHOOK_ENV, WEBHOOK_SECRET_PURPOSE } from '../../lambdas/webhooks/webhook-env';
 import { DELIVERY_QUEUE_VISIBILITY_SECONDS, FAN_OUT_FILTER_PATTERN, WEBHOOK_PIPELINE } from '../../lambdas/webhooks/pipeline-settings';
 import type { StageConfig } from '../config/stage-config';
-import { PROJECT_ROOT, serviceEnvironment, serviceFunctionProps, serviceLogGroup, type ApiFunction } from './api-function';
+import { PROJECT_ROOT, serviceEnvironment, serviceFunctionProps, serviceFunctionRole, serviceLogGroup, type ApiFunction } from './api-function';
 import type { TableMap } from './data-tables';
 
 /** KMS permissions hold only under this encryption-context `purpose` (lambdas/webhooks/webhook-env.ts). */
@@ -112,7 +112,8 @@ export class WebhookDelivery extends Construct {
       stateMachineName: `${prefix}-webhook-retry`,
       stateMachineType: sfn.StateMachineType.STANDARD,
       definitionBody: sfn.DefinitionBody.fromString(Stack.of(this).toJsonString(retryStateMachineDefinition(this.queue.queueUrl))),
-      logs: { destination: this.retryLogGroup, level: sfn.LogLevel.ERROR, includeExecutionData: false },
+      // Every state transition (when a retry waited, when it sent), never the execution's input or output.
+      logs: { destination: this.retryLogGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
       tracingEnabled: config.tracing,
     });
     // Its only task: the optimized SQS integration's SendMessage to the delivery queue.
@@ -121,7 +122,7 @@ export class WebhookDelivery extends Construct {
     // Fan-out: the domain table's stream, filtered to new outbox events before Lambda is invoked.
     const fanOutLogs = serviceLogGroup(this, 'FanOutLogGroup', config);
     this.fanOut = new NodejsFunction(this, 'FanOut', {
-      ...serviceFunctionProps(config, fanOutLogs),
+      ...serviceFunctionProps(config, fanOutLogs, serviceFunctionRole(this, 'FanOutRole', fanOutLogs)),
       description: `partner-api ${config.stage}: webhook fan-out (new events → deliveries)`,
       entry: join(PROJECT_ROOT, 'lambdas', 'jobs', 'webhook-fanout', 'handler.ts'),
       timeout: Duration.seconds(fanOutSettings.timeoutSeconds),
@@ -161,7 +162,7 @@ export class WebhookDelivery extends Construct {
     // Delivery worker: one attempt per message; a message it could not handle is reported alone.
     const workerLogs = serviceLogGroup(this, 'WorkerLogGroup', config);
     this.worker = new NodejsFunction(this, 'Worker', {
-      ...serviceFunctionProps(config, workerLogs),
+      ...serviceFunctionProps(config, workerLogs, serviceFunctionRole(this, 'WorkerRole', workerLogs)),
       description: `partner-api ${config.stage}: webhook delivery worker (one attempt per message)`,
       entry: join(PROJECT_ROOT, 'lambdas', 'jobs', 'webhook-delivery', 'handler.ts'),
       timeout: Duration.seconds(workerSettings.timeoutSeconds),

@@ -54,9 +54,14 @@ describe('scheduled jobs: entitlement-periods', () => {
       { actions: ['dynamodb:Query'], resource: { 'Fn::Join': ['', [domainArn, '/index/gsi1']] }, effect: 'Allow' },
       { actions: ['dynamodb:PutItem', 'dynamodb:UpdateItem'], resource: domainArn, effect: 'Allow' },
     ]);
-    // Besides DynamoDB: X-Ray only (logs come from the basic execution role's managed policy).
+    // Besides DynamoDB: its own log group (no managed policy, so no other log group) and X-Ray.
+    const logGroupArn = { 'Fn::GetAtt': [logicalIdByPath(statelessTemplate, 'AWS::Logs::LogGroup', '/Jobs/EntitlementPeriodsLogGroup/Resource'), 'Arn'] };
     const others = statementsOf(roleId).filter((s) => !JSON.stringify(s.Action).includes('dynamodb:'));
-    expect(others.flatMap(actionsOf).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+    expect(others.map((s) => ({ actions: actionsOf(s), resource: s.Resource }))).toEqual([
+      { actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resource: logGroupArn },
+      { actions: ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'], resource: '*' },
+    ]);
+    expect(resources(statelessTemplate, 'AWS::IAM::Role')[roleId].Properties.ManagedPolicyArns).toBeUndefined();
   });
 
   it('is run every minute by one EventBridge Scheduler schedule, on time, without retries', () => {
@@ -70,7 +75,7 @@ describe('scheduled jobs: entitlement-periods', () => {
     });
   });
 
-  it('invokes through a role only the scheduler of this account may assume, allowed to invoke this function and nothing else', () => {
+  it('invokes through a role only the scheduler of this account may assume, allowed to invoke this function (no version or alias) and nothing else', () => {
     const [schedule] = Object.values(resources(statelessTemplate, SCHEDULE)).filter((candidate) => JSON.stringify(candidate.Properties.Target).includes(functionId));
     const roleId = (schedule.Properties.Target as { RoleArn: { 'Fn::GetAtt': [string, string] } }).RoleArn['Fn::GetAtt'][0];
     const role = resources(statelessTemplate, 'AWS::IAM::Role')[roleId];
@@ -89,7 +94,7 @@ describe('scheduled jobs: entitlement-periods', () => {
       {
         Action: 'lambda:InvokeFunction',
         Effect: 'Allow',
-        Resource: [{ 'Fn::GetAtt': [functionId, 'Arn'] }, { 'Fn::Join': ['', [{ 'Fn::GetAtt': [functionId, 'Arn'] }, ':*']] }],
+        Resource: { 'Fn::GetAtt': [functionId, 'Arn'] },
       },
     ]);
   });
@@ -100,12 +105,12 @@ describe('scheduled jobs: entitlement-periods', () => {
   });
 
   it.each([
-    ['dev', 7, 'Delete'],
-    ['prod', 30, 'Retain'],
-  ])('keeps the %s job log for %i days (%s on stack deletion)', (name, days, policy) => {
-    const { statelessTemplate: template } = stage(name);
+    ['dev', 'Delete'],
+    ['prod', 'Retain'],
+  ])('keeps the %s job log for the stage’s retention (%s on stack deletion)', (name, policy) => {
+    const { statelessTemplate: template, config: stageConfig } = stage(name);
     const logGroup = resources(template, 'AWS::Logs::LogGroup')[logicalIdByPath(template, 'AWS::Logs::LogGroup', '/Jobs/EntitlementPeriodsLogGroup/Resource')];
-    expect(logGroup.Properties.RetentionInDays).toBe(days);
+    expect(logGroup.Properties.RetentionInDays).toBe(stageConfig.logRetentionDays);
     expect(logGroup.DeletionPolicy).toBe(policy);
   });
 });

@@ -166,6 +166,23 @@ describe('stateless stack: least privilege, per function', () => {
     expect(Object.keys(variablesOf('settings')).filter((name) => name.startsWith('TABLE_'))).toEqual([tableEnvName('access')]);
   });
 
+  it('lets every function of the stack write logs to its own log group and no other (no managed policy such as AWSLambdaBasicExecutionRole)', () => {
+    const functions = Object.entries(resources(statelessTemplate, FUNCTION));
+    expect(functions.length).toBeGreaterThan(ENDPOINT_GROUPS.length);
+    for (const [id, fn] of functions) {
+      const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+      expect(resources(statelessTemplate, 'AWS::IAM::Role')[roleId].Properties.ManagedPolicyArns, id).toBeUndefined();
+      const logGroupId = (fn.Properties as { LoggingConfig: { LogGroup: { Ref: string } } }).LoggingConfig.LogGroup.Ref;
+      const logStatements = Object.values(resources(statelessTemplate, 'AWS::IAM::Policy'))
+        .filter((p) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === roleId))
+        .flatMap((p) => (p.Properties.PolicyDocument as { Statement: { Action: string | string[]; Resource: unknown }[] }).Statement)
+        .filter((statement) => JSON.stringify(statement.Action).includes('logs:'));
+      expect(logStatements.map((statement) => ({ actions: actionsOf(statement), resource: statement.Resource })), id).toEqual([
+        { actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resource: { 'Fn::GetAtt': [logGroupId, 'Arn'] } },
+      ]);
+    }
+  });
+
   it.each(ENDPOINT_GROUPS)('lets %s read exactly the secrets its group declares (GROUP_SECRET_ACCESS), by ARN, never their values', (group) => {
     const fn = resources(statelessTemplate, FUNCTION)[functionLogicalId(statelessTemplate, group)];
     const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
@@ -188,12 +205,13 @@ describe('stateless stack: least privilege, per function', () => {
 
 describe('stateless stack: logs', () => {
   it.each([
-    ['dev', 7, 'Delete'],
-    ['pr-123', 7, 'Delete'],
-    ['staging', 30, 'Retain'],
-    ['prod', 30, 'Retain'],
-  ])('keeps %s function, access and WAF logs for %i days (%s on stack deletion)', (name, days, policy) => {
-    const { statelessTemplate } = stage(name);
+    ['dev', 'Delete'],
+    ['pr-123', 'Delete'],
+    ['staging', 'Retain'],
+    ['prod', 'Retain'],
+  ])('keeps %s function, access and WAF logs for the stage’s retention (%s on stack deletion)', (name, policy) => {
+    const { statelessTemplate, config } = stage(name);
+    const days = config.logRetentionDays;
 
     const logGroups = Object.values(resources(statelessTemplate, 'AWS::Logs::LogGroup'));
     // One per function (endpoint groups, the two jobs, the webhook fan-out and worker), the webhook retry state machine's,

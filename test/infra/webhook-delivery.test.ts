@@ -18,6 +18,7 @@ const FUNCTION = 'AWS::Lambda::Function';
 const MAPPING = 'AWS::Lambda::EventSourceMapping';
 const QUEUE = 'AWS::SQS::Queue';
 const ALARM = 'AWS::CloudWatch::Alarm';
+const LOG_GROUP = 'AWS::Logs::LogGroup';
 
 type Statement = { Action: string | string[]; Resource: unknown; Effect: string; Condition?: unknown };
 type Json = Record<string, unknown>;
@@ -29,8 +30,11 @@ function pipelineIds(template: Template) {
     dlq: logicalIdByPath(template, QUEUE, '/Webhooks/DeadLetterQueue/Resource'),
     stateMachine: logicalIdByPath(template, 'AWS::StepFunctions::StateMachine', '/Webhooks/RetryStateMachine/Resource'),
     fanOut: logicalIdByPath(template, FUNCTION, '/Webhooks/FanOut/Resource'),
+    fanOutLogs: logicalIdByPath(template, LOG_GROUP, '/Webhooks/FanOutLogGroup/Resource'),
     worker: logicalIdByPath(template, FUNCTION, '/Webhooks/Worker/Resource'),
+    workerLogs: logicalIdByPath(template, LOG_GROUP, '/Webhooks/WorkerLogGroup/Resource'),
     apiFunction: functionLogicalId(template, 'webhooks'),
+    apiFunctionLogs: logicalIdByPath(template, LOG_GROUP, '/WebApi/WebhooksFunction/LogGroup/Resource'),
     partnerApi: restApiLogicalId(template, 'partner'),
     webApi: restApiLogicalId(template, 'web'),
   };
@@ -66,7 +70,8 @@ const roleOfFunction = (template: Template, functionId: string) =>
 /**
  * A role's permissions as `action on resource[ if condition]` lines, resources named: `*`, `queue`,
  * `dlq`, `state-machine`, `access-table`, `domain-stream`, `secrets-key` (imports from the stateful
- * stack), `access-table/index/<name>`. An unknown resource shows as its JSON, so it cannot match.
+ * stack), `access-table/index/<name>`, and the functions' log groups `fan-out-logs`, `worker-logs`,
+ * `webhooks-logs`. An unknown resource shows as its JSON, so it cannot match.
  */
 function grantsOf(template: Template, roleId: string): string[] {
   const ids = pipelineIds(template);
@@ -76,6 +81,9 @@ function grantsOf(template: Template, roleId: string): string[] {
     if (json === JSON.stringify({ 'Fn::GetAtt': [ids.queue, 'Arn'] })) return 'queue';
     if (json === JSON.stringify({ 'Fn::GetAtt': [ids.dlq, 'Arn'] })) return 'dlq';
     if (json === JSON.stringify({ Ref: ids.stateMachine })) return 'state-machine';
+    if (json === JSON.stringify({ 'Fn::GetAtt': [ids.fanOutLogs, 'Arn'] })) return 'fan-out-logs';
+    if (json === JSON.stringify({ 'Fn::GetAtt': [ids.workerLogs, 'Arn'] })) return 'worker-logs';
+    if (json === JSON.stringify({ 'Fn::GetAtt': [ids.apiFunctionLogs, 'Arn'] })) return 'webhooks-logs';
     const imported = (resource as { 'Fn::ImportValue'?: string })['Fn::ImportValue'];
     if (imported && /DataDomainTable\w*StreamArn\w*$/.test(imported)) return 'domain-stream';
     if (imported && /DataAccessTable\w*Arn\w*$/.test(imported)) return 'access-table';
@@ -98,6 +106,8 @@ function grantsOf(template: Template, roleId: string): string[] {
 const SECRET_CONDITION = ` if ${JSON.stringify({ StringEquals: { 'kms:EncryptionContext:purpose': WEBHOOK_SECRET_PURPOSE } })}`;
 /** Active tracing (X-Ray) of every function: AWS offers these actions on `*` only. */
 const FUNCTION_TRACING = ['xray:PutTelemetryRecords on *', 'xray:PutTraceSegments on *'];
+/** A function's own log group (api-function.ts serviceFunctionRole), and no other. */
+const logsTo = (logGroup: string) => [`logs:CreateLogStream on ${logGroup}`, `logs:PutLogEvents on ${logGroup}`];
 
 describe('webhook secrets key (stateful stack)', () => {
   it.each([
@@ -180,21 +190,21 @@ describe('webhook retry state machine', () => {
   });
 
   it.each([
-    ['dev', 7, 'Delete'],
-    ['prod', 30, 'Retain'],
-  ])('logs errors only (no execution data) to its own log group on %s: %i days, %s', (name, days, policy) => {
-    const { statelessTemplate: template } = stage(name);
+    ['dev', 'Delete'],
+    ['prod', 'Retain'],
+  ])('logs every state transition (no execution data) to its own log group on %s, kept the stage’s retention, %s on stack deletion', (name, policy) => {
+    const { statelessTemplate: template, config } = stage(name);
     const ids = pipelineIds(template);
     const machine = resources(template, 'AWS::StepFunctions::StateMachine')[ids.stateMachine];
     const logGroupId = logicalIdByPath(template, 'AWS::Logs::LogGroup', '/Webhooks/RetryLogGroup/Resource');
 
     expect(machine.Properties.LoggingConfiguration).toEqual({
-      Level: 'ERROR',
+      Level: 'ALL',
       IncludeExecutionData: false,
       Destinations: [{ CloudWatchLogsLogGroup: { LogGroupArn: { 'Fn::GetAtt': [logGroupId, 'Arn'] } } }],
     });
     const logGroup = resources(template, 'AWS::Logs::LogGroup')[logGroupId];
-    expect(logGroup.Properties).toMatchObject({ LogGroupName: `/aws/vendedlogs/states/partner-api-${name}-webhook-retry`, RetentionInDays: days });
+    expect(logGroup.Properties).toMatchObject({ LogGroupName: `/aws/vendedlogs/states/partner-api-${name}-webhook-retry`, RetentionInDays: config.logRetentionDays });
     expect(logGroup.DeletionPolicy).toBe(policy);
   });
 });
@@ -335,6 +345,7 @@ describe('webhook pipeline: least privilege, per role', () => {
     expect(grantsOf(template, roleOfFunction(template, ids.fanOut))).toEqual(
       [
         ...FUNCTION_TRACING,
+        ...logsTo('fan-out-logs'),
         'dynamodb:DescribeStream on domain-stream',
         'dynamodb:GetRecords on domain-stream',
         'dynamodb:GetShardIterator on domain-stream',
@@ -353,6 +364,7 @@ describe('webhook pipeline: least privilege, per role', () => {
     expect(grantsOf(template, roleOfFunction(template, ids.worker))).toEqual(
       [
         ...FUNCTION_TRACING,
+        ...logsTo('worker-logs'),
         'dynamodb:BatchGetItem on access-table',
         'dynamodb:GetItem on access-table',
         'dynamodb:Query on access-table',
@@ -377,6 +389,7 @@ describe('webhook pipeline: least privilege, per role', () => {
     expect(grantsOf(template, roleOfFunction(template, ids.apiFunction))).toEqual(
       [
         ...FUNCTION_TRACING,
+        ...logsTo('webhooks-logs'),
         ...tableGrants,
         `kms:Decrypt on secrets-key${SECRET_CONDITION}`,
         `kms:Encrypt on secrets-key${SECRET_CONDITION}`,
@@ -414,10 +427,10 @@ describe('webhook pipeline: least privilege, per role', () => {
     );
   });
 
-  it('lets each function write its logs through the basic execution role only (no other managed policy)', () => {
+  it('gives no function a managed policy: each writes its logs to its own log group only (listed above), never AWSLambdaBasicExecutionRole’s every group', () => {
     for (const fn of [ids.fanOut, ids.worker, ids.apiFunction]) {
       const role = resources(template, 'AWS::IAM::Role')[roleOfFunction(template, fn)];
-      expect(JSON.stringify(role.Properties.ManagedPolicyArns)).toMatch(/^\[\{"Fn::Join":\["",\["arn:",\{"Ref":"AWS::Partition"\},":iam::aws:policy\/service-role\/AWSLambdaBasicExecutionRole"\]\]\}\]$/);
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
     }
   });
 
