@@ -1,19 +1,25 @@
 /**
- * The spec's logging rules, through the local front: calls entering business
- * processing keep a redacted call log — also when a recognized key is refused
- * by its scope, its organization binding, its creator's membership or the
- * organization's status, so that probing other organizations with a valid key
- * leaves a trace — while invalid credentials are not logged one by one and
- * rate rejections only as the once-per-key-per-minute `rate_` sample. No line
- * ever carries the key.
+ * The spec's logging rules, through the local front, one test per rule:
+ * - calls entering business processing keep a redacted call log (one
+ *   `request` line each), also when a recognized key is refused by its scope,
+ *   its organization binding, its creator's membership or the organization's
+ *   status, so that probing other organizations with a valid key leaves a
+ *   trace;
+ * - rate rejections are logged only as the once-per-key-per-minute `rate_`
+ *   sample, exact across containers (the conditional write on the key);
+ * - edge rejections and invalid credentials are not logged one by one.
+ * No line ever carries the key. (Retention, 30 days in every stage, is the
+ * log groups': lib/.)
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { describeKey } from '../../lambdas/identity/describe-key';
 import { createApiHandler } from '../../lambdas/shared/http/pipeline';
 import { ROUTES, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { EdgeGuard } from '../../lambdas/shared/limits/edge-guard';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
+import { captureLogs, type LogCapture } from '../support/log-capture';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
 
 const orgRoute: RouteDefinition = {
@@ -29,31 +35,32 @@ const orgRoute: RouteDefinition = {
 };
 const router = new Router([...ROUTES, orgRoute]);
 
-let platform: Platform;
+/** The identity function's container(s): each request asks for one (a test may rotate two, as two Lambda containers). */
+let platformOfRequest: () => Platform;
 let stack: TestStack;
-let stdout: MockInstance<typeof process.stdout.write>;
+let logs: LogCapture;
 
 beforeAll(async () => {
-  const identity = createApiHandler({ router, platform: () => platform, operations: { me: describeKey, 'org-probe': async () => ({ data: {} }) } });
+  const identity = createApiHandler({ router, platform: () => platformOfRequest(), operations: { me: describeKey, 'org-probe': async () => ({ data: {} }) } });
   stack = await startTestStack({ router, handlers: { ...HANDLERS, identity } });
 });
 afterAll(() => stack?.stop());
 
 beforeEach(() => {
-  platform = createPlatform({ edgeGuard: undefined });
-  stdout = vi.spyOn(process.stdout, 'write');
+  const platform = createPlatform({ edgeGuard: undefined });
+  platformOfRequest = () => platform;
+  logs = captureLogs();
 });
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
-const written = () => stdout.mock.calls.map(([chunk]) => String(chunk)).join('');
-const lines = () =>
-  written()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+const written = () => logs.text();
+const lines = () => logs.lines();
 const callLines = () => lines().filter((line) => line.message === 'request');
+const rateSamples = () => lines().filter((line) => String(line.id ?? '').startsWith('rate_'));
+/** The key-minute quota lowered to one request, everything else as deployed. */
+const ONE_A_MINUTE = LIMITS.map((l) => (l.kind === 'quota' && l.policy === 'key-minute' ? { ...l, limit: 1 } : l));
 
 async function get(path: string, key?: string) {
   const response = await stack.call(path, { headers: key ? bearer(key) : {} });
@@ -131,12 +138,64 @@ describe('what is not logged one by one', () => {
   });
 
   it('logs rate rejections only as the rate_ sample, once per key and minute', async () => {
-    platform = createPlatform({ edgeGuard: undefined, limits: LIMITS.map((l) => (l.kind === 'quota' && l.policy === 'key-minute' ? { ...l, limit: 1 } : l)) });
-    const { key } = await createOrgWithManagerKey(stack.office, ['records:read']);
+    // Prepare: one minute for every request (a fixed clock: no minute turns over mid-test).
+    const { key, account_id } = await createOrgWithManagerKey(stack.office, ['records:read']);
+    const platform = createPlatform({ edgeGuard: undefined, limits: ONE_A_MINUTE, clock: fixedClock() });
+    platformOfRequest = () => platform;
+
+    // Act
     const answers = [await get('/me', key.key), await get('/me', key.key), await get('/me', key.key)];
+
+    // Assess
     expect(answers.map((a) => a.status)).toEqual([200, 429, 429]);
     expect(callLines().map((line) => line.status)).toEqual([200]);
-    expect(lines().filter((line) => String(line.id ?? '').startsWith('rate_'))).toHaveLength(1);
+    const samples = rateSamples();
+    expect(samples).toEqual([expect.objectContaining({ level: 'WARN', message: 'rate limit rejection', key_id: key.key_id, account_id, code: 'RATE_LIMITED', policy: 'key-minute' })]);
+    expect(samples[0].id).toMatch(/^rate_[0-9a-f]{32}$/);
     expect(written()).not.toContain(key.key);
   });
+
+  it('samples once per key and minute across two containers (the conditional write on the key decides)', async () => {
+    // Prepare: two containers, each with its own memory of what it logged, taking requests in turn.
+    const { key } = await createOrgWithManagerKey(stack.office, ['records:read']);
+    const clock = fixedClock();
+    const containers = [createPlatform({ edgeGuard: undefined, limits: ONE_A_MINUTE, clock }), createPlatform({ edgeGuard: undefined, limits: ONE_A_MINUTE, clock })];
+    let turn = 0;
+    platformOfRequest = () => containers[turn++ % 2];
+
+    // Act: A admits, then B, A, B, A refuse; each container tries to log its first rejection.
+    const answers = [];
+    for (let i = 0; i < 5; i += 1) answers.push(await get('/me', key.key));
+
+    // Assess
+    expect(answers.map((a) => a.status)).toEqual([200, 429, 429, 429, 429]);
+    expect(rateSamples()).toHaveLength(1);
+    expect(callLines()).toHaveLength(1);
+  });
+
+  it('leaves no line for edge rejections, however many', async () => {
+    // Prepare: the in-function guard allows 2 requests per credential and 10 seconds (all in one 10 seconds: a fixed clock).
+    const { key } = await createOrgWithManagerKey(stack.office, ['records:read']);
+    const limits = LIMITS.map((l) => (l.kind === 'edge' && l.policy === 'edge-credential-burst' ? { ...l, limit: 2 } : l));
+    const clock = fixedClock();
+    const platform = createPlatform({ edgeGuard: new EdgeGuard(limits, 'application', () => clock().getTime()), limits, clock });
+    platformOfRequest = () => platform;
+
+    // Act
+    const answers = [];
+    for (let i = 0; i < 6; i += 1) answers.push(await get('/me', key.key));
+
+    // Assess: the two admitted calls only; the four refused at the edge left nothing, not even a rate_ sample.
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 429, 429, 429, 429]);
+    expect(lines().map((line) => [line.message, line.status])).toEqual([
+      ['request', 200],
+      ['request', 200],
+    ]);
+  });
 });
+
+/** The current instant, frozen (created after the test's keys, so they are valid at it). */
+function fixedClock(): () => Date {
+  const at = new Date();
+  return () => at;
+}
