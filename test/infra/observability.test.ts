@@ -3,6 +3,8 @@
  * docs/alarms.md): which exist where, what each watches, the threshold it
  * takes from the stage config, and where it notifies.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, it, expect } from 'vitest';
 import { App, Stack } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
@@ -17,6 +19,7 @@ import { TABLE_IDS } from '../../lambdas/shared/storage/table-definitions';
 import { CLAIMING_RECONCILIATION_BOUND_SECONDS } from '../../lambdas/shared/observability/metric-catalog';
 import { resolveStageConfig, type StageConfig } from '../../lib/config/stage-config';
 import { edgeLimits } from '../../lambdas/shared/limits/limits-table';
+import { PROJECT_ROOT } from '../../lib/constructs/api-function';
 import { Observability } from '../../lib/constructs/observability';
 import { logicalIdByPath, resources, stage, stageLogicalId, synthStage } from './support';
 
@@ -325,6 +328,26 @@ describe('alarms', () => {
     expect(stateless.edges.web.webAclName).toBe('partner-api-prod-web-edge');
     expect(stateless.edges.web.regionWideRuleMetricNames).toEqual(REGION_WIDE_RULES.filter((r) => r.surface === 'web').map((r) => `partner-api-prod-web-${r.policy}`));
     expect(stateless.edges.partner.regionWideRuleMetricNames).toEqual(REGION_WIDE_RULES.filter((r) => r.surface === 'partner').map((r) => `partner-api-prod-${r.policy}`));
+  });
+});
+
+describe('docs/alarms.md', () => {
+  it('documents every alarm of the stage by its name pattern, and every threshold setting', () => {
+    const doc = readFileSync(join(PROJECT_ROOT, 'docs', 'alarms.md'), 'utf8');
+    const functions = [...ENDPOINT_GROUPS, ...OTHER_FUNCTIONS];
+    const names = Object.values(resources(stage('prod').statelessTemplate, ALARM)).map((a) => String(a.Properties.AlarmName).replace('partner-api-prod-', ''));
+
+    for (const name of names) {
+      const pattern = name
+        .replace(/^(api|web-api)-/, '<api>-')
+        .replace(new RegExp(`^(${functions.join('|')})-(errors|throttles)$`), '<function>-$2')
+        .replace(new RegExp(`^(${TABLE_IDS.join('|')})-table-throttles$`), '<table>-table-throttles')
+        .replace(/^waf-.+-blocks$/, 'waf-<rule>-blocks');
+      expect(doc, name).toContain(`### \`${pattern}\``);
+    }
+    for (const fn of functions) expect(doc).toContain(`\`${fn}\``);
+    const settings = Object.keys(resolveStageConfig('prod').alarms).filter((key) => key !== 'enabled' && key !== 'notifyEmail');
+    for (const key of settings) expect(doc, key).toContain(`| \`${key}\` |`);
   });
 });
 
