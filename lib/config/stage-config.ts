@@ -18,7 +18,7 @@ import { DELIVERY_QUEUE_VISIBILITY_SECONDS } from '../../lambdas/webhooks/pipeli
 
 export type RemovalMode = 'destroy' | 'retain';
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
-/** Retention periods CloudWatch Logs accepts (a subset; extend when needed). */
+/** Retention periods CloudWatch Logs accepts (a subset; extend when needed). Validation refuses less than CALL_LOG_RETENTION_DAYS. */
 export type LogRetentionDays = 1 | 3 | 5 | 7 | 14 | 30 | 60 | 90 | 120 | 150 | 180 | 365;
 
 /**
