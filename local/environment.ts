@@ -7,7 +7,8 @@ import { tableEnvName, TABLE_IDS, type TableId } from '../lambdas/shared/storage
 import { LOCAL_AWS_ENV } from './dynamo-local';
 
 export function useLocalEnvironment(endpoint: string, tables: Record<TableId, string>): void {
-  // EDGE_GUARD=off: the local front applies every edge rule itself (WAF's and the bursts), once per request.
-  Object.assign(process.env, LOCAL_AWS_ENV, { AWS_ENDPOINT_URL_DYNAMODB: endpoint, STAGE: 'local', EDGE_GUARD: 'off' });
+  // Nothing local-only here: what a deployed function reads, it could be given. The local stack's own options (no
+  // in-function edge guard, its switches) reach the handlers in process (local-stack.ts, configureSharedPlatform).
+  Object.assign(process.env, LOCAL_AWS_ENV, { AWS_ENDPOINT_URL_DYNAMODB: endpoint, STAGE: 'local' });
   for (const id of TABLE_IDS) process.env[tableEnvName(id)] = tables[id];
 }

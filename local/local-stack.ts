@@ -15,12 +15,13 @@ import { configureSharedPlatform, type LocalSwitches } from '../lambdas/shared/p
 import { provideLocalSecret } from '../lambdas/shared/secrets';
 import { createDocumentClient } from '../lambdas/shared/storage/dynamo-client';
 import type { TableId } from '../lambdas/shared/storage/table-definitions';
-import { localDynamoClient, startDynamoLocal, type DynamoLocal } from './dynamo-local';
+import { localDynamoClient, startDynamoLocal } from './dynamo-local';
 import { useLocalEnvironment } from './environment';
 import { HANDLERS } from './handlers';
 import { stagePathOf, startLocalFront, type LocalFront } from './http-front';
 import { parseRequestTarget } from './request-target';
 import { createTables, localTableNames } from './tables';
+import { StopSequence } from './stop-sequence';
 import { startLocalWebhookPipeline, type LocalWebhookPipeline, type LocalWebhookPipelineOptions } from './webhook-pipeline';
 import { runClaimReconciler } from '../lambdas/jobs/claim-reconciler/handler';
 import { runEntitlementPeriods } from '../lambdas/jobs/entitlement-periods/handler';
@@ -62,61 +63,74 @@ export interface LocalStack {
   readonly front: LocalFront;
   /** The local webhook pipeline (undefined with `webhooks: false`): its stats, and idle() for tests and the benchmark. */
   readonly webhooks?: LocalWebhookPipeline;
+  /** Stop everything it started, last started first (DynamoDB Local last); idempotent. */
   stop(): Promise<void>;
 }
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
-  let dynamo: DynamoLocal | undefined;
-  const endpoint = options.dynamoEndpoint ?? (dynamo = await startDynamoLocal({ port: options.dynamoPort, path: options.dataPath })).endpoint;
+  // Whatever started is stopped again if a later step fails (a port taken, a table not created): no Java left behind.
+  const parts = new StopSequence();
+  try {
+    return await startParts(options, parts);
+  } catch (error) {
+    await parts.stop().catch(() => undefined); // Reported by the sequence; the start's own error is the one to throw.
+    throw error;
+  }
+}
+
+async function startParts(options: LocalStackOptions, parts: StopSequence): Promise<LocalStack> {
+  let endpoint = options.dynamoEndpoint;
+  if (endpoint === undefined) {
+    const dynamo = await startDynamoLocal({ port: options.dynamoPort, path: options.dataPath });
+    parts.add('DynamoDB Local', dynamo.stop);
+    endpoint = dynamo.endpoint;
+  }
   const tables = localTableNames(options.tablePrefix);
   const admin = localDynamoClient(endpoint);
-  await createTables(admin, tables);
-  admin.destroy();
+  await createTables(admin, tables).finally(() => admin.destroy());
   useLocalEnvironment(endpoint, tables);
   // What a deployed stage keeps in Secrets Manager, handed to the handlers in process (lambdas/shared/secrets.ts).
   for (const id of SECRET_IDS) provideLocalSecret(id, randomBytes(32));
-  const webhooks =
-    options.webhooks === false
-      ? undefined
-      : await startLocalWebhookPipeline({
-          dynamoEndpoint: endpoint,
-          tables,
-          allowLocalWebhooks: options.webhooks?.allowLocalWebhooks ?? false,
-          waitScale: options.webhooks?.waitScale ?? 1,
-          resolve: options.webhooks?.resolve,
-          timeoutMs: options.webhooks?.timeoutMs,
-          visibilityTimeoutSeconds: options.webhooks?.visibilityTimeoutSeconds,
-          dataPath: options.dataPath,
-        });
-  // Before the front serves a request: the handlers build their platform on first use.
+  let webhooks: LocalWebhookPipeline | undefined;
+  if (options.webhooks !== false) {
+    webhooks = await startLocalWebhookPipeline({
+      dynamoEndpoint: endpoint,
+      tables,
+      allowLocalWebhooks: options.webhooks?.allowLocalWebhooks ?? false,
+      waitScale: options.webhooks?.waitScale ?? 1,
+      resolve: options.webhooks?.resolve,
+      timeoutMs: options.webhooks?.timeoutMs,
+      visibilityTimeoutSeconds: options.webhooks?.visibilityTimeoutSeconds,
+      dataPath: options.dataPath,
+    });
+    parts.add('the webhook pipeline', webhooks.stop);
+  }
+  // Before the front serves a request: the handlers build their platform on first use. No in-function edge guard:
+  // the front applies every edge rule once per request (or none, `edgeProtection: false`). It travels here, in
+  // process, never through the environment a deployed function reads.
   const switches: LocalSwitches = { ticketBridgeDown: options.switches?.ticketBridgeDown ?? (() => false), ...(webhooks ? { webhooks: webhooks.switches } : {}) };
-  configureSharedPlatform({ localSwitches: switches });
+  configureSharedPlatform({ localSwitches: switches, edgeGuard: undefined });
 
   const front = await startLocalFront({
     handlers: options.handlers ?? HANDLERS,
     router: options.router,
     port: options.port,
     edge: options.edgeProtection === false ? undefined : localEdge(options.limits ?? LIMITS),
-  }).catch(async (error: unknown) => {
-    await webhooks?.stop(); // Its stream reader would keep the process alive.
-    throw error;
   });
+  parts.add('the local front', front.close);
   // Join links point at the local player site (the deployed stack uses the API's host, or the stage's PLAYER_SITE_URL).
   process.env.PLAYER_SITE_URL = `${front.baseUrl}/join`;
-  const jobs =
-    options.scheduledJobs === false ? undefined : startScheduledJobs(endpoint, tables.domain, options.scheduledJobs?.intervalMs ?? 60_000, options.switches);
+  if (options.scheduledJobs !== false) {
+    const jobs = startScheduledJobs(endpoint, tables.domain, options.scheduledJobs?.intervalMs ?? 60_000, options.switches);
+    parts.add('the scheduled jobs', jobs.stop);
+  }
   return {
     baseUrl: front.baseUrl,
     dynamoEndpoint: endpoint,
     tables,
     front,
     ...(webhooks ? { webhooks } : {}),
-    stop: async () => {
-      await jobs?.stop();
-      await front.close();
-      await webhooks?.stop();
-      await dynamo?.stop();
-    },
+    stop: () => parts.stop(),
   };
 }
 

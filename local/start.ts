@@ -6,26 +6,33 @@
  *   npm start -- --no-seed         start empty
  *   npm start -- --allow-local-webhooks    callbacks may point at https://127.0.0.1:<port> or https://localhost:<port>
  *   npm start -- --webhook-wait-scale 0.01 retry waits multiplied by F (0 < F ≤ 1): 1 h becomes 36 s
+ *   npm start -- --no-edge         no edge limits (load tests from one machine, where every client is 127.0.0.1)
  *   PORT=4000 npm start            serve on another port (default 3000)
  *   DYNAMO_PORT=8001 npm start     DynamoDB Local on another port (default: a free one)
+ *
+ * However the process ends (Ctrl-C, SIGTERM, SIGHUP, a crash, a failed start, its launcher killed), the
+ * stack stops and DynamoDB Local's Java with it (local/stack-lifetime.ts, local/dynamo-local-watchdog.mjs).
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { DynamoLocalStartError } from './dynamo-local';
 import { startLocalStack, localDocumentClient } from './local-stack';
 import { seedDemoBusinessData, type DemoBusinessData } from './demo-business-data';
 import { seedDemo, type DemoData } from './seed';
+import { guardStackLifetime, type StackLifetime } from './stack-lifetime';
 import { LOCAL_STATE_DIR, LOCAL_STATE_FILE } from './state-file';
 import { fileSwitches, setTicketBridgeFailing } from './ticket-bridge-switch';
 
-async function main() {
+async function main(lifetime: StackLifetime) {
   const { values } = parseArgs({
     options: {
       data: { type: 'string' },
       'no-seed': { type: 'boolean', default: false },
-      // Local-only webhook switches: they reach the webhook code through the local stack, never through an environment variable.
+      // Local-only switches: they reach the code through the local stack, in process, never through an environment variable.
       'allow-local-webhooks': { type: 'boolean', default: false },
       'webhook-wait-scale': { type: 'string' },
+      'no-edge': { type: 'boolean', default: false },
     },
     allowPositionals: false,
   });
@@ -39,7 +46,10 @@ async function main() {
     // `npm run -s admin -- ticket bridge --fail on|off` (local/ticket-bridge-switch.ts); starts available.
     switches: fileSwitches(),
     webhooks: { allowLocalWebhooks: values['allow-local-webhooks'], waitScale },
+    // The edge limits are the front's (the in-function guard never runs locally); quotas and concurrency limits stay.
+    edgeProtection: !values['no-edge'],
   });
+  lifetime.stopWith(stack.stop);
   setTicketBridgeFailing(false);
 
   mkdirSync(LOCAL_STATE_DIR, { recursive: true });
@@ -47,12 +57,14 @@ async function main() {
     LOCAL_STATE_FILE,
     JSON.stringify({ baseUrl: stack.baseUrl, dynamoEndpoint: stack.dynamoEndpoint, tables: stack.tables, pid: process.pid }, null, 2),
   );
+  // Stopped first: the admin CLI then says no stack runs rather than calling a gone DynamoDB Local.
+  lifetime.stopWith(async () => removeStateFile());
 
   let demo: DemoData | undefined;
   let business: DemoBusinessData | undefined;
   const demoFile = values.data ? `${values.data}/demo-keys.json` : undefined;
   if (demoFile && existsSync(demoFile)) {
-    demo = JSON.parse(readFileSync(demoFile, 'utf8')) as DemoData;
+    demo = savedDemoData(demoFile);
   } else if (!values['no-seed']) {
     const client = localDocumentClient(stack.dynamoEndpoint);
     demo = await seedDemo(client, stack.tables.access);
@@ -72,6 +84,7 @@ async function main() {
   ];
   if (values['allow-local-webhooks']) lines.push('  webhooks        loopback receivers allowed (local only)');
   if (waitScale !== 1) lines.push(`  webhooks        retry waits scaled by ${waitScale} (local only)`);
+  if (values['no-edge']) lines.push('  edge limits     OFF (--no-edge, local only): no limit by source IP or credential; quotas and concurrency limits apply');
   if (demo) {
     lines.push(
       `  organization    ${demo.partner_id}`,
@@ -110,13 +123,24 @@ async function main() {
   if (demo?.email && demo.password) lines.push(`  sign in as ${demo.email} / ${demo.password}`);
   lines.push('', 'Admin CLI: npm run -s admin -- account create --email you@example.com --password "…"   (Ctrl-C stops everything)', '');
   console.log(lines.join('\n'));
+}
 
-  const shutdown = async () => {
-    await stack.stop();
-    process.exit(0);
-  };
-  process.on('SIGINT', shutdown);
-  process.on('SIGTERM', shutdown);
+/** The demo keys a `--data` folder kept from its first start. */
+function savedDemoData(file: string): DemoData {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as DemoData;
+  } catch (error) {
+    throw new UsageError(`${file} does not hold the demo keys npm start saved (${(error as Error).message}): remove the --data folder to start afresh`);
+  }
+}
+
+/** The state file, if it still describes this process (a newer `npm start` may have taken it over). */
+function removeStateFile(): void {
+  try {
+    if ((JSON.parse(readFileSync(LOCAL_STATE_FILE, 'utf8')) as { pid?: number }).pid === process.pid) rmSync(LOCAL_STATE_FILE);
+  } catch {
+    // Gone or unreadable: nothing of ours to remove.
+  }
 }
 
 /** `--webhook-wait-scale F`: a number with 0 < F ≤ 1 (default 1: the deployed waits). */
@@ -142,13 +166,20 @@ async function demoInvitation(baseUrl: string, demo: DemoData): Promise<{ id: st
   return data;
 }
 
-main().catch((error: NodeJS.ErrnoException) => {
-  if (error instanceof UsageError || error?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || error?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+// Before anything starts: a signal or crash from here on stops whatever has started.
+const lifetime = guardStackLifetime();
+main(lifetime).catch((error: NodeJS.ErrnoException) => {
+  if (
+    error instanceof UsageError ||
+    error instanceof DynamoLocalStartError ||
+    error?.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ||
+    error?.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
+  ) {
     console.error(error.message);
   } else if (error?.code === 'EADDRINUSE') {
     console.error(`Port ${process.env.PORT ?? 3000} is in use (another npm start?). Choose another: PORT=4000 npm start`);
   } else {
     console.error(error);
   }
-  process.exit(1);
+  void lifetime.end(1);
 });

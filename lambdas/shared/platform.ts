@@ -115,8 +115,11 @@ export function sharedPlatform(): Platform {
   return shared;
 }
 
-/** What the local stack gives the shared platform before the first request (its switches); never called in a deployed function. */
-export function configureSharedPlatform(overrides: Pick<Partial<Platform>, 'localSwitches' | 'clock'>): void {
+/**
+ * What the local stack gives the shared platform before the first request (its switches, and no edge guard: its
+ * front applies the edge rules, or none with `npm start -- --no-edge`); never called in a deployed function.
+ */
+export function configureSharedPlatform(overrides: Pick<Partial<Platform>, 'localSwitches' | 'clock' | 'edgeGuard'>): void {
   sharedOverrides = overrides;
   shared = undefined;
 }

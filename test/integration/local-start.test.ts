@@ -3,7 +3,7 @@
  * printed key, and the admin CLI against the running stack. Runs the real
  * entry point in a child process, as `npm start` does.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,10 +25,11 @@ beforeAll(async () => {
   child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
   const started = Date.now();
   while (!output.includes('Try:')) {
-    if (Date.now() - started > 60_000 || child.exitCode !== null) throw new Error(`npm start did not become ready:\n${output}`);
+    // A generous bound: on a busy machine the JVM and the seed can take minutes.
+    if (Date.now() - started > 180_000 || child.exitCode !== null) throw new Error(`npm start did not become ready:\n${output}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-}, 70_000);
+}, 200_000);
 
 afterAll(async () => {
   if (child && child.exitCode === null) {
@@ -41,9 +42,20 @@ afterAll(async () => {
 
 const printed = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(output)?.[1] ?? '';
 
-function admin(...args: string[]) {
-  const result = spawnSync(tsx, [join(root, 'scripts', 'admin.ts'), ...args], { cwd: workDir, encoding: 'utf8' });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+/**
+ * The admin CLI, run without blocking this process: a blocked event loop would keep undici from retiring its idle
+ * connections, and the next fetch would reuse one the front has closed meanwhile (keep-alive 5 s).
+ */
+function admin(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const cli = spawn(tsx, [join(root, 'scripts', 'admin.ts'), ...args], { cwd: workDir, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    cli.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    cli.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    cli.once('error', reject);
+    cli.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
 }
 
 describe('npm start', () => {
@@ -71,7 +83,7 @@ describe('npm start', () => {
     const view = await fetch(`${page}/view`, { headers: { 'X-Join-Token': token } });
     expect(((await view.json()) as { data: { invitation: { state: string } } }).data.invitation.state).toBe('pending');
 
-    expect(JSON.parse(admin('ticket', 'bridge', '--fail', 'on').stdout)).toEqual({ ticket_bridge: 'failing' });
+    expect(JSON.parse((await admin('ticket', 'bridge', '--fail', 'on')).stdout)).toEqual({ ticket_bridge: 'failing' });
     const claim = await fetch(`${page}/claim`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
@@ -79,14 +91,14 @@ describe('npm start', () => {
     });
     expect(claim.status).toBe(202);
     const cookie = (claim.headers.get('set-cookie') as string).split(';')[0];
-    expect(admin('ticket', 'bridge', '--fail', 'on', '--stage', 'prod').status).not.toBe(0);
-    expect(JSON.parse(admin('ticket', 'bridge', '--fail', 'off').stdout)).toEqual({ ticket_bridge: 'available' });
+    expect((await admin('ticket', 'bridge', '--fail', 'on', '--stage', 'prod')).status).not.toBe(0);
+    expect(JSON.parse((await admin('ticket', 'bridge', '--fail', 'off')).stdout)).toEqual({ ticket_bridge: 'available' });
     const recovered = await fetch(`${page}/view`, { headers: { Cookie: cookie } });
     expect(((await recovered.json()) as { data: { invitation: { state: string }; ticket: { status: string } } }).data).toMatchObject({
       invitation: { state: 'joined' },
       ticket: { status: 'open' },
     });
-  });
+  }, 120_000);
 
   it('prints the web settings address and a sign-in that works there', async () => {
     const settings = /(http:\/\/127\.0\.0\.1:\d+\/v1\/settings)\n\s+sign in as (\S+) \/ (\S+)/.exec(output);
@@ -106,22 +118,34 @@ describe('npm start', () => {
   });
 
   it('lets the admin CLI manage the running stack: JSON on stdout, {code,message} on stderr and a non-zero exit on failure', async () => {
-    const created = admin('account', 'create', '--name', 'CLI');
+    const created = await admin('account', 'create', '--name', 'CLI');
     expect(created.status).toBe(0);
     const { account_id } = JSON.parse(created.stdout) as { account_id: string };
-    const key = admin('key', 'create', '--account', account_id, '--scopes', 'public:read', '--permanent');
+    const key = await admin('key', 'create', '--account', account_id, '--scopes', 'public:read', '--permanent');
     expect(key.status).toBe(0);
     const made = JSON.parse(key.stdout) as { key: string; key_id: string; expires_at: null };
     expect(made.expires_at).toBeNull();
     expect((await fetch(`${printed('base URL')}/me`, { headers: { Authorization: `Bearer ${made.key}` } })).status).toBe(200);
 
-    const listed = admin('key', 'list', '--account', account_id);
+    const listed = await admin('key', 'list', '--account', account_id);
     expect(listed.stdout).not.toContain(made.key);
     expect(JSON.parse(listed.stdout)).toMatchObject({ keys: [{ key_id: made.key_id, status: 'active' }] });
 
-    const refused = admin('key', 'create', '--account', account_id, '--scopes', 'records:read');
+    const refused = await admin('key', 'create', '--account', account_id, '--scopes', 'records:read');
     expect(refused.status).not.toBe(0);
     expect(refused.stdout).toBe('');
     expect(JSON.parse(refused.stderr)).toMatchObject({ code: 'INVALID_SCOPES' });
-  }, 30_000);
+  }, 120_000);
+
+  // Last: the burst spends this address's edge budgets. (With `--no-edge`: test/integration/local-start-process.test.ts.)
+  it('applies the edge limits: a burst from one client is refused by the edge before any quota', async () => {
+    // 45 at once: more than edge-credential-burst (20 per 10 s) and edge-ip-burst (30) allow, even across two windows.
+    const responses = await Promise.all(
+      Array.from({ length: 45 }, () => fetch(`${printed('base URL')}/me`, { headers: { Authorization: `Bearer ${printed('personal key')}` } })),
+    );
+    const limited = responses.filter((response) => response.status === 429);
+    expect(limited.length).toBeGreaterThanOrEqual(5);
+    for (const response of limited) expect(response.headers.get('x-ratelimit-policy')).toMatch(/^edge-/);
+    expect(output).not.toContain('edge limits     OFF');
+  });
 });

@@ -1,0 +1,115 @@
+/**
+ * How `npm start`'s process ends: with one orderly stop of the local stack,
+ * whatever ends it —
+ * - Ctrl-C (SIGINT), SIGTERM, SIGHUP (the terminal closed): exit 0;
+ * - an uncaught exception or unhandled rejection, a failed start or seed: exit 1;
+ * - the process that launched this one, or the command its terminal job
+ *   started (`npm start`, with `sh` and `tsx` between it and this process),
+ *   going away: killed with SIGKILL, it runs no code and tells nobody: exit 1.
+ *
+ * The stop is bounded: past the deadline the process exits anyway. That is
+ * safe because DynamoDB Local's watchdog (dynamo-local-watchdog.mjs) stops
+ * Java when this process is gone, however it goes; the in-process workers end
+ * with the process.
+ */
+import { execFileSync } from 'node:child_process';
+
+export interface StackLifetime {
+  /** What to stop when the process ends (the local stack, once it has started); last registered, first stopped. */
+  stopWith(stop: () => Promise<void>): void;
+  /** End the process: run the stops once (bounded), then exit with `code`. Later calls join the first. */
+  end(code: number, reason?: string): Promise<never>;
+}
+
+export interface StackLifetimeOptions {
+  /** The longest the orderly stop may take before the process exits anyway. */
+  readonly deadlineMs?: number;
+  /** How often to check that the launching process is still there. */
+  readonly launcherPollMs?: number;
+}
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** A second signal this long after the first forces the exit (tsx relays the terminal's Ctrl-C: one press can arrive twice). */
+const FORCE_AFTER_MS = 1_000;
+
+export function guardStackLifetime(options: StackLifetimeOptions = {}): StackLifetime {
+  const deadlineMs = options.deadlineMs ?? 30_000;
+  const stops: Array<() => Promise<void>> = [];
+  let ending: Promise<never> | undefined;
+  let firstSignalAt: number | undefined;
+
+  const end = (code: number, reason?: string): Promise<never> => {
+    ending ??= (async () => {
+      if (reason) console.error(`\n${reason}: stopping the local stack`);
+      const deadline = new Promise<void>((resolve) => setTimeout(resolve, deadlineMs));
+      const stopped = (async () => {
+        for (const stop of [...stops].reverse()) await stop().catch((error: unknown) => console.error('local stack: stop failed:', error));
+      })();
+      await Promise.race([stopped, deadline.then(() => console.error(`local stack: not stopped within ${deadlineMs / 1000} s, exiting anyway`))]);
+      process.exit(code);
+    })();
+    return ending;
+  };
+
+  for (const signal of SIGNALS) {
+    process.on(signal, () => {
+      const now = Date.now();
+      if (firstSignalAt === undefined) {
+        firstSignalAt = now;
+        void end(0, signal);
+      } else if (now - firstSignalAt >= FORCE_AFTER_MS) {
+        console.error(`${signal} again: exiting now`);
+        process.exit(1);
+      }
+    });
+  }
+  process.on('uncaughtException', (error) => {
+    console.error('local stack: uncaught exception:', error);
+    void end(1, 'Crashed');
+  });
+  process.on('unhandledRejection', (reason) => {
+    console.error('local stack: unhandled rejection:', reason);
+    void end(1, 'Crashed');
+  });
+
+  // Reparented: the launcher is gone. Not when started by init itself (pid 1), which has no launcher to lose.
+  const launcher = process.ppid;
+  const job = jobLeader();
+  if (launcher !== 1 || job !== undefined) {
+    const watch = setInterval(() => {
+      if (launcher !== 1 && process.ppid !== launcher) void end(1, `The process that started it (pid ${launcher}) is gone`);
+      else if (job !== undefined && !isAlive(job)) void end(1, `The command that started its job (pid ${job}) is gone`);
+    }, options.launcherPollMs ?? 1_000);
+    watch.unref();
+  }
+
+  return {
+    stopWith: (stop) => void stops.push(stop),
+    end,
+  };
+}
+
+/**
+ * The first process of this process's terminal job: the leader of its process group, as a shell with job
+ * control makes `npm start` (npm, sh and tsx above this process share its group). Undefined when this
+ * process leads its own group, when the leader is already gone (a subshell that started it in the
+ * background and exited: nothing to follow), or where `ps` cannot say.
+ */
+function jobLeader(): number | undefined {
+  try {
+    const group = Number(execFileSync('ps', ['-o', 'pgid=', '-p', String(process.pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
+    return Number.isInteger(group) && group > 1 && group !== process.pid && isAlive(group) ? group : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'; // There, but not ours to signal.
+  }
+}
