@@ -73,7 +73,8 @@ export function guardStackLifetime(options: StackLifetimeOptions = {}): StackLif
     void end(1, 'Crashed');
   });
 
-  // Reparented: the launcher is gone. Not when started by init itself (pid 1), which has no launcher to lose.
+  // The launcher is gone when this process is reparented (not watched when it is init itself, pid 1); the job's first
+  // process (npm) when it no longer exists. Polled: neither sends word when killed with SIGKILL.
   const launcher = process.ppid;
   const job = jobLeader();
   if (launcher !== 1 || job !== undefined) {

@@ -190,7 +190,7 @@ describe('npm start leaves no DynamoDB Local behind', () => {
     { how: 'Ctrl-C (SIGINT to the terminal job: launcher, stack and all)', signal: 'SIGINT', to: 'job' },
     { how: 'SIGTERM to the stack', signal: 'SIGTERM', to: 'stack' },
     { how: 'SIGHUP (the terminal closed)', signal: 'SIGHUP', to: 'job' },
-  ] as const)('$how: the stack stops in order and exits 0', async ({ signal, to }) => {
+  ] as const)('$how: the stack stops in order, nothing is left', async ({ signal, to }) => {
     const entry = await startReady([]);
     const stackPid = entry.stackPid();
     process.kill(to === 'job' ? -(entry.launcher.pid as number) : stackPid, signal);
