@@ -75,10 +75,10 @@ const REQUEST_VALIDATION_REASON =
   'method, duplicating those declarations, and would answer with its own BAD_REQUEST_* outside the spec’s codes.';
 
 const EXECUTION_LOGGING_REASON =
-  'Every request is in the stage’s JSON access log (status, error type and message, integration status and latency, WAF status, ' +
-  'X-Ray trace id) in a log group with the stage’s retention. Execution logs would go to a group API Gateway creates itself ' +
-  '(API-Gateway-Execution-Logs_<api>/v1: no retention, outliving the stage) and, above ERROR level, record request details the ' +
-  'access log deliberately leaves out (a key wrongly put in the URL).';
+  'Every request is in the stage’s JSON access log (status, error type and message, the integration’s status, latency and error, ' +
+  'WAF status, X-Ray trace id) in a log group with the stage’s retention. Execution logs, even at ERROR, go to a group API Gateway ' +
+  'creates itself (API-Gateway-Execution-Logs_<api>/v1: outside the stack, no retention, outliving the stage), and with data ' +
+  'tracing they record request details the access log leaves out on purpose (a key wrongly put in the URL).';
 
 const ACCOUNT_LOG_ROLE_REASON =
   'The account-level role API Gateway uses to write the logs of every REST API of the account and Region (AWS::ApiGateway::Account). ' +

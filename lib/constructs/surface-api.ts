@@ -271,6 +271,8 @@ const ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
     responseLatency: '$context.responseLatency',
     integrationLatency: '$context.integration.latency',
     integrationStatus: '$context.integration.status',
+    // Why an integration failed (a throttled or failing Lambda, a missing permission): what execution logs would add.
+    integrationError: '$context.integration.error',
     errorType: '$context.error.responseType',
     errorMessage: '$context.error.message',
     wafStatus: '$context.waf.status',

@@ -6,6 +6,9 @@ import { resources, stage } from './support';
 
 const TABLE_TYPE = 'AWS::DynamoDB::GlobalTable';
 
+// The stages the tests read, synthesized once while the tests are collected (stage() caches them), not within a test's time limit.
+for (const name of ['dev', 'prod', 'pr-123']) stage(name);
+
 describe('stateful stack: tables', () => {
   it('creates exactly one on-demand table per definition, named for the stage', () => {
     const { statefulTemplate } = stage('dev');
