@@ -14,11 +14,11 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildStages, type BuildStageOptions } from '../../lib/app-stacks';
 import { addComplianceChecks } from '../../lib/compliance/compliance-checks';
 import { ACTIONS_WITHOUT_RESOURCE_TYPES } from '../../lib/compliance/nag-acknowledgments';
@@ -170,8 +170,10 @@ describe('cdk-nag AwsSolutions: a finding nobody acknowledged', () => {
     expect(failure).toContain('AwsSolutions-DDB3');
   });
 
+  const outdir = mkdtempSync(join(tmpdir(), 'nag-entry-'));
+  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
   it('fails the real entry point (bin/app.ts) like `cdk synth`, reporting that finding and none of the stage’s own', async () => {
-    const outdir = mkdtempSync(join(tmpdir(), 'nag-entry-'));
     // What the CDK CLI hands the app: the context (cdk.json's flags, the stage) and the output directory. No bundling,
     // no AWS credentials, and not NODE_ENV=test (so the app reports as it does under the CLI).
     const env: Record<string, string> = Object.fromEntries(
