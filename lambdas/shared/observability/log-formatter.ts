@@ -10,28 +10,31 @@
  */
 import { LogFormatter, LogItem } from '@aws-lambda-powertools/logger';
 import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
-import { redact, scrubText } from './redaction';
+import { redactFieldsInto, scrubText } from './redaction';
 import { currentRequestScope } from './request-scope';
 
 export class ServiceLogFormatter extends LogFormatter {
   formatAttributes(attributes: UnformattedAttributes, additionalLogAttributes: LogAttributes): LogItem {
-    const scope = currentRequestScope();
-    const invocation = scope?.invocation;
-    const base: LogAttributes = {
+    const line: LogAttributes = {
       level: attributes.logLevel,
       message: scrubText(attributes.message ?? ''),
       timestamp: this.formatTimestamp(attributes.timestamp),
       service: attributes.serviceName,
-      request_id: scope?.requestId,
-      route: scope?.route,
-      function_name: invocation?.functionName,
-      function_request_id: invocation?.functionRequestId,
-      cold_start: invocation?.coldStart,
-      // Only where debug sampling is on (deployed functions): otherwise every line would say 0.
-      sampling_rate: attributes.sampleRateValue || undefined,
-      xray_trace_id: attributes.xRayTraceId,
     };
-    return new LogItem({ attributes: base }).addAttributes(redact(additionalLogAttributes, (error) => this.formatError(error)) as LogAttributes);
+    const scope = currentRequestScope();
+    if (scope) {
+      line.request_id = scope.requestId;
+      line.route = scope.route;
+      line.function_name = scope.invocation?.functionName;
+      line.function_request_id = scope.invocation?.functionRequestId;
+      line.cold_start = scope.invocation?.coldStart;
+    }
+    // Only where debug sampling is on (deployed functions): otherwise every line would say 0.
+    if (attributes.sampleRateValue) line.sampling_rate = attributes.sampleRateValue;
+    line.xray_trace_id = attributes.xRayTraceId;
+    // The caller's fields last, redacted straight into the line (Powertools drops the empty keys when printing).
+    redactFieldsInto(line, additionalLogAttributes, (error) => this.formatError(error));
+    return new LogItem({ attributes: line });
   }
 
   /**

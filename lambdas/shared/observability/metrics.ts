@@ -68,7 +68,7 @@ export function publishScopeMetrics(scope: RequestScope | undefined = currentReq
   const points = scope.metrics.splice(0);
   if (!writesMetrics()) return;
   for (const document of metricDocuments(points)) {
-    for (const [name, value] of document.dimensions) metrics.addDimension(name, value);
+    if (document.dimensions.length > 0) metrics.addDimensions(Object.fromEntries(document.dimensions));
     metrics.addMetadata('request_id', scope.requestId);
     for (const point of document.points) metrics.addMetric(point.metric.name, point.metric.unit, point.value);
     metrics.publishStoredMetrics();

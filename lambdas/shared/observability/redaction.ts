@@ -29,9 +29,18 @@ const SENSITIVE_EXACT = new Set(['key', 'otp', 'totp', 'pin']);
 
 const snakeCase = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/-/g, '_').toLowerCase();
 
+/** Field names repeat line after line: each is judged once (a bounded memory, for names built from data). */
+const judged = new Map<string, boolean>();
+const JUDGED_MAX = 2000;
+
 export function isSensitiveName(name: string): boolean {
-  const normalized = snakeCase(name);
-  return SENSITIVE_EXACT.has(normalized) || SENSITIVE_NAME.test(normalized);
+  let sensitive = judged.get(name);
+  if (sensitive === undefined) {
+    const normalized = snakeCase(name);
+    sensitive = SENSITIVE_EXACT.has(normalized) || SENSITIVE_NAME.test(normalized);
+    if (judged.size < JUDGED_MAX) judged.set(name, sensitive);
+  }
+  return sensitive;
 }
 
 /**
@@ -42,8 +51,16 @@ export function isSensitiveName(name: string): boolean {
 const SECRET_IN_TEXT =
   /(\bbearer\s+)[^\s"',;]+|((?:settings_session|player_credential|token)=)[^\s"',;&#]+|pak_[a-z]+_[0-9a-z]{16,}|whsec_[0-9a-z]{8,}|(?<![0-9a-z_-])[0-9a-z_-]{43}(?![0-9a-z_-])/gi;
 
+/** What every secret form but the bare 43-character one contains: a quick test that clears most strings (ids, addresses). */
+const LABELLED_SECRET = /bearer|pak_|whsec_|=/i;
+/** No secret form is shorter (`Bearer x`). */
+const SHORTEST_SECRET = 8;
+const BARE_TOKEN_LENGTH = 43;
+
 /** `text` with every secret-looking value replaced. */
 export function scrubText(text: string): string {
+  if (text.length < SHORTEST_SECRET) return text;
+  if (text.length < BARE_TOKEN_LENGTH && !LABELLED_SECRET.test(text)) return text;
   SECRET_IN_TEXT.lastIndex = 0;
   if (!SECRET_IN_TEXT.test(text)) return text;
   return text.replace(SECRET_IN_TEXT, (_match, bearer?: string, label?: string) => `${bearer ?? label ?? ''}${REDACTED}`);
@@ -65,6 +82,16 @@ const MAX_DEPTH = 8;
 /** A copy of `value` fit for a log line: secrets replaced (see the module header), errors as plain objects. */
 export function redact(value: unknown, errorShape: ErrorShape = plainError): unknown {
   return redactValue(value, errorShape, 0, new WeakSet());
+}
+
+/** A log line's fields, redacted as `redact` does, written into `target` (no intermediate copy; undefined fields left out). */
+export function redactFieldsInto(target: Record<string, unknown>, fields: Readonly<Record<string, unknown>>, errorShape: ErrorShape = plainError): void {
+  const seen = new WeakSet<object>([fields]);
+  for (const name of Object.keys(fields)) {
+    const field = fields[name];
+    if (field === undefined) continue;
+    target[name] = field !== null && field !== '' && isSensitiveName(name) ? REDACTED : redactValue(field, errorShape, 1, seen);
+  }
 }
 
 function redactValue(value: unknown, errorShape: ErrorShape, depth: number, seen: WeakSet<object>): unknown {
