@@ -69,8 +69,8 @@ export function createPlatform(overrides: Partial<Platform> = {}): Platform {
     windowMemory: overrides.windowMemory ?? new WindowMemory(),
     rateLog: overrides.rateLog ?? new RateLogSampler(),
     limits,
-    edgeGuard:
-      'edgeGuard' in overrides ? overrides.edgeGuard : process.env.EDGE_GUARD === 'off' ? undefined : new EdgeGuard(limits, 'application'),
+    // Only in-process options turn the guard off (the local stack, tests): no variable of a deployed function can.
+    edgeGuard: 'edgeGuard' in overrides ? overrides.edgeGuard : new EdgeGuard(limits, 'application'),
     clock: overrides.clock ?? (() => new Date()),
     ...surfaceOption(overrides),
     secret: overrides.secret ?? memoizedSecrets(),
