@@ -1,9 +1,9 @@
 /**
  * Reads the handlers' access log while the benchmark runs: every line the
- * service's logger writes to stdout is taken off the stream (so the table is
- * not buried under thousands of JSON lines), and the `request` lines are kept
- * by request id with their DynamoDB accounting. Anything else written to
- * stdout passes through untouched.
+ * service's logger writes to stdout or stderr is taken off the stream (so the
+ * table is not buried under thousands of JSON lines), the `request` lines are
+ * kept by request id with their DynamoDB accounting, and ERROR lines are kept
+ * as failures. Anything else written passes through untouched.
  */
 
 /** The `dynamo` field of an access-log line (see lambdas/shared/http/pipeline.ts). */
@@ -22,32 +22,41 @@ interface LogLine {
   readonly dynamo?: DynamoFigures;
 }
 
+type Write = typeof process.stdout.write;
+
+/** The process streams the service's logger writes to: INFO and DEBUG to stdout, WARN and ERROR to stderr (Powertools). */
+const STREAMS = [process.stdout, process.stderr] as const;
+
 export class AccessLogCapture {
   private readonly byRequestId = new Map<string, DynamoFigures | undefined>();
   private readonly failures: string[] = [];
-  private original: typeof process.stdout.write | undefined;
-  private pending = '';
+  private originals: Write[] | undefined;
+  private readonly pending = ['', ''];
 
   start(): void {
-    if (this.original) return;
-    const original = process.stdout.write.bind(process.stdout) as typeof process.stdout.write;
-    this.original = original;
-    process.stdout.write = ((chunk: string | Uint8Array, encoding?: unknown, callback?: unknown) => {
-      const done = typeof encoding === 'function' ? encoding : callback;
-      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-      const passed = this.consume(text);
-      if (passed) return original(passed, done as (error?: Error | null) => void);
-      if (typeof done === 'function') (done as () => void)();
-      return true;
-    }) as typeof process.stdout.write;
+    if (this.originals) return;
+    this.originals = STREAMS.map((stream, index) => {
+      const original = stream.write.bind(stream) as Write;
+      stream.write = ((chunk: string | Uint8Array, encoding?: unknown, callback?: unknown) => {
+        const done = typeof encoding === 'function' ? encoding : callback;
+        const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+        const passed = this.consume(index, text);
+        if (passed) return original(passed, done as (error?: Error | null) => void);
+        if (typeof done === 'function') (done as () => void)();
+        return true;
+      }) as Write;
+      return original;
+    });
   }
 
   stop(): void {
-    if (!this.original) return;
-    process.stdout.write = this.original;
-    this.original = undefined;
-    if (this.pending) process.stdout.write(this.pending);
-    this.pending = '';
+    if (!this.originals) return;
+    STREAMS.forEach((stream, index) => {
+      stream.write = (this.originals as Write[])[index];
+      if (this.pending[index]) stream.write(this.pending[index]);
+      this.pending[index] = '';
+    });
+    this.originals = undefined;
   }
 
   /** The DynamoDB figures logged for a request, removed from the capture; undefined if it logged none. */
@@ -68,9 +77,9 @@ export class AccessLogCapture {
   }
 
   /** Keep the service's lines, return the text that is not theirs. */
-  private consume(text: string): string {
-    const lines = (this.pending + text).split('\n');
-    this.pending = lines.pop() ?? '';
+  private consume(stream: number, text: string): string {
+    const lines = (this.pending[stream] + text).split('\n');
+    this.pending[stream] = lines.pop() ?? '';
     let passed = '';
     for (const line of lines) {
       const parsed = parseServiceLine(line);
@@ -78,7 +87,7 @@ export class AccessLogCapture {
         passed += `${line}\n`;
         continue;
       }
-      if (parsed.level === 'error') this.failures.push(line);
+      if (parsed.level?.toUpperCase() === 'ERROR') this.failures.push(line);
       if (parsed.message === 'request' && parsed.request_id) this.byRequestId.set(parsed.request_id, parsed.dynamo);
     }
     return passed;

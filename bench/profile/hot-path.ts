@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   const getPlatform = () => (platform ??= benchPlatform(latencyLimits()));
   const stack = await startLocalStack({ dynamoEndpoint: dynamo.endpoint, tablePrefix: 'profile', handlers: benchHandlers(getPlatform), edgeProtection: false, scheduledJobs: false, webhooks: false });
   try {
-    const javaPid = Number(execSync(`pgrep -f 'DynamoDBLocal.jar -port ${dynamo.port}'`).toString().trim().split('\n')[0]);
+    const javaPid = Number(execSync(`pgrep -f '^java .*DynamoDBLocal.jar -port ${dynamo.port}'`).toString().trim().split('\n')[0]);
     const seedClient = localDocumentClient(stack.dynamoEndpoint);
     const demo = await seedDemo(seedClient, stack.tables.access);
     seedClient.destroy();

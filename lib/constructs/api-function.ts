@@ -1,7 +1,7 @@
 /**
  * The one way this service builds a Lambda function: a NodejsFunction with
- * the defaults locked (Node.js 22 on ARM64, X-Ray tracing, JSON logs at the
- * stage's level, an explicit log group with the stage's retention, an
+ * the defaults locked (Node.js 22 on ARM64, X-Ray tracing, JSON logs filtered
+ * by the logger at the stage's level, an explicit log group with the stage's retention, an
  * execution role that may write to that log group only) and the AWS SDK
  * bundled so the deployed SDK version is the one in package-lock.json, not
  * whatever the runtime ships.
@@ -60,7 +60,13 @@ export const SERVICE_RUNTIME = lambda.Runtime.NODEJS_22_X;
 
 /** What every function of the service sets: stage, log level, source maps. */
 export function serviceEnvironment(config: StageConfig): Record<string, string> {
-  return { STAGE: config.stage, LOG_LEVEL: config.logLevel, NODE_OPTIONS: LAMBDA_NODE_OPTIONS };
+  return {
+    STAGE: config.stage,
+    LOG_LEVEL: config.logLevel,
+    NODE_OPTIONS: LAMBDA_NODE_OPTIONS,
+    // Where X-Ray is off, the function does not even load the tracer (lambdas/shared/observability/tracer.ts).
+    POWERTOOLS_TRACE_ENABLED: String(config.tracing),
+  };
 }
 
 /**
@@ -80,7 +86,9 @@ export function serviceFunctionProps(config: StageConfig, logGroup: logs.ILogGro
     timeout: Duration.seconds(config.lambda.timeoutSeconds),
     tracing: config.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
     loggingFormat: lambda.LoggingFormat.JSON,
-    applicationLogLevelV2: lambda.ApplicationLogLevel[config.logLevel],
+    // The logger filters by LOG_LEVEL and keeps the debug lines of its sampled invocations (1 %, logger.ts):
+    // Lambda's own filter stays at DEBUG so that it does not drop them. EMF documents carry no level (INFO to Lambda).
+    applicationLogLevelV2: lambda.ApplicationLogLevel.DEBUG,
     systemLogLevelV2: lambda.SystemLogLevel.INFO,
     logGroup,
     role,

@@ -31,7 +31,7 @@ describe('scheduled jobs: entitlement-periods', () => {
       Architectures: ['arm64'],
       Handler: 'index.handler',
       TracingConfig: { Mode: 'Active' },
-      LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: config.logLevel, LogGroup: { Ref: logicalIdByPath(statelessTemplate, 'AWS::Logs::LogGroup', '/Jobs/EntitlementPeriodsLogGroup/Resource') } },
+      LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'DEBUG', LogGroup: { Ref: logicalIdByPath(statelessTemplate, 'AWS::Logs::LogGroup', '/Jobs/EntitlementPeriodsLogGroup/Resource') } },
       MemorySize: config.lambda.memoryMb,
       Timeout: config.lambda.timeoutSeconds,
     });
@@ -43,7 +43,7 @@ describe('scheduled jobs: entitlement-periods', () => {
 
   it('knows the domain table only, and no secret', () => {
     const variables = (fn.Properties as { Environment: { Variables: Record<string, unknown> } }).Environment.Variables;
-    expect(Object.keys(variables).sort()).toEqual(['LOG_LEVEL', 'NODE_OPTIONS', 'STAGE', 'TABLE_DOMAIN']);
+    expect(Object.keys(variables).sort()).toEqual(['LOG_LEVEL', 'NODE_OPTIONS', 'POWERTOOLS_TRACE_ENABLED', 'STAGE', 'TABLE_DOMAIN']);
     expect(variables.TABLE_DOMAIN).toEqual({ 'Fn::ImportValue': expect.stringMatching(/DomainTable/) });
   });
 

@@ -59,7 +59,7 @@ describe('stateless stack: functions', () => {
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         TracingConfig: { Mode: 'Active' },
-        LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: config.logLevel },
+        LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'DEBUG' },
         MemorySize: config.lambda.memoryMb,
         Timeout: id === worker ? WEBHOOK_PIPELINE.worker.timeoutSeconds : id === fanOut ? WEBHOOK_PIPELINE.fanOut.timeoutSeconds : config.lambda.timeoutSeconds,
       });

@@ -238,7 +238,7 @@ describe('webhook fan-out: the domain table’s stream', () => {
   it('knows the access table and the queue, nothing else', () => {
     const variables = (resources(template, FUNCTION)[ids.fanOut].Properties.Environment as { Variables: Json }).Variables;
 
-    expect(Object.keys(variables).sort()).toEqual(['LOG_LEVEL', 'NODE_OPTIONS', 'STAGE', 'TABLE_ACCESS', WEBHOOK_ENV.queueUrl]);
+    expect(Object.keys(variables).sort()).toEqual(['LOG_LEVEL', 'NODE_OPTIONS', 'POWERTOOLS_TRACE_ENABLED', 'STAGE', 'TABLE_ACCESS', WEBHOOK_ENV.queueUrl]);
     expect(variables[WEBHOOK_ENV.queueUrl]).toEqual({ Ref: ids.queue });
     expect(variables.TABLE_ACCESS).toEqual({ 'Fn::ImportValue': expect.stringMatching(/DataAccessTable/) });
   });
@@ -274,7 +274,7 @@ describe('webhook delivery worker: the queue', () => {
       Runtime: 'nodejs22.x',
       Architectures: ['arm64'],
       TracingConfig: { Mode: 'Active' },
-      LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: config.logLevel },
+      LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'DEBUG' },
       Timeout: 30,
     });
   });
@@ -283,7 +283,7 @@ describe('webhook delivery worker: the queue', () => {
     const variables = (resources(template, FUNCTION)[ids.worker].Properties.Environment as { Variables: Json }).Variables;
 
     expect(Object.keys(variables).sort()).toEqual(
-      ['LOG_LEVEL', 'NODE_OPTIONS', 'STAGE', 'TABLE_ACCESS', WEBHOOK_ENV.forbiddenHosts, WEBHOOK_ENV.queueUrl, WEBHOOK_ENV.retryStateMachineArn, WEBHOOK_ENV.secretKeyArn].sort(),
+      ['LOG_LEVEL', 'NODE_OPTIONS', 'POWERTOOLS_TRACE_ENABLED', 'STAGE', 'TABLE_ACCESS', WEBHOOK_ENV.forbiddenHosts, WEBHOOK_ENV.queueUrl, WEBHOOK_ENV.retryStateMachineArn, WEBHOOK_ENV.secretKeyArn].sort(),
     );
     expect(variables[WEBHOOK_ENV.queueUrl]).toEqual({ Ref: ids.queue });
     expect(variables[WEBHOOK_ENV.retryStateMachineArn]).toEqual({ Ref: ids.stateMachine });
