@@ -268,8 +268,6 @@ describe('webhook delivery worker: the queue', () => {
   });
 
   it('runs 30 seconds at most, on the service’s function defaults', () => {
-    const { config } = stage('dev');
-
     expect(resources(template, FUNCTION)[ids.worker].Properties).toMatchObject({
       Runtime: 'nodejs22.x',
       Architectures: ['arm64'],
