@@ -15,17 +15,16 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { API_STAGE_NAME } from '../shared/http/routes';
-import type { SecretVersions } from '../shared/secrets';
+import { verificationKeys, type SecretVersions } from '../shared/secrets';
 
 export function joinToken(key: Buffer, invitationId: string): string {
   return createHmac('sha256', key).update(`invitation-token/v1\n${invitationId}`).digest('base64url');
 }
 
-/** Whether `token` is the token of the invitation under the current or the previous secret. */
+/** Whether `token` is the token of the invitation under the current, the previous or the staged next secret. */
 export function isJoinToken(token: string, invitationId: string, secrets: SecretVersions): boolean {
   const presented = Buffer.from(token, 'utf8');
-  return [secrets.current, secrets.previous].some((key) => {
-    if (!key) return false;
+  return verificationKeys(secrets).some((key) => {
     const expected = Buffer.from(joinToken(key, invitationId), 'utf8');
     return presented.length === expected.length && timingSafeEqual(presented, expected);
   });

@@ -12,7 +12,7 @@
  * from page to page.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { SecretVersions } from '../shared/secrets';
+import { verificationKeys, type SecretVersions } from '../shared/secrets';
 
 /** Longest cursor accepted (a position is at most ~70 characters; base64 and the MAC add ~60). */
 export const MAX_CURSOR_LENGTH = 256;
@@ -32,7 +32,7 @@ export function signCursor(key: Buffer, binding: string, position: string): stri
 
 /**
  * The position a cursor carries, if it was signed for this binding with the
- * current or the previous secret; undefined for anything else.
+ * current, the previous or the staged next secret; undefined for anything else.
  */
 export function verifyCursor(cursor: string, binding: string, secrets: SecretVersions): string | undefined {
   if (cursor.length > MAX_CURSOR_LENGTH) return undefined;
@@ -41,7 +41,7 @@ export function verifyCursor(cursor: string, binding: string, secrets: SecretVer
   const position = Buffer.from(parts[1], 'base64url').toString('utf8');
   const presented = Buffer.from(parts[2], 'base64url');
   if (presented.length !== MAC_BYTES) return undefined;
-  const valid = [secrets.current, secrets.previous].some((key) => key !== undefined && timingSafeEqual(presented, mac(key, binding, position)));
+  const valid = verificationKeys(secrets).some((key) => timingSafeEqual(presented, mac(key, binding, position)));
   // A valid MAC over a malformed position cannot happen unless the secret leaked: refuse it all the same.
   return valid && POSITION_PATTERN.test(position) ? position : undefined;
 }

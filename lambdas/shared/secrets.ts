@@ -7,8 +7,13 @@
  * value on first use, then keeps it for SECRET_CACHE_MS.
  *
  * Verification also accepts the previous version (`AWSPREVIOUS`), so a
- * rotation (`aws secretsmanager put-secret-value`) does not break what was
- * signed moments before it.
+ * rotation does not break what was signed moments before it, and a staged
+ * next version (`AWSPENDING`), so that what containers that already sign
+ * with the new value hand out is accepted by containers that still cache the
+ * old one. A rotation therefore has two steps (docs/operations.md): stage the
+ * new value as AWSPENDING, wait longer than SECRET_CACHE_MS (every container
+ * now verifies with it), then make it AWSCURRENT. Nothing signed before,
+ * during or after the rotation is refused.
  *
  * The local stack has no Secrets Manager: it hands its secrets to this
  * module in process (`provideLocalSecret`). No environment variable or
@@ -29,6 +34,13 @@ export interface SecretVersions {
   readonly current: Buffer;
   /** Also verifies, after a rotation. */
   readonly previous?: Buffer;
+  /** Also verifies: the next value, staged before it becomes current. */
+  readonly pending?: Buffer;
+}
+
+/** Every value a signature may have been made with: the current one first. */
+export function verificationKeys(versions: SecretVersions): Buffer[] {
+  return [versions.current, versions.previous, versions.pending].filter((key): key is Buffer => key !== undefined);
 }
 
 export interface SecretSource {
@@ -49,7 +61,7 @@ export class SecretNotConfigured extends Error {
   }
 }
 
-/** A Secrets Manager secret, read with AWSCURRENT and AWSPREVIOUS in parallel, cached per container. */
+/** A Secrets Manager secret, read with AWSCURRENT, AWSPREVIOUS and AWSPENDING in parallel, cached per container. */
 export class SecretsManagerSource implements SecretSource {
   private cached: { versions: Promise<SecretVersions>; at: number } | undefined;
 
@@ -76,17 +88,26 @@ export class SecretsManagerSource implements SecretSource {
   }
 
   private async read(): Promise<SecretVersions> {
-    const [current, previous] = await Promise.all([
+    const [current, previous, pending] = await Promise.all([
       this.client.send(new GetSecretValueCommand({ SecretId: this.arn, VersionStage: 'AWSCURRENT' })),
-      this.client
-        .send(new GetSecretValueCommand({ SecretId: this.arn, VersionStage: 'AWSPREVIOUS' }))
-        // Before the first rotation there is no previous version.
-        .catch((error: { name?: string }) => {
-          if (error?.name === 'ResourceNotFoundException') return undefined;
-          throw error;
-        }),
+      // Before the first rotation there is no previous version; outside a rotation no pending one.
+      this.optionalStage('AWSPREVIOUS'),
+      this.optionalStage('AWSPENDING'),
     ]);
-    return { current: secretBytes(current), ...(previous ? { previous: secretBytes(previous) } : {}) };
+    return {
+      current: secretBytes(current),
+      ...(previous ? { previous: secretBytes(previous) } : {}),
+      ...(pending ? { pending: secretBytes(pending) } : {}),
+    };
+  }
+
+  private async optionalStage(stage: 'AWSPREVIOUS' | 'AWSPENDING'): Promise<GetSecretValueCommandOutput | undefined> {
+    try {
+      return await this.client.send(new GetSecretValueCommand({ SecretId: this.arn, VersionStage: stage }));
+    } catch (error) {
+      if ((error as { name?: string } | undefined)?.name === 'ResourceNotFoundException') return undefined;
+      throw error;
+    }
   }
 }
 

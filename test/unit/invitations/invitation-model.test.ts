@@ -70,13 +70,15 @@ describe('idempotency scope and fingerprint', () => {
 
 describe('join link', () => {
   const key = Buffer.alloc(32, 3);
-  it('puts the token only in the fragment and verifies it under the current or previous secret', () => {
+  it('puts the token only in the fragment and verifies it under the current, previous or staged next secret', () => {
     const token = joinToken(key, item.id);
     const link = new URL(joinLink(playerSiteBase({}, 'api.example.com'), item.id, token));
     expect(link.origin + link.pathname).toBe(`https://api.example.com/v1/join/${item.id}`);
     expect(link.hash).toBe(`#token=${token}`);
     expect(isJoinToken(token, item.id, { current: key })).toBe(true);
     expect(isJoinToken(token, item.id, { current: Buffer.alloc(32, 4), previous: key })).toBe(true);
+    // Made by a container that already signs with the staged next secret (a rotation in progress).
+    expect(isJoinToken(token, item.id, { current: Buffer.alloc(32, 4), pending: key })).toBe(true);
     expect(isJoinToken(token, invitationIdFor('k', 'o', 'another-key-01234'), { current: key })).toBe(false);
     expect(isJoinToken(`${token}x`, item.id, { current: key })).toBe(false);
   });

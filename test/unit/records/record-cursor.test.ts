@@ -41,6 +41,15 @@ describe('record cursor', () => {
     expect(verifyCursor(cursor, binding, { current: KEY, previous: OLD_KEY })).toBe(POSITION);
   });
 
+  it('is accepted during a two-step rotation by containers on either side of it', () => {
+    // Step 1: the new value staged (AWSPENDING); step 2: it became current. A container that has read
+    // step 2 signs with the new value; one still caching step 1 signs with the old value.
+    const before = { current: OLD_KEY, pending: KEY };
+    const after = { current: KEY, previous: OLD_KEY };
+    expect(verifyCursor(signCursor(after.current, binding, POSITION), binding, before)).toBe(POSITION);
+    expect(verifyCursor(signCursor(before.current, binding, POSITION), binding, after)).toBe(POSITION);
+  });
+
   it('is refused when its position or MAC is changed, truncated or extended, or when it is too long', () => {
     const cursor = signCursor(KEY, binding, POSITION);
     const [position, mac] = cursor.split('.');

@@ -1,12 +1,12 @@
 /**
- * Service secrets: Secrets Manager by ARN (current and previous versions,
+ * Service secrets: Secrets Manager by ARN (current, previous and pending versions,
  * cached per container, a failed read not kept), and the local stack's
  * in-process values, which an ARN always overrides.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { provideLocalSecret, SECRET_CACHE_MS, SecretsManagerSource, secretSource } from '../../../lambdas/shared/secrets';
+import { provideLocalSecret, SECRET_CACHE_MS, SecretsManagerSource, secretSource, verificationKeys } from '../../../lambdas/shared/secrets';
 
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:partner-api/unit/record-cursor-AbCdEf';
 const secretsMock = mockClient(SecretsManagerClient);
@@ -26,15 +26,27 @@ describe('SecretsManagerSource', () => {
 
     expect(versions.current.toString()).toBe('n'.repeat(64));
     expect(versions.previous?.toString()).toBe('o'.repeat(64));
-    expect(secretsMock.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+    expect(secretsMock.commandCalls(GetSecretValueCommand)).toHaveLength(3);
     now += SECRET_CACHE_MS + 1;
     await source.versions();
-    expect(secretsMock.commandCalls(GetSecretValueCommand)).toHaveLength(4);
+    expect(secretsMock.commandCalls(GetSecretValueCommand)).toHaveLength(6);
+  });
+
+  it('reads a staged next version (AWSPENDING) to verify with, during a rotation', async () => {
+    secretsMock.on(GetSecretValueCommand, { VersionStage: 'AWSCURRENT' }).resolves({ SecretString: 'n'.repeat(64) });
+    secretsMock.on(GetSecretValueCommand, { VersionStage: 'AWSPREVIOUS' }).rejects(notFound());
+    secretsMock.on(GetSecretValueCommand, { VersionStage: 'AWSPENDING' }).resolves({ SecretString: 'p'.repeat(64) });
+
+    const versions = await new SecretsManagerSource(ARN, new SecretsManagerClient({})).versions();
+
+    expect(versions).toEqual({ current: Buffer.from('n'.repeat(64)), pending: Buffer.from('p'.repeat(64)) });
+    expect(verificationKeys(versions).map(String)).toEqual(['n'.repeat(64), 'p'.repeat(64)]);
   });
 
   it('has no previous version before the first rotation', async () => {
     secretsMock.on(GetSecretValueCommand, { VersionStage: 'AWSCURRENT' }).resolves({ SecretString: 'n'.repeat(64) });
     secretsMock.on(GetSecretValueCommand, { VersionStage: 'AWSPREVIOUS' }).rejects(notFound());
+    secretsMock.on(GetSecretValueCommand, { VersionStage: 'AWSPENDING' }).rejects(notFound());
 
     expect(await new SecretsManagerSource(ARN, new SecretsManagerClient({})).versions()).toEqual({ current: Buffer.from('n'.repeat(64)) });
   });
