@@ -24,6 +24,7 @@ import { captureLogs } from '../support/log-capture';
 import { recordInput } from '../support/record-input';
 import { SettingsBrowser } from '../support/settings-browser';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
+import { eventually } from '../support/eventually';
 
 const leakyRoute = (id: string, method: 'GET' | 'POST', body: 'none' | 'json'): RouteDefinition => ({ id, method, path: `/leaky/${id}`, group: 'identity', auth: 'key', query: [], body });
 const router = new Router([...ROUTES, leakyRoute('leak-log', 'POST', 'json'), leakyRoute('leak-throw', 'GET', 'none')]);
@@ -54,16 +55,6 @@ afterEach(() => {
   vi.unstubAllEnvs();
   vi.restoreAllMocks();
 });
-
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('what the flows write', () => {
   it('holds none of the secrets they used', { timeout: 120_000 }, async () => {

@@ -31,6 +31,7 @@ import { captureLogs, type EmfDocument, type LogCapture } from '../support/log-c
 import { recordInput } from '../support/record-input';
 import { SettingsBrowser } from '../support/settings-browser';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
+import { eventually } from '../support/eventually';
 
 let stack: TestStack;
 let bridgeDown = false;
@@ -84,16 +85,6 @@ function totalsBy(metric: string, dimension: string): Record<string, number> {
   const totals: Record<string, number> = {};
   for (const { dimensions, value } of emitted(metric)) totals[dimensions[dimension]] = (totals[dimensions[dimension]] ?? 0) + value;
   return totals;
-}
-
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 const lambdaContext = (awsRequestId: string): Context => ({

@@ -20,6 +20,7 @@ import { startHttpsReceiver } from '../support/https-receiver';
 import { recordInput } from '../support/record-input';
 import { SettingsBrowser, type JsonResponse } from '../support/settings-browser';
 import { startTestStack, type TestStack } from '../support/test-stack';
+import { eventually } from '../support/eventually';
 
 const WAIT_SCALE = 0.0001;
 const TIMEOUT_MS = 1500;
@@ -126,16 +127,6 @@ type Delivery = { delivery_id: string; event_id: string; status: string; attempt
 
 /** The same list as the operator sees it (admin CLI): polling it spends no quota of the account. */
 const watched = async (id: string) => (await stack.office.webhooks.deliveriesOf(id)).deliveries as Delivery[];
-
-async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 async function deliveryOf(_m: Manager, id: string, eventId: string, done: (d: Delivery) => boolean) {
   return eventually(async () => (await watched(id)).find((d) => d.event_id === eventId && done(d)), `delivery of ${eventId}`);
