@@ -64,6 +64,7 @@ beforeEach(() => {
   vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
   secretsMock.on(GetSecretValueCommand, { VersionStage: 'AWSCURRENT' }).resolves({ SecretString: 'c'.repeat(64) });
   secretsMock.on(GetSecretValueCommand, { VersionStage: 'AWSPREVIOUS' }).rejects(Object.assign(new Error('no previous'), { name: 'ResourceNotFoundException' }));
+  secretsMock.on(GetSecretValueCommand, { VersionStage: 'AWSPENDING' }).rejects(Object.assign(new Error('no rotation in progress'), { name: 'ResourceNotFoundException' }));
 });
 afterEach(() => {
   ddbMock.reset();
@@ -104,6 +105,7 @@ describe('records handler: GET /partners/{partner_id}/records', () => {
     expect(reads).toEqual([
       { SecretId: SECRET_ARN, VersionStage: 'AWSCURRENT' },
       { SecretId: SECRET_ARN, VersionStage: 'AWSPREVIOUS' },
+      { SecretId: SECRET_ARN, VersionStage: 'AWSPENDING' },
     ]);
   });
 
