@@ -7,7 +7,7 @@
  */
 import type { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import { METRICS, METRIC_NAMESPACE, STAGE_DIMENSION, type MetricId } from '../../lambdas/shared/observability/metric-catalog';
+import { commonDimensions, METRICS, METRIC_NAMESPACE, SERVICE_DIMENSION, SERVICE_NAME, STAGE_DIMENSION, type MetricId } from '../../lambdas/shared/observability/metric-catalog';
 
 /** The dimensions a metric of the catalog carries besides `stage`, each with its value. */
 export type ServiceDimensions<Id extends MetricId> = { readonly [K in (typeof METRICS)[Id]['dimensions'][number]]: string };
@@ -29,7 +29,7 @@ export function serviceMetric<Id extends MetricId>(stage: string, id: Id, dimens
   return new cloudwatch.Metric({
     namespace: METRIC_NAMESPACE,
     metricName: spec.name,
-    dimensionsMap: { [STAGE_DIMENSION]: stage, ...(dimensions as Record<string, string>) },
+    dimensionsMap: { ...commonDimensions(stage), ...(dimensions as Record<string, string>) },
     statistic: options.statistic,
     period: options.period,
     ...(options.label ? { label: options.label } : {}),
@@ -43,9 +43,9 @@ export function serviceMetric<Id extends MetricId>(stage: string, id: Id, dimens
  */
 export function serviceMetricSearch(stage: string, id: MetricId, options: ServiceMetricOptions): cloudwatch.SearchExpression {
   const spec = METRICS[id];
-  const schema = [METRIC_NAMESPACE, STAGE_DIMENSION, ...spec.dimensions].join(',');
+  const schema = [METRIC_NAMESPACE, SERVICE_DIMENSION, STAGE_DIMENSION, ...spec.dimensions].join(',');
   return new cloudwatch.SearchExpression({
-    expression: `SEARCH('{${schema}} MetricName="${spec.name}" ${STAGE_DIMENSION}="${stage}"', '${options.statistic}', ${options.period.toSeconds()})`,
+    expression: `SEARCH('{${schema}} MetricName="${spec.name}" ${SERVICE_DIMENSION}="${SERVICE_NAME}" ${STAGE_DIMENSION}="${stage}"', '${options.statistic}', ${options.period.toSeconds()})`,
     period: options.period,
     // A dynamic label per series: its dimension values (`failed 8`), not the expression.
     label: options.label ?? spec.dimensions.map((dimension) => `\${PROP('Dim.${dimension}')}`).join(' '),

@@ -102,7 +102,7 @@ describe('dashboard', () => {
       const widgets = widgetsOf();
 
       for (const route of ROUTES) {
-        const byRoute = { route: route.id, stage: name };
+        const byRoute = { route: route.id, service: 'partner-api', stage: name };
         expect(has(linesIn(widgets, `${route.group}: p50 latency by route (ms)`), { namespace: METRIC_NAMESPACE, name: 'RequestLatency', dimensions: byRoute, stat: 'p50' }), route.id).toBe(true);
         expect(has(linesIn(widgets, `${route.group}: p99 latency by route (ms)`), { namespace: METRIC_NAMESPACE, name: 'RequestLatency', dimensions: byRoute, stat: 'p99' }), route.id).toBe(true);
         for (const statusClass of ['4xx', '5xx']) {
@@ -190,13 +190,13 @@ describe('dashboard', () => {
       const queueName = (path: string) => token({ 'Fn::GetAtt': [logicalIdByPath(statelessTemplate, 'AWS::SQS::Queue', path), 'QueueName'] });
 
       expect(linesIn(widgets, 'Webhook deliveries ended, by outcome').map((l) => l.dimensions)).toEqual(
-        ['delivered', 'failed', 'cancelled'].map((outcome) => ({ outcome, stage: name })),
+        ['delivered', 'failed', 'cancelled'].map((outcome) => ({ outcome, service: 'partner-api', stage: name })),
       );
       const [rate] = graphs(widgets, 'Webhook deliveries finally failed, hourly (%)');
       expect(linesOf(rate)[0].expression).toContain(`>= ${alarms.webhookFailureMinDeliveries},`);
       expect(rate.properties.annotations?.horizontal?.map((a) => a.value)).toEqual(alarms.enabled ? [alarms.webhookFailureRatePercent] : undefined);
       expect(linesIn(widgets, 'Webhook attempts by outcome and attempt')[0].expression).toBe(
-        `SEARCH('{PartnerApi,stage,outcome,attempt} MetricName="WebhookAttempts" stage="${name}"', 'Sum', 300)`,
+        `SEARCH('{PartnerApi,service,stage,outcome,attempt} MetricName="WebhookAttempts" service="partner-api" stage="${name}"', 'Sum', 300)`,
       );
       const queue = queueName('/Webhooks/Queue/Resource');
       expect(linesIn(widgets, 'Delivery queue: messages').map((l) => [l.name, l.dimensions.QueueName])).toEqual([
@@ -222,16 +222,16 @@ describe('dashboard', () => {
 
       const [claiming] = graphs(widgets, 'Claims left claiming (reconciler runs, max)');
       expect(linesOf(claiming).map((l) => [l.name, l.dimensions, l.options.yAxis])).toEqual([
-        ['ClaimingBacklog', { stage: name }, undefined],
-        ['ClaimingOldestAgeSeconds', { stage: name }, 'right'],
+        ['ClaimingBacklog', { service: 'partner-api', stage: name }, undefined],
+        ['ClaimingOldestAgeSeconds', { service: 'partner-api', stage: name }, 'right'],
       ]);
       expect(claiming.properties.annotations?.horizontal).toEqual([
         alarms.enabled
           ? { value: alarms.claimingOldestAgeSeconds, label: 'alarm', yAxis: 'right' }
           : { value: CLAIMING_RECONCILIATION_BOUND_SECONDS, label: 'reconciliation bound', yAxis: 'right' },
       ]);
-      expect(linesIn(widgets, 'Claims by outcome')[0].expression).toContain(`{PartnerApi,stage,outcome} MetricName="Claims" stage="${name}"`);
-      expect(linesIn(widgets, 'Reconciler outcomes')[0].expression).toContain(`MetricName="ReconcilerOutcomes" stage="${name}"`);
+      expect(linesIn(widgets, 'Claims by outcome')[0].expression).toContain(`{PartnerApi,service,stage,outcome} MetricName="Claims" service="partner-api" stage="${name}"`);
+      expect(linesIn(widgets, 'Reconciler outcomes')[0].expression).toContain(`MetricName="ReconcilerOutcomes" service="partner-api" stage="${name}"`);
     });
 
     it('queries the service’s metrics with exactly the catalog’s dimensions (CloudWatch matches only the full set)', () => {
@@ -241,7 +241,7 @@ describe('dashboard', () => {
       expect(lines.length).toBeGreaterThan(4 * ROUTES.length);
       for (const line of lines) {
         expect(byName.has(line.name ?? ''), line.name).toBe(true);
-        expect(Object.keys(line.dimensions).sort(), line.name).toEqual(['stage', ...(byName.get(line.name ?? '') ?? [])].sort());
+        expect(Object.keys(line.dimensions).sort(), line.name).toEqual(['service', 'stage', ...(byName.get(line.name ?? '') ?? [])].sort());
         expect(line.dimensions.stage).toBe(name);
       }
     });

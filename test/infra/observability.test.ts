@@ -181,7 +181,7 @@ describe('alarms', () => {
       expect(rate.Metrics?.[0].Expression).toBe(`IF(${ended} >= ${alarms.webhookFailureMinDeliveries}, 100 * FILL(failed, 0) / (${ended}), 0)`);
       for (const outcome of ['delivered', 'failed', 'cancelled']) {
         expect(rate.Metrics?.find((m) => m.Id === outcome)?.MetricStat).toEqual({
-          Metric: { Namespace: 'PartnerApi', MetricName: 'WebhookDeliveries', Dimensions: [{ Name: 'outcome', Value: outcome }, { Name: 'stage', Value: name }] },
+          Metric: { Namespace: 'PartnerApi', MetricName: 'WebhookDeliveries', Dimensions: [{ Name: 'outcome', Value: outcome }, { Name: 'service', Value: 'partner-api' }, { Name: 'stage', Value: name }] },
           Period: 3600,
           Stat: 'Sum',
         });
@@ -196,7 +196,7 @@ describe('alarms', () => {
         AlarmName: `partner-api-${name}-claiming-oldest-age`,
         Namespace: 'PartnerApi',
         MetricName: 'ClaimingOldestAgeSeconds',
-        Dimensions: [{ Name: 'stage', Value: name }],
+        Dimensions: [{ Name: 'service', Value: 'partner-api' }, { Name: 'stage', Value: name }],
         Statistic: 'Maximum',
         Threshold: CLAIMING_RECONCILIATION_BOUND_SECONDS,
         ComparisonOperator: 'GreaterThanThreshold',

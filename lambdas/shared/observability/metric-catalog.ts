@@ -22,10 +22,8 @@ export const SERVICE_NAME = 'partner-api';
 export const SERVICE_DIMENSION = 'service';
 export const STAGE_DIMENSION = 'stage';
 
-/** The full dimension map of a metric of the catalog on a stage. */
-export function dimensionsOf(metric: MetricSpec, stage: string, values: Readonly<Record<string, string>> = {}): Record<string, string> {
-  return { [SERVICE_DIMENSION]: SERVICE_NAME, [STAGE_DIMENSION]: stage, ...Object.fromEntries(metric.dimensions.map((d) => [d, values[d]])) };
-}
+/** The dimensions every metric of a stage carries (CloudWatch matches a metric by its full set). */
+export const commonDimensions = (stage: string): Record<string, string> => ({ [SERVICE_DIMENSION]: SERVICE_NAME, [STAGE_DIMENSION]: stage });
 
 export interface MetricSpec {
   readonly name: string;
