@@ -1,25 +1,28 @@
 /**
- * CDK app: two environment-agnostic stacks per stage (no account/region, no
- * lookups, so `cdk synth` needs neither credentials nor network).
+ * CDK app: the account-level stack `PartnerApi-Baseline` and the two stacks of one stage, all
+ * environment-agnostic (no account/region, no lookups, so `cdk synth` needs neither credentials
+ * nor network).
  *
- *   npx cdk synth -c stage=dev          # dev | staging | prod | any ephemeral name (pr-123)
- *   npx cdk deploy -c stage=pr-123 --all
- *   -c notifyEmail=ops@example.com      # alarm e-mail where alarms are enabled
+ *   npx cdk deploy PartnerApi-Baseline                       # once per account and Region
+ *   npx cdk synth -c stage=dev                               # dev | staging | prod | any ephemeral name (pr123)
+ *   npx cdk deploy -c stage=pr123 'PartnerApi-pr123-*'       # the stage's two stacks (docs/deploying.md)
  *
- * Every synthesis runs cdk-nag's AwsSolutions checks and fails on a finding that
- * lib/compliance/nag-acknowledgments.ts does not acknowledge.
+ * Every synthesis runs the compliance checks (lib/compliance/compliance-checks.ts: cdk-nag's
+ * AwsSolutions pack, the deploy-readiness rules, the templates against the CloudFormation resource
+ * specification) and fails on any finding nobody acknowledged.
  */
 import { App } from 'aws-cdk-lib';
-import { buildStages } from '../lib/app-stacks';
+import { buildBaseline, buildStages } from '../lib/app-stacks';
 import { addComplianceChecks } from '../lib/compliance/compliance-checks';
 
 const app = new App();
 addComplianceChecks(app);
 const stage: unknown = app.node.tryGetContext('stage') ?? 'dev';
-const notifyEmail: unknown = app.node.tryGetContext('notifyEmail');
+if (app.node.tryGetContext('notifyEmail') !== undefined) {
+  // A per-deploy value removed the alarm subscription on every deploy that forgot it.
+  throw new Error('-c notifyEmail is gone: set alarms.notifyEmail in the stage overrides of lib/config/stage-config.ts and commit it (docs/deploying.md).');
+}
 
-buildStages(app, {
-  stage: String(stage),
-  ...(typeof notifyEmail === 'string' && notifyEmail !== '' ? { notifyEmail } : {}),
-});
+buildBaseline(app);
+buildStages(app, { stage: String(stage) });
 app.synth();

@@ -1,13 +1,16 @@
 /**
  * The stacks of one stage, wired together: `PartnerApi-<stage>-Stateful`
- * (tables) and `PartnerApi-<stage>-Stateless` (functions, API, WAF, alarms),
+ * (tables) and `PartnerApi-<stage>-Stateless` (functions, API, WAF, alarms);
+ * and the account-level stack `PartnerApi-Baseline` (buildBaseline) that every
+ * stage of an account and Region assumes,
  * both stacks and every taggable resource tagged with service and stage, and the cdk-nag
  * findings the service accepts acknowledged on their resources (lib/compliance). bin/app.ts and
  * the infrastructure tests both build stages through here; bin/app.ts also runs the checks
  * (lib/compliance/compliance-checks.ts).
  */
 import { Tags, type App } from 'aws-cdk-lib';
-import { acknowledgeNagFindings } from './compliance/nag-acknowledgments';
+import { BaselineStack } from './baseline-stack';
+import { acknowledgeBaselineFindings, acknowledgeNagFindings } from './compliance/nag-acknowledgments';
 import { resolveStageConfig, type StageConfig } from './config/stage-config';
 import { StatefulStack } from './stateful-stack';
 import { StatelessStack, type StatelessStackProps } from './stateless-stack';
@@ -16,6 +19,7 @@ export const SERVICE_TAG = 'partner-api';
 
 export interface BuildStageOptions {
   readonly stage: string;
+  /** Test hook: an alarm e-mail over the stage config's (deployments take it from lib/config/stage-config.ts only). */
   readonly notifyEmail?: string;
   /** Test hooks: extra stateless props (route table, WAF rules). */
   readonly stateless?: Partial<Pick<StatelessStackProps, 'routes' | 'edgeRules' | 'edgeResponseBodies'>>;
@@ -41,9 +45,6 @@ export function buildStages(app: App, options: BuildStageOptions): StageStacks {
   const stateless = new StatelessStack(app, stackName(config.stage, 'Stateless'), {
     config,
     tags,
-    tables: stateful.tables,
-    secrets: stateful.secrets,
-    webhookSecretsKey: stateful.webhookSecretsKey,
     ...options.stateless,
   });
   stateless.addStackDependency(stateful);
@@ -54,4 +55,12 @@ export function buildStages(app: App, options: BuildStageOptions): StageStacks {
   const stacks = { config, stateful, stateless };
   if (options.acknowledgeNagFindings !== false) acknowledgeNagFindings(stacks);
   return stacks;
+}
+
+/** The account-level stack (lib/baseline-stack.ts), tagged with the service, its accepted cdk-nag findings acknowledged. */
+export function buildBaseline(app: App, options: Pick<BuildStageOptions, 'acknowledgeNagFindings'> = {}): BaselineStack {
+  const baseline = new BaselineStack(app);
+  Tags.of(baseline).add('service', SERVICE_TAG);
+  if (options.acknowledgeNagFindings !== false) acknowledgeBaselineFindings(baseline);
+  return baseline;
 }

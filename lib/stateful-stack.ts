@@ -4,26 +4,32 @@
  * callback secrets (the sealed values live in the access table: losing the key
  * would make every callback's secret unreadable).
  * Kept apart from the stateless stack so functions, API and WAF can be
- * replaced or destroyed freely without touching data.
+ * replaced or destroyed freely without touching data. The stateless stack finds
+ * these by name or through SSM parameters published here, never through a
+ * CloudFormation export (lib/constructs/stage-references.ts).
  */
-import { Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import type { StageConfig } from './config/stage-config';
 import { DataTables, type TableMap } from './constructs/data-tables';
+import { stageRemovalPolicy } from './constructs/removal-policy';
 import { ServiceSecrets, type SecretMap } from './constructs/service-secrets';
+import { StageReferencePublisher } from './constructs/stage-references';
 
 export interface StatefulStackProps extends StackProps {
   readonly config: StageConfig;
 }
 
 export class StatefulStack extends Stack {
-  /** Every table by id, for the stateless stack. */
+  /** Every table by id. */
   public readonly tables: TableMap;
-  /** Every service secret by id, for the stateless stack. */
+  /** Every service secret by id. */
   public readonly secrets: SecretMap;
-  /** Seals webhook callback secrets (encryption context `purpose` = `webhook-secret`), for the stateless stack. */
+  /** Seals webhook callback secrets (encryption context `purpose` = `webhook-secret`). */
   public readonly webhookSecretsKey: kms.IKey;
+  /** What the stateless stack reads of this one at each deploy. */
+  public readonly references: StageReferencePublisher;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     const { config, ...stackProps } = props;
@@ -33,16 +39,21 @@ export class StatefulStack extends Stack {
       terminationProtection: config.deletionProtection,
       ...stackProps,
     });
-    this.tables = new DataTables(this, 'Data', { config }).tables;
+    const tables = new DataTables(this, 'Data', { config }).tables;
+    this.tables = tables;
     this.secrets = new ServiceSecrets(this, 'Secrets', { config }).secrets;
     const retain = config.removalPolicy === 'retain';
     this.webhookSecretsKey = new kms.Key(this, 'WebhookSecretsKey', {
       description: `partner-api ${config.stage}: seals webhook callback secrets (encryption context purpose=webhook-secret)`,
       alias: webhookSecretsKeyAlias(config.stage),
       enableKeyRotation: true,
-      removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      removalPolicy: stageRemovalPolicy(config),
       // A destroyed stage's key is deleted after KMS's shortest waiting period (its sealed secrets went with the table).
       ...(retain ? {} : { pendingWindow: Duration.days(7) }),
+    });
+    this.references = new StageReferencePublisher(this, 'References', {
+      config,
+      resources: { tables, secrets: this.secrets, webhookSecretsKey: this.webhookSecretsKey },
     });
   }
 }

@@ -2,8 +2,11 @@
  * Stateless stack: everything that can be rebuilt from code — the functions,
  * the two front doors (lib/config/surfaces.ts: the partner API and the web
  * side, each its own REST API with its own WAF web ACL), the scheduled jobs
- * and what operators watch (alarms, their topic, the dashboard). It receives the tables of the stateful stack through typed
- * props.
+ * and what operators watch (alarms, their topic, the dashboard). It finds the
+ * stateful stack's tables, secrets and key by name or through the SSM parameters
+ * that stack publishes, never through an export (lib/constructs/stage-references.ts),
+ * and it refuses to deploy into an account and Region without the account-level
+ * stack (lib/baseline-stack.ts: API Gateway's logging role, WAF log delivery).
  *
  * The web API is built first and depends on nothing of the partner API's
  * functions: the partner API's invitations function gets the web side's
@@ -16,16 +19,15 @@
  * without a cycle (test/infra/webhook-delivery.test.ts checks the template).
  */
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { requireBaseline } from './baseline-stack';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { TABLES, TABLE_IDS } from '../lambdas/shared/storage/table-definitions';
-import type * as kms from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
 import { PLAYER_SITE_PATH, SETTINGS_PATH, type RouteDefinition, type Surface } from '../lambdas/shared/http/routes';
 import type { StageConfig } from './config/stage-config';
 import { SURFACE_PROFILES } from './config/surfaces';
-import type { TableMap } from './constructs/data-tables';
-import type { SecretMap } from './constructs/service-secrets';
+import { importStageResources } from './constructs/stage-references';
 import { EdgeProtection } from './constructs/edge-protection';
 import { Observability } from './constructs/observability';
 import { ScheduledJobs } from './constructs/scheduled-jobs';
@@ -34,10 +36,6 @@ import { WebhookDelivery } from './constructs/webhook-delivery';
 
 export interface StatelessStackProps extends StackProps {
   readonly config: StageConfig;
-  readonly tables: TableMap;
-  readonly secrets: SecretMap;
-  /** The stateful stack's key that seals webhook callback secrets. */
-  readonly webhookSecretsKey: kms.IKey;
   /** Route table override for tests (both surfaces); defaults to ROUTES. */
   readonly routes?: readonly RouteDefinition[];
   /** Extra WAF rules per surface's web ACL (e.g. rate-based rules). */
@@ -62,8 +60,10 @@ export class StatelessStack extends Stack {
   public readonly observability: Observability;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
-    const { config, tables, secrets, webhookSecretsKey, routes, edgeRules, edgeResponseBodies, ...stackProps } = props;
+    const { config, routes, edgeRules, edgeResponseBodies, ...stackProps } = props;
     super(scope, id, { description: `partner-api ${config.stage}: functions, REST APIs (partner, web), WAF, webhook delivery, alarms`, ...stackProps });
+    requireBaseline(this);
+    const { tables, secrets, webhookSecretsKey } = importStageResources(this, config);
     const common = { config, tables, secrets, ...(routes ? { routes } : {}) };
 
     this.webApi = new SurfaceApi(this, SURFACE_PROFILES.web.apiConstructId, { ...common, surface: 'web' });
@@ -73,8 +73,6 @@ export class StatelessStack extends Stack {
       // Join links open the player site on the web side (lambdas/invitations/join-link.ts).
       functionEnvironment: { invitations: { PLAYER_SITE_URL: `${this.webApi.baseUrl}${PLAYER_SITE_PATH}` } },
     });
-    // The partner API owns the account's CloudWatch Logs setting on long-lived stages; the web stage's access logs need it too.
-    if (this.api.accountLogSetting) this.webApi.stage.node.addDependency(this.api.accountLogSetting);
     this.apis = { partner: this.api, web: this.webApi };
 
     const edgeOf = (surface: Surface): EdgeProtection =>

@@ -268,7 +268,7 @@ export async function startLocalFront(options: LocalFrontOptions): Promise<Local
       // Answers the front gives itself take the shape of the surface addressed (web settings: top-level code).
       const stagePath = stagePathOf(target.path).path;
       const refuse = (error: ApiError) => errorResponseFor(stagePath, requestId, error);
-      const refusal = wafRequestRefusal(target, request.headers);
+      const refusal = wafRequestRefusal(target);
       if (refusal) {
         request.resume();
         return send(response, refuse(new ApiError(refusal)));

@@ -14,5 +14,12 @@ export const SECRET_PURPOSES: Readonly<Record<SecretId, string>> = {
   'invitation-token': 'Derives the invitation join tokens (HMAC-SHA256); rotating it changes the links given from then on, and old links stop working after one more rotation',
 };
 
+/**
+ * A secret's name in Secrets Manager: `partner-api/<stage>/<id>-key`. Never ending in a hyphen and six
+ * characters, which Secrets Manager reads as the random suffix of an ARN ("Do not end your secret
+ * name with a hyphen followed by six characters"): `…/record-cursor` would.
+ */
+export const secretName = (stage: string, id: SecretId) => `partner-api/${stage}/${id}-key`;
+
 /** Environment variable carrying a secret's ARN. */
 export const secretArnEnvName = (id: SecretId) => `SECRET_ARN_${id.toUpperCase().replace(/-/g, '_')}`;

@@ -20,6 +20,7 @@ import type { IConstruct } from 'constructs';
 import { SECRET_PURPOSES, type SecretId } from '../../lambdas/shared/secret-names';
 import type { RouteDefinition } from '../../lambdas/shared/http/routes';
 import type { StageStacks } from '../app-stacks';
+import type { BaselineStack } from '../baseline-stack';
 import { SERVICE_RUNTIME } from '../constructs/api-function';
 import type { SurfaceApi } from '../constructs/surface-api';
 
@@ -100,6 +101,15 @@ export function acknowledgeNagFindings(stacks: StageStacks): void {
   }
 }
 
+/** Acknowledges the accepted findings of the account-level stack (lib/app-stacks.ts buildBaseline). */
+export function acknowledgeBaselineFindings(baseline: BaselineStack): void {
+  acknowledge(
+    cfnOf(baseline.apiGatewayLogRole),
+    'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+    ACCOUNT_LOG_ROLE_REASON,
+  );
+}
+
 function acknowledge(resource: IConstruct | undefined, id: string, reason: string): void {
   if (!resource) throw new Error(`acknowledgeNagFindings: no resource to acknowledge ${id} on`);
   Validations.of(resource).acknowledge({ id, reason });
@@ -124,16 +134,11 @@ function acknowledgeSecretsWithoutRotation(secrets: StageStacks['stateful']['sec
   }
 }
 
-/** One front door: request validation (APIG2), execution logging (APIG6), the account's log role (IAM4), each method's authentication (APIG4, COG4). */
+/** One front door: request validation (APIG2), execution logging (APIG6), each method's authentication (APIG4, COG4). */
 function acknowledgeSurfaceApi(surfaceApi: SurfaceApi): void {
   const restApi = surfaceApi.api;
   acknowledge(cfnOf(restApi), 'AwsSolutions-APIG2', REQUEST_VALIDATION_REASON);
   acknowledge(cfnOf(surfaceApi.stage), 'AwsSolutions-APIG6', EXECUTION_LOGGING_REASON);
-  // RestApi creates the account's log role as its child `CloudWatchRole` on the stage that owns the setting (surface-api.ts).
-  const accountLogRole = restApi.node.tryFindChild('CloudWatchRole');
-  if (accountLogRole) {
-    acknowledge(cfnOf(accountLogRole), 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]', ACCOUNT_LOG_ROLE_REASON);
-  }
   for (const method of restApi.methods) {
     const reason = UNAUTHORIZED_METHOD_REASONS[routeOf(surfaceApi, method)?.auth ?? 'fallback'];
     acknowledge(cfnOf(method), 'AwsSolutions-APIG4', reason);

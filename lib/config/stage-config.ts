@@ -69,7 +69,11 @@ export interface AlarmsConfig {
   readonly webhookFailureMinDeliveries: number;
   /** Age (s) of the oldest invitation left `claiming` that raises the alarm; at least the reconciliation bound. */
   readonly claimingOldestAgeSeconds: number;
-  /** When set, the alarm topic gets an e-mail subscription to this address (ALARM and OK notifications). */
+  /**
+   * When set, the alarm topic gets an e-mail subscription to this address (ALARM and OK
+   * notifications). Set it here, in the stage's overrides, and commit it: a value given per deploy
+   * (the old `-c notifyEmail=`) removed the subscription on every deploy that forgot it.
+   */
   readonly notifyEmail?: string;
 }
 
@@ -97,13 +101,6 @@ export interface StageConfig {
   /** X-Ray active tracing on the functions and the API stage. */
   readonly tracing: boolean;
   /**
-   * Whether this stage's stack sets the account-level API Gateway CloudWatch
-   * Logs role (AWS::ApiGateway::Account). Access logging fails to deploy in an
-   * account/region where the role was never set; the setting is account-wide,
-   * so only long-lived stages own it and ephemeral stages rely on it.
-   */
-  readonly apiGatewayAccountLogRole: boolean;
-  /**
    * Per front door (lib/config/surfaces.ts): the partner API's and the web side's stages throttle
    * apart, so a browser crowd on the player site cannot spend the partners' buckets, nor the reverse.
    */
@@ -118,8 +115,21 @@ export interface StageConfig {
   readonly lambda: LambdaConfig;
 }
 
-/** Stage names: lowercase letter first, then lowercase letters, digits or hyphens, 20 characters at most. */
-export const STAGE_NAME_PATTERN = /^[a-z][a-z0-9-]{0,19}$/;
+/**
+ * Stage names: a lowercase letter, then lowercase letters or digits, 20 characters at most. No
+ * hyphen: every physical name is `partner-api-<stage>` followed by a hyphen and the resource's own
+ * part (`partner-api-dev-web-edge`), so a stage named `dev-web` would claim stage `dev`'s web-side
+ * names, and `x-api` stage `x`'s `api-…` alarms. Without a hyphen the stage is always the whole
+ * token between `partner-api-` and the next hyphen: no stage can produce another's names
+ * (lib/compliance/deploy-readiness, `unique-physical-names`, checks every name on every synthesis).
+ */
+export const STAGE_NAME_PATTERN = /^[a-z][a-z0-9]{0,19}$/;
+
+/**
+ * Names no stage may take: `baseline` is the account-level stack's token (lib/baseline-stack.ts,
+ * `partner-api-baseline-…`, `/partner-api/baseline/…`).
+ */
+export const RESERVED_STAGE_NAMES: readonly string[] = ['baseline'];
 
 /** API Gateway stops waiting for a Lambda integration after 29 seconds (default quota). */
 export const API_INTEGRATION_TIMEOUT_SECONDS = 29;
@@ -131,7 +141,6 @@ const BASE: Omit<StageConfig, 'stage' | 'longLived'> = {
   logRetentionDays: CALL_LOG_RETENTION_DAYS,
   logLevel: 'INFO',
   tracing: true,
-  apiGatewayAccountLogRole: false,
   apiThrottle: {
     partner: { rateLimit: 25, burstLimit: 50 },
     web: { rateLimit: 10, burstLimit: 20 },
@@ -162,16 +171,19 @@ type StageOverrides = DeepPartial<Omit<StageConfig, 'stage' | 'longLived'>>;
 export const LONG_LIVED_STAGES = ['dev', 'staging', 'prod'] as const;
 export type LongLivedStage = (typeof LONG_LIVED_STAGES)[number];
 
+/**
+ * The long-lived stages' overrides. A team deploying this service sets its alarm e-mail here
+ * (`alarms: { notifyEmail: 'ops@…' }` on staging and prod) and commits it, so that every deploy
+ * keeps the subscription (docs/deploying.md).
+ */
 const OVERRIDES: Record<LongLivedStage, StageOverrides> = {
   dev: {
     logLevel: 'DEBUG',
-    apiGatewayAccountLogRole: true,
     dashboard: true,
   },
   staging: {
     removalPolicy: 'retain',
     pointInTimeRecovery: true,
-    apiGatewayAccountLogRole: true,
     dashboard: true,
     apiThrottle: { partner: { rateLimit: 50, burstLimit: 100 }, web: { rateLimit: 25, burstLimit: 50 } },
     alarms: { enabled: true },
@@ -180,7 +192,6 @@ const OVERRIDES: Record<LongLivedStage, StageOverrides> = {
     removalPolicy: 'retain',
     pointInTimeRecovery: true,
     deletionProtection: true,
-    apiGatewayAccountLogRole: true,
     dashboard: true,
     apiThrottle: { partner: { rateLimit: 200, burstLimit: 400 }, web: { rateLimit: 100, burstLimit: 200 } },
     // More traffic: a lower 5XX rate is already an incident, and the minimum volume is reached sooner.
@@ -196,7 +207,7 @@ export class StageConfigError extends Error {
 }
 
 export interface ResolveOptions {
-  /** Alarm e-mail, e.g. from `-c notifyEmail=ops@example.com`; ignored when alarms are disabled. */
+  /** Test hook: an alarm e-mail over the stage's own (deployments take it from OVERRIDES only). */
   readonly notifyEmail?: string;
 }
 
@@ -204,9 +215,12 @@ export interface ResolveOptions {
 export function resolveStageConfig(name: string, options: ResolveOptions = {}): StageConfig {
   if (typeof name !== 'string' || !STAGE_NAME_PATTERN.test(name)) {
     throw new StageConfigError(
-      `Invalid stage name ${JSON.stringify(name)}: use 1-20 characters, a lowercase letter first, ` +
-        `then lowercase letters, digits or hyphens (e.g. dev, prod, pr-123).`,
+      `Invalid stage name ${JSON.stringify(name)}: use 1-20 characters, a lowercase letter first, then lowercase letters ` +
+        `or digits (e.g. dev, prod, pr123). No hyphens: a stage named "dev-web" would claim the names of stage dev's web side.`,
     );
+  }
+  if (RESERVED_STAGE_NAMES.includes(name)) {
+    throw new StageConfigError(`Invalid stage name ${JSON.stringify(name)}: reserved for the account-level stack (PartnerApi-Baseline).`);
   }
   const longLived = (LONG_LIVED_STAGES as readonly string[]).includes(name);
   const overrides: StageOverrides = longLived ? OVERRIDES[name as LongLivedStage] : {};

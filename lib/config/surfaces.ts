@@ -40,12 +40,6 @@ export interface SurfaceProfile {
   readonly alarmPrefix: string;
   /** Stack output holding the base URL (`…/v1`). */
   readonly baseUrlOutput: string;
-  /**
-   * Whether this API sets the account's API Gateway CloudWatch Logs role when the stage owns it
-   * (StageConfig.apiGatewayAccountLogRole). One API per stack does: the setting is account-wide,
-   * and two AWS::ApiGateway::Account resources would overwrite each other.
-   */
-  readonly ownsAccountLogSetting: boolean;
 }
 
 export const SURFACE_PROFILES: Readonly<Record<Surface, SurfaceProfile>> = {
@@ -59,7 +53,6 @@ export const SURFACE_PROFILES: Readonly<Record<Surface, SurfaceProfile>> = {
     throttlePolicy: 'api-stage',
     alarmPrefix: 'api',
     baseUrlOutput: 'ApiBaseUrl',
-    ownsAccountLogSetting: true,
   },
   web: {
     surface: 'web',
@@ -71,7 +64,6 @@ export const SURFACE_PROFILES: Readonly<Record<Surface, SurfaceProfile>> = {
     throttlePolicy: 'web-stage',
     alarmPrefix: 'web-api',
     baseUrlOutput: 'WebBaseUrl',
-    ownsAccountLogSetting: false,
   },
 };
 

@@ -2,12 +2,17 @@
  * The metrics the stage's alarms watch (observability.ts), built once so the
  * dashboard (dashboard.ts) graphs exactly what an alarm evaluates: the 5XX
  * rate of a REST API, the rate of webhook deliveries that finally failed,
- * WAF blocks of a rule, a table's throttled requests.
+ * WAF blocks of a rule, the throttle events of a table and of each index.
+ *
+ * Every term of a sum is filled (`FILL(m, 0)`): metric math has no value for a
+ * period where any operand has none, so an unfilled sum is empty exactly when
+ * only some of its metrics have data, and a "not breaching" alarm stays OK.
+ * lib/compliance/deploy-readiness (`alarm-metric-math`) refuses an unfilled term
+ * and more than CloudWatch's 10 metrics per alarm on every synthesis.
  */
 import { Duration } from 'aws-cdk-lib';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type { DeliveryStatus } from '../../lambdas/webhooks/webhook-items';
 import { serviceMetric } from './service-metrics';
 
@@ -19,25 +24,30 @@ export const DELIVERY_FAILURE_PERIOD = Duration.hours(1);
 export const ENDED_DELIVERY_OUTCOMES = ['delivered', 'failed', 'cancelled'] as const satisfies readonly DeliveryStatus[];
 
 /**
- * Operations the service issues. An alarm's metric math may use at most 10
- * metrics, so the sum covers these rather than every DynamoDB operation.
+ * Read and write throttle events of a table (no index) or of one of its global secondary indexes,
+ * summed (the alarm's math, also graphed). DynamoDB publishes them per table and per index, over
+ * every operation (a write throttled on an index throttles the table's write too), in two metrics
+ * where ThrottledRequests takes one per operation.
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/metrics-dimensions.html
  */
-export const TABLE_OPERATIONS = [
-  dynamodb.Operation.GET_ITEM,
-  dynamodb.Operation.BATCH_GET_ITEM,
-  dynamodb.Operation.QUERY,
-  dynamodb.Operation.PUT_ITEM,
-  dynamodb.Operation.UPDATE_ITEM,
-  dynamodb.Operation.DELETE_ITEM,
-  dynamodb.Operation.BATCH_WRITE_ITEM,
-  dynamodb.Operation.TRANSACT_GET_ITEMS,
-  dynamodb.Operation.TRANSACT_WRITE_ITEMS,
-];
+export function throttleEvents(tableName: string, indexName?: string, period: Duration = ALARM_PERIOD): cloudwatch.MathExpression {
+  const dimensionsMap: Record<string, string> = { TableName: tableName, ...(indexName ? { GlobalSecondaryIndexName: indexName } : {}) };
+  const metric = (metricName: string) => new cloudwatch.Metric({ namespace: 'AWS/DynamoDB', metricName, dimensionsMap, statistic: cloudwatch.Stats.SUM, period });
+  // Ids unique per table or index: a graph holds the table's and every index's sum, and ids may not repeat in one widget.
+  const id = (indexName ?? 'table').toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^([^a-z])/, 'i_$1');
+  return new cloudwatch.MathExpression({
+    expression: `FILL(${id}_reads, 0) + FILL(${id}_writes, 0)`,
+    usingMetrics: { [`${id}_reads`]: metric('ReadThrottleEvents'), [`${id}_writes`]: metric('WriteThrottleEvents') },
+    period,
+    label: indexName ?? 'table',
+  });
+}
 
 /** The 5XX rate of one REST API stage in percent, 0 while it answered fewer than `minRequests` (the alarm's math, also graphed). */
 export function api5xxRate(stage: apigateway.Stage, minRequests: number, period: Duration = ALARM_PERIOD): cloudwatch.MathExpression {
   return new cloudwatch.MathExpression({
-    expression: `IF(requests >= ${minRequests}, 100 * FILL(errors, 0) / requests, 0)`,
+    // Both filled: with no request at all the rate is 0, not missing.
+    expression: `IF(FILL(requests, 0) >= ${minRequests}, 100 * FILL(errors, 0) / FILL(requests, 0), 0)`,
     usingMetrics: {
       errors: stage.metricServerError({ period, statistic: cloudwatch.Stats.SUM }),
       requests: stage.metricCount({ period, statistic: cloudwatch.Stats.SUM }),

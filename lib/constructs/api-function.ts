@@ -10,7 +10,7 @@
  * bundle is a single index.js without a package.json, which Lambda loads as
  * CommonJS even though this repository is "type": "module".
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -26,6 +26,7 @@ import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '../config/bundling';
 import { SURFACE_OF_GROUP, type EndpointGroup, type TableAccess } from '../../lambdas/shared/http/routes';
 import type { StageConfig } from '../config/stage-config';
 import type { TableMap } from './data-tables';
+import { stageRemovalPolicy } from './removal-policy';
 
 /** Repository root, resolved from this file so synth works from any working directory. */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -39,7 +40,7 @@ export function handlerEntry(group: EndpointGroup): string {
 export function serviceLogGroup(scope: Construct, id: string, config: StageConfig): logs.LogGroup {
   return new logs.LogGroup(scope, id, {
     retention: config.logRetentionDays as number as logs.RetentionDays,
-    removalPolicy: config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    removalPolicy: stageRemovalPolicy(config),
   });
 }
 
@@ -101,8 +102,21 @@ export function serviceFunctionProps(config: StageConfig, logGroup: logs.ILogGro
       format: OutputFormat.CJS,
       mainFields: [...LAMBDA_BUNDLING.mainFields],
       externalModules: [...LAMBDA_BUNDLING.externalModules],
+      // The source map's paths relative to the project, not to the cloud assembly: the same code hash from any output folder.
+      commandHooks: {
+        beforeBundling: () => [],
+        beforeInstall: () => [],
+        afterBundling: (_inputDir: string, outputDir: string) => [
+          `node ${shellQuote(join(PROJECT_ROOT, 'scripts', 'normalize-source-map.mjs'))} ${shellQuote(outputDir)} ${shellQuote(PROJECT_ROOT)}`,
+        ],
+      },
     },
   };
+}
+
+/** A path as one word for the shell CDK's local bundling runs its commands in. */
+function shellQuote(path: string): string {
+  return `'${path.replace(/'/g, `'\\''`)}'`;
 }
 
 export interface ApiFunctionProps {

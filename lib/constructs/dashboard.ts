@@ -23,7 +23,7 @@ import type { EndpointGroup, RouteDefinition } from '../../lambdas/shared/http/r
 import { LIMITS, concurrencyLimits, edgeLimits, quotaLimits, type QuotaHolder } from '../../lambdas/shared/limits/limits-table';
 import { CLAIMING_RECONCILIATION_BOUND_SECONDS } from '../../lambdas/shared/observability/metric-catalog';
 import type { StageConfig } from '../config/stage-config';
-import { ENDED_DELIVERY_OUTCOMES, TABLE_OPERATIONS, api5xxRate, wafBlockedRequests, webhookFailureRate } from './alarm-metrics';
+import { ENDED_DELIVERY_OUTCOMES, api5xxRate, throttleEvents, wafBlockedRequests, webhookFailureRate } from './alarm-metrics';
 import type { ObservedApi, ObservedResources } from './observability';
 import { serviceMetric, serviceMetricSearch } from './service-metrics';
 
@@ -198,7 +198,7 @@ function functionsRow(resources: ObservedResources): cloudwatch.IWidget[] {
   ];
 }
 
-/** Per table: throttled requests (the alarm's sum over operations), then consumed read and write capacity of the table and each index. */
+/** Per table: throttle events of the table and each index (the alarms' sums), then consumed read and write capacity of the table and each index. */
 function tablesRow(resources: ObservedResources): cloudwatch.IWidget[] {
   const tables = Object.entries(resources.tables);
   if (tables.length === 0) return [];
@@ -221,9 +221,9 @@ function tablesRow(resources: ObservedResources): cloudwatch.IWidget[] {
         ),
       ];
       return [
-        ...graph(`${id}: throttled requests`, [
-          table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, period: PERIOD }),
-        ], { width: 8 }),
+        ...graph(`${id}: throttle events (reads + writes)`, [throttleEvents(table.tableName, undefined, PERIOD), ...indexes.map((indexName) => throttleEvents(table.tableName, indexName, PERIOD))], {
+          width: 8,
+        }),
         ...graph(`${id}: consumed read capacity (RCU per 5 min)`, consumed('ConsumedReadCapacityUnits'), { width: 8 }),
         ...graph(`${id}: consumed write capacity (WCU per 5 min)`, consumed('ConsumedWriteCapacityUnits'), { width: 8 }),
       ];

@@ -7,7 +7,6 @@
  * removal policy) come from the stage config: long-lived data is retained,
  * ephemeral stages clean up after themselves.
  */
-import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import {
@@ -19,6 +18,7 @@ import {
   type TableId,
 } from '../../lambdas/shared/storage/table-definitions';
 import type { StageConfig } from '../config/stage-config';
+import { stageRemovalPolicy } from './removal-policy';
 
 export interface DataTablesProps {
   readonly config: StageConfig;
@@ -53,7 +53,7 @@ export class DataTables extends Construct {
       ...(definition.stream ? { dynamoStream: dynamodb.StreamViewType[definition.stream] } : {}),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: config.pointInTimeRecovery },
       deletionProtection: config.deletionProtection,
-      removalPolicy: config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      removalPolicy: stageRemovalPolicy(config),
     });
   }
 }

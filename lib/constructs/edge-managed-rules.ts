@@ -12,20 +12,23 @@
  *   (free text: invitation notes, the player_name filter, passwords, player
  *   messages; a missing User-Agent on the partner API). The rule still labels
  *   and counts the request; the service's own validation decides.
- * - `block` elsewhere, with a custom response in the surface's error shape
- *   (error-envelope.ts): the spec's own code where it names the condition
- *   (413 BODY_TOO_LARGE, 414 QUERY_TOO_LONG / PATH_TOO_LONG), else 403
- *   REQUEST_BLOCKED, the code API Gateway's WAF_FILTERED response already
- *   answers. Headers: the web ACL's common ones (`Cache-Control: no-store`,
- *   `X-Request-Id: edge`).
+ * - `block` elsewhere. Where the spec names the condition (413 BODY_TOO_LARGE,
+ *   414 QUERY_TOO_LONG / PATH_TOO_LONG), with a custom response in the
+ *   surface's error shape (error-envelope.ts) and the web ACL's common headers
+ *   (`Cache-Control: no-store`, `X-Request-Id: edge`). Everywhere else with
+ *   WAF's default block, which API Gateway answers with its WAF_FILTERED
+ *   gateway response (surface-api.ts): 403 REQUEST_BLOCKED in the surface's
+ *   envelope, with API Gateway's own request id. No custom response there:
+ *   each would spend two of the web ACL's 100 custom response headers
+ *   (https://docs.aws.amazon.com/waf/latest/developerguide/limits.html) on an
+ *   answer API Gateway already gives, and a rule AWS adds later answers the
+ *   same way.
  *
  * WAF silently ignores an override whose rule name the group does not have,
  * so the names are checked here against WAF's name pattern and in the infra
  * tests against the documented rule list. A rule AWS adds in a later version
- * blocks with WAF's default response, which API Gateway turns into its
- * WAF_FILTERED gateway response: the same 403 REQUEST_BLOCKED envelope, with
- * API Gateway's request id. The groups are not pinned to a version (AWS
- * updates the default version; static versions expire).
+ * blocks with WAF's default response too. The groups are not pinned to a
+ * version (AWS updates the default version; static versions expire).
  */
 import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { ERROR_CATALOG } from '../../lambdas/shared/errors';
@@ -154,7 +157,7 @@ export interface ManagedRuleOptions {
 
 export interface ManagedRules {
   readonly rules: wafv2.CfnWebACL.RuleProperty[];
-  /** The codes whose custom response bodies the rules reference (the body key is the code). */
+  /** The codes whose custom response bodies the rules reference (the body key is the code; never REQUEST_BLOCKED). */
   readonly responseCodes: readonly EnvelopeCode[];
 }
 
@@ -167,6 +170,8 @@ export function managedRuleGroupRules(options: ManagedRuleOptions): ManagedRules
     const ruleActionOverrides = group.rules.map((choice): wafv2.CfnWebACL.RuleActionOverrideProperty => {
       if (choice[surface] === 'count') return { name: choice.name, actionToUse: { count: {} } };
       const code = choice.code ?? REQUEST_BLOCKED;
+      // WAF's default block: API Gateway's WAF_FILTERED gateway response answers REQUEST_BLOCKED.
+      if (code === REQUEST_BLOCKED) return { name: choice.name, actionToUse: { block: {} } };
       codes.add(code);
       return {
         name: choice.name,

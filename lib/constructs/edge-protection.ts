@@ -10,7 +10,7 @@
  * the local stack).
  *
  * Order: the credentials-in-URL rule first (CREDENTIALS_IN_URL_PRIORITY,
- * 10), size rules next (SIZE_RULE_PRIORITIES, 100–102), then the rate-based
+ * 10), size rules next (SIZE_RULE_PRIORITIES, 100–101), then the rate-based
  * rules generated from the surface's `edge` rows of the limits table that WAF
  * enforces (edge-rate-rules.ts; RATE_RULE_PRIORITY_BASE, 200+, in table order;
  * the `limits` prop defaults to LIMITS), then the AWS managed rule groups with
@@ -31,7 +31,7 @@
  * to evaluate it after (avoiding the rate and managed rules' own). Priorities,
  * names and body keys must be unique.
  */
-import { ArnFormat, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Stack } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
@@ -46,6 +46,7 @@ import { SURFACE_PROFILES, surfaceNamePrefix } from '../config/surfaces';
 import { EDGE_REQUEST_ID, errorBody, type EnvelopeCode } from './error-envelope';
 import { managedRuleGroupRules } from './edge-managed-rules';
 import { edgeRateRules, wafVisibility } from './edge-rate-rules';
+import { stageRemovalPolicy } from './removal-policy';
 
 export interface EdgeProtectionProps {
   readonly config: StageConfig;
@@ -76,19 +77,21 @@ interface SizeRule {
  * The spec's request limits as WAF size constraints. WAF measures bytes of
  * the raw component: the URI path includes the `/v1` stage prefix (as the
  * Lambda's fullPath check does) and stays percent-encoded; the query string
- * excludes the `?`; the Authorization header value includes `Bearer `.
+ * excludes the `?`.
+ *
+ * Not here: the Authorization header's limit. The spec answers it with 431,
+ * which is not among the status codes WAF supports for custom responses
+ * (https://docs.aws.amazon.com/waf/latest/developerguide/customizing-the-response-status-codes.html:
+ * the 4xx it lists stop at 429), and a WAF block with any other status would
+ * contradict the spec's answer. The function answers 431 AUTH_HEADER_TOO_LONG
+ * itself, first of its transport rules and before any store call; the edge
+ * still counts such requests (a header over the limit is a malformed
+ * credential for the rate rules), so a flood of them is shed by WAF's 429.
+ * docs/edge-protection.md, "Oversized Authorization header".
  */
 export const SIZE_RULES: readonly SizeRule[] = [
   { name: 'path-too-long', code: 'PATH_TOO_LONG', fieldToMatch: { uriPath: {} }, maxSize: REQUEST_LIMITS.pathChars },
   { name: 'query-too-long', code: 'QUERY_TOO_LONG', fieldToMatch: { queryString: {} }, maxSize: REQUEST_LIMITS.queryChars },
-  {
-    name: 'auth-header-too-long',
-    code: 'AUTH_HEADER_TOO_LONG',
-    // singleHeader is untyped JSON in the L1, so the CloudFormation key casing (`Name`) is written out;
-    // WAF requires the header name in lowercase.
-    fieldToMatch: { singleHeader: { Name: 'authorization' } },
-    maxSize: REQUEST_LIMITS.authorizationChars,
-  },
 ];
 
 export const SIZE_RULE_PRIORITIES: readonly number[] = SIZE_RULES.map((_, i) => 100 + i);
@@ -126,7 +129,8 @@ export function credentialsInUrlRule(prefix: string): wafv2.CfnWebACL.RuleProper
           {
             regexMatchStatement: {
               fieldToMatch: { queryString: {} },
-              regexString: `(^|&)(${CREDENTIAL_PARAMETER_NAMES})(=|&|$)`,
+              // Non-capturing groups only: WAF refuses capturing subexpressions.
+              regexString: `(?:^|&)(?:${CREDENTIAL_PARAMETER_NAMES})(?:=|&|$)`,
               textTransformations: DECODED_LOWERCASE,
             },
           },
@@ -222,7 +226,7 @@ export class EdgeProtection extends Construct {
       // WAF delivers only to log groups whose name starts with `aws-waf-logs-`.
       logGroupName: `aws-waf-logs-${prefix}`,
       retention: config.logRetentionDays as number as logs.RetentionDays,
-      removalPolicy: config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      removalPolicy: stageRemovalPolicy(config),
     });
     this.logging = new wafv2.CfnLoggingConfiguration(this, 'Logging', {
       resourceArn: this.webAcl.attrArn,

@@ -18,8 +18,9 @@
  *                  the Region, the spec's "per edge location").
  * - `counts`     → scope-down: `credentialed`, "the Authorization header is
  *                  longer than 0 bytes"; `malformed-credential`, that and "the
- *                  normalized header is not `bearer pak_live_` + 64 hex", so
- *                  the rule can never block a well-formed key.
+ *                  normalized header is not `bearer pak_live_` + 64 hex" (80
+ *                  bytes of `^bearer pak_live_[0-9a-f]+$`), so the rule can
+ *                  never block a well-formed key.
  *
  * Rows WAF cannot express (a window other than 60/120/300/600 s, a limit
  * below 10, a `location` row without a scope-down, …) fail synthesis with
@@ -37,7 +38,7 @@
  */
 import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { ERROR_CATALOG } from '../../lambdas/shared/errors';
-import { WELL_FORMED_CREDENTIAL } from '../../lambdas/shared/identity/api-keys';
+import { LIVE_KEY_HEX_CHARS, LIVE_KEY_PREFIX } from '../../lambdas/shared/identity/api-keys';
 import { edgeLimits, LIMITS, type EdgeLimit, type Limit } from '../../lambdas/shared/limits/limits-table';
 import type { Surface } from '../../lambdas/shared/http/routes';
 import { SURFACE_PROFILES } from '../config/surfaces';
@@ -78,12 +79,41 @@ export const HAS_AUTHORIZATION_STATEMENT: wafv2.CfnWebACL.StatementProperty = {
   },
 };
 
-/** The normalized Authorization header is a well-formed live key (WELL_FORMED_CREDENTIAL). */
+/** Length of a normalized well-formed credential: `bearer `, the live-key prefix and the key's 64 hex characters. */
+export const WELL_FORMED_CREDENTIAL_LENGTH = 'bearer '.length + LIVE_KEY_PREFIX.length + LIVE_KEY_HEX_CHARS;
+
+/**
+ * The shape of a well-formed credential without a length: with WELL_FORMED_CREDENTIAL_LENGTH it
+ * accepts exactly what WELL_FORMED_CREDENTIAL accepts. WAF warns against large quantifier values
+ * (`{64}`), so the count moves into a size constraint.
+ * https://docs.aws.amazon.com/waf/latest/developerguide/waf-regex-pattern-support.html
+ */
+export const WELL_FORMED_CREDENTIAL_SHAPE = /^bearer pak_live_[0-9a-f]+$/;
+
+/**
+ * The normalized Authorization header is a well-formed live key (WELL_FORMED_CREDENTIAL): exactly
+ * WELL_FORMED_CREDENTIAL_LENGTH bytes of WELL_FORMED_CREDENTIAL_SHAPE, both after the same
+ * normalization (WAF transforms the header before measuring it, as it does before matching).
+ */
 export const WELL_FORMED_CREDENTIAL_STATEMENT: wafv2.CfnWebACL.StatementProperty = {
-  regexMatchStatement: {
-    fieldToMatch: { singleHeader: { Name: AUTHORIZATION_HEADER } },
-    regexString: WELL_FORMED_CREDENTIAL.source,
-    textTransformations: CREDENTIAL_NORMALIZATION,
+  andStatement: {
+    statements: [
+      {
+        sizeConstraintStatement: {
+          fieldToMatch: { singleHeader: { Name: AUTHORIZATION_HEADER } },
+          comparisonOperator: 'EQ',
+          size: WELL_FORMED_CREDENTIAL_LENGTH,
+          textTransformations: CREDENTIAL_NORMALIZATION,
+        },
+      },
+      {
+        regexMatchStatement: {
+          fieldToMatch: { singleHeader: { Name: AUTHORIZATION_HEADER } },
+          regexString: WELL_FORMED_CREDENTIAL_SHAPE.source,
+          textTransformations: CREDENTIAL_NORMALIZATION,
+        },
+      },
+    ],
   },
 };
 

@@ -8,7 +8,7 @@
  * - per REST API: the 5XX rate (5XXError / Count, counted only above a
  *   minimum of requests) and p99 latency of the `v1` stage;
  * - per function (endpoint groups, jobs, webhook functions): errors, throttles;
- * - per table: throttled requests;
+ * - per table and per global secondary index: read and write throttle events;
  * - per web ACL: blocks by its Region-wide WAF rules (they count only
  *   malformed credentials, so a block means a junk-credential flood is being
  *   shed, never that valid keys are refused);
@@ -38,7 +38,7 @@ import { Construct } from 'constructs';
 import type { RouteDefinition } from '../../lambdas/shared/http/routes';
 import type { Limit } from '../../lambdas/shared/limits/limits-table';
 import type { StageConfig } from '../config/stage-config';
-import { ALARM_PERIOD, TABLE_OPERATIONS, api5xxRate, wafBlockedRequests, webhookFailureRate } from './alarm-metrics';
+import { ALARM_PERIOD, api5xxRate, throttleEvents, wafBlockedRequests, webhookFailureRate } from './alarm-metrics';
 import { ServiceDashboard } from './dashboard';
 import { serviceMetric } from './service-metrics';
 
@@ -172,14 +172,24 @@ export class Observability extends Construct {
       });
     }
 
+    // One alarm for the table and one per index: each sums two metrics, far from CloudWatch's 10 per alarm however many indexes come.
     for (const [name, table] of Object.entries(tables)) {
       alarm(`${name}-table-throttles`, {
-        alarmDescription: `DynamoDB throttled requests on the ${name} table (5 min sum). docs/alarms.md`,
-        metric: table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, period: ALARM_PERIOD }),
+        alarmDescription: `DynamoDB read and write throttle events on the ${name} table itself (5 min sum). docs/alarms.md`,
+        metric: throttleEvents(table.tableName),
         threshold: settings.tableThrottlesThreshold,
         comparisonOperator: atLeast,
         evaluationPeriods: 1,
       });
+      for (const indexName of resources.tableIndexes?.[name] ?? []) {
+        alarm(`${name}-${indexName}-index-throttles`, {
+          alarmDescription: `DynamoDB read and write throttle events on the ${indexName} index of the ${name} table (5 min sum). docs/alarms.md`,
+          metric: throttleEvents(table.tableName, indexName),
+          threshold: settings.tableThrottlesThreshold,
+          comparisonOperator: atLeast,
+          evaluationPeriods: 1,
+        });
+      }
     }
 
     for (const edge of edges) {

@@ -23,7 +23,7 @@
  * error envelope in the surface's shape (error-envelope.ts `errorBody`) with
  * `request_id` = `$context.requestId`.
  */
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -48,6 +48,7 @@ import { ApiFunction } from './api-function';
 import type { TableMap } from './data-tables';
 import type { SecretMap } from './service-secrets';
 import { GATEWAY_REQUEST_ID, errorBody, type EnvelopeCode } from './error-envelope';
+import { stageRemovalPolicy } from './removal-policy';
 
 /** The deployment stage; part of the base URL (`…/v1`). */
 export { API_STAGE_NAME };
@@ -134,12 +135,6 @@ export class SurfaceApi extends Construct {
   /** The routes this API serves: the surface's rows of the route table. */
   public readonly routes: readonly RouteDefinition[];
   public readonly accessLogGroup: logs.LogGroup;
-  /**
-   * The account's API Gateway CloudWatch Logs setting, when this API created it (the stage owns it
-   * and so does the surface: SurfaceProfile.ownsAccountLogSetting). Another API's stage that writes
-   * access logs must be deployed after it.
-   */
-  public readonly accountLogSetting?: apigateway.CfnAccount;
   /** `{id}.execute-api.{region}.amazonaws.com`: the API's own host (a webhook callback may never point at it). */
   public readonly executeApiHost: string;
   /** `https://{id}.execute-api.{region}.amazonaws.com/v1`, no trailing slash. */
@@ -161,21 +156,19 @@ export class SurfaceApi extends Construct {
     this.fallbackGroup = fallbackGroup;
     this.routes = allRoutes.filter((route) => SURFACE_OF_GROUP[route.group] === surface);
 
-    const removalPolicy = config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     this.accessLogGroup = new logs.LogGroup(this, 'AccessLogs', {
       retention: config.logRetentionDays as number as logs.RetentionDays,
-      removalPolicy,
+      removalPolicy: stageRemovalPolicy(config),
     });
 
-    const ownsAccountLogSetting = config.apiGatewayAccountLogRole && profile.ownsAccountLogSetting;
     const throttle = config.apiThrottle[surface];
     this.api = new apigateway.RestApi(this, 'RestApi', {
       restApiName: surfaceNamePrefix(config.stage, surface),
       description: `${profile.title} (${config.stage})`,
       endpointConfiguration: { types: [apigateway.EndpointType.REGIONAL] },
-      cloudWatchRole: ownsAccountLogSetting,
-      // The role and the account setting stay when a stage is deleted: other stages' access logging depends on them.
-      ...(ownsAccountLogSetting ? { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN } : {}),
+      // Access logging needs the account's API Gateway CloudWatch Logs role, an account-wide setting: the
+      // account-level stack sets it once (lib/baseline-stack.ts); no stage may touch it.
+      cloudWatchRole: false,
       deploy: true,
       retainDeployments: false,
       deployOptions: {
@@ -193,8 +186,6 @@ export class SurfaceApi extends Construct {
     this.stage = this.api.deploymentStage;
     // A new Regional REST API defaults to the legacy TLS_1_0 policy; TLS_1_2 refuses TLS 1.0/1.1 handshakes.
     (this.api.node.defaultChild as apigateway.CfnRestApi).securityPolicy = API_SECURITY_POLICY;
-    // RestApi keeps its account setting protected; it is the child `Account` when cloudWatchRole is on.
-    this.accountLogSetting = ownsAccountLogSetting ? (this.api.node.findChild('Account') as apigateway.CfnAccount) : undefined;
 
     const functions: Partial<Record<EndpointGroup, ApiFunction>> = {};
     const integrations: Partial<Record<EndpointGroup, apigateway.LambdaIntegration>> = {};

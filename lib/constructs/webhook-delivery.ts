@@ -17,7 +17,7 @@
  * helpers that add read actions nobody calls); KMS only under the `purpose` encryption context of
  * sealed callback secrets. The queues use SSE-SQS, so nobody needs a KMS permission for them.
  */
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -34,6 +34,7 @@ import { DELIVERY_QUEUE_VISIBILITY_SECONDS, FAN_OUT_FILTER_PATTERN, WEBHOOK_PIPE
 import type { StageConfig } from '../config/stage-config';
 import { PROJECT_ROOT, serviceEnvironment, serviceFunctionProps, serviceFunctionRole, serviceLogGroup, type ApiFunction } from './api-function';
 import type { TableMap } from './data-tables';
+import { stageRemovalPolicy } from './removal-policy';
 
 /** KMS permissions hold only under this encryption-context `purpose` (lambdas/webhooks/webhook-env.ts). */
 export { WEBHOOK_SECRET_PURPOSE };
@@ -80,7 +81,7 @@ export class WebhookDelivery extends Construct {
     if (!streamArn) throw new Error('WebhookDelivery: the domain table has no stream (table-definitions.ts `stream`)');
     if (props.forbiddenHosts.length === 0) throw new Error('WebhookDelivery: forbiddenHosts must name the service’s own hosts');
     const prefix = `partner-api-${config.stage}`;
-    const removalPolicy = config.removalPolicy === 'retain' ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+    const removalPolicy = stageRemovalPolicy(config);
     const forbiddenHosts = props.forbiddenHosts.join(',');
     const { worker: workerSettings, queue: queueSettings, fanOut: fanOutSettings } = WEBHOOK_PIPELINE;
 
@@ -134,7 +135,10 @@ export class WebhookDelivery extends Construct {
     });
     this.fanOut.addEventSourceMapping('DomainStream', {
       eventSourceArn: streamArn,
-      startingPosition: lambda.StartingPosition.LATEST,
+      // From the oldest record the stream keeps (24 hours), not LATEST: a mapping created anew (first deploy, or a
+      // stream whose ARN changed with its view type, lib/constructs/stage-references.ts) reads the events written
+      // before it existed instead of losing them. Reading a record again makes nothing twice (fan-out.ts).
+      startingPosition: lambda.StartingPosition.TRIM_HORIZON,
       batchSize: fanOutSettings.batchSize,
       bisectBatchOnError: true,
       reportBatchItemFailures: true,

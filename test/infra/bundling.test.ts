@@ -16,7 +16,7 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 describe('function bundling', () => {
   it('bundles each handler (and the scheduled job) with local esbuild into minified CJS with a source map and the AWS SDK inside', () => {
     // Act
-    const { statelessTemplate } = synthStage({ stage: 'pr-bundle', bundle: true, outdir });
+    const { statelessTemplate } = synthStage({ stage: 'prbundle', bundle: true, outdir });
 
     // Assess
     const functions = Object.values(resources(statelessTemplate, 'AWS::Lambda::Function'));
@@ -35,4 +35,24 @@ describe('function bundling', () => {
     }
     // esbuild runs once per function (13 of them), each through npx: more than the default 30 s on a busy machine.
   }, 120_000);
+
+  it('gives every function the same code hash whatever the output folder (a deploy from another folder redeploys nothing)', () => {
+    // Prepare: the same stage bundled into a folder two levels deeper, as `cdk synth -o cdk.out/dev` does beside `cdk.out`.
+    const codeKeys = (template: ReturnType<typeof synthStage>['statelessTemplate']) =>
+      Object.fromEntries(Object.entries(resources(template, 'AWS::Lambda::Function')).map(([id, fn]) => [id, (fn.Properties.Code as { S3Key: unknown }).S3Key]));
+
+    // Act
+    const shallow = synthStage({ stage: 'prbundle', bundle: true, outdir });
+    const deeper = synthStage({ stage: 'prbundle', bundle: true, outdir: join(outdir, 'nested', 'deeper') });
+
+    // Assess
+    expect(Object.keys(codeKeys(shallow.statelessTemplate))).toHaveLength(ENDPOINT_GROUPS.length + 4);
+    expect(codeKeys(deeper.statelessTemplate)).toEqual(codeKeys(shallow.statelessTemplate));
+    // Because each source map names its sources from the project root, never from the assembly's folder.
+    for (const fn of Object.values(resources(deeper.statelessTemplate, 'AWS::Lambda::Function'))) {
+      const map = JSON.parse(readFileSync(join(outdir, 'nested', 'deeper', String(fn.Metadata?.['aws:asset:path']), 'index.js.map'), 'utf8')) as { sources: string[] };
+      expect(map.sources.filter((source) => source.startsWith('..') || source.startsWith('/'))).toEqual([]);
+      expect(map.sources.some((source) => source.startsWith('lambdas/'))).toBe(true);
+    }
+  }, 240_000);
 });

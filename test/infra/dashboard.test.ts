@@ -15,7 +15,6 @@ import { CLAIMING_RECONCILIATION_BOUND_SECONDS, METRICS, METRIC_NAMESPACE } from
 import { TABLES, TABLE_IDS } from '../../lambdas/shared/storage/table-definitions';
 import { resolveStageConfig } from '../../lib/config/stage-config';
 import { surfaceNamePrefix, SURFACES } from '../../lib/config/surfaces';
-import { TABLE_OPERATIONS } from '../../lib/constructs/alarm-metrics';
 import { CLOUDWATCH_DASHBOARD_LIMITS, MAX_LINES_PER_GRAPH } from '../../lib/constructs/dashboard';
 import { Observability } from '../../lib/constructs/observability';
 import { logicalIdByPath, resources, stage, stageLogicalId } from './support';
@@ -85,14 +84,14 @@ const has = (lines: readonly Line[], expected: { namespace: string; name: string
   );
 
 beforeAll(() => {
-  for (const name of ['pr-123', 'dev', 'prod']) stage(name);
+  for (const name of ['pr123', 'dev', 'prod']) stage(name);
 }, 3 * SYNTH_TIMEOUT_MS);
 
 describe('dashboard', () => {
   it('exists on every long-lived stage, named for it, and not on ephemeral stages', () => {
     expect(dashboardOf(stage('dev').statelessTemplate).name).toBe('partner-api-dev');
     expect(dashboardOf(stage('prod').statelessTemplate).name).toBe('partner-api-prod');
-    stage('pr-123').statelessTemplate.resourceCountIs(DASHBOARD, 0);
+    stage('pr123').statelessTemplate.resourceCountIs(DASHBOARD, 0);
   });
 
   describe.each(['dev', 'prod'])('on %s', (name) => {
@@ -130,7 +129,7 @@ describe('dashboard', () => {
         const [counts] = widgets.filter((w) => w.properties.title?.endsWith(': requests, 4XX, 5XX') && has(linesOf(w), { namespace: 'AWS/ApiGateway', name: 'Count', dimensions }));
         expect(linesOf(counts).map((l) => l.name)).toEqual(['Count', '4XXError', '5XXError']);
         const [rate] = widgets.filter((w) => w.properties.title?.endsWith(': 5XX rate (%)') && has(linesOf(w), { namespace: 'AWS/ApiGateway', name: '5XXError', dimensions }));
-        expect(linesOf(rate)[0].expression).toBe(`IF(requests >= ${alarms.api5xxMinRequests}, 100 * FILL(errors, 0) / requests, 0)`);
+        expect(linesOf(rate)[0].expression).toBe(`IF(FILL(requests, 0) >= ${alarms.api5xxMinRequests}, 100 * FILL(errors, 0) / FILL(requests, 0), 0)`);
         // The alarm's threshold is drawn where there is an alarm.
         expect(rate.properties.annotations?.horizontal?.map((a) => a.value)).toEqual(alarms.enabled ? [alarms.api5xxRatePercent] : undefined);
       }
@@ -156,13 +155,17 @@ describe('dashboard', () => {
       }
     });
 
-    it('graphs every table: throttled requests over the operations the alarm sums, consumed read and write capacity of the table and each index', () => {
+    it('graphs every table: read and write throttle events of the table and each index as the alarms sum them, consumed read and write capacity of both', () => {
       const widgets = widgetsOf();
 
       for (const id of TABLE_IDS) {
-        const throttles = linesIn(widgets, `${id}: throttled requests`);
-        expect(throttles.filter((l) => l.name === 'ThrottledRequests').map((l) => l.dimensions.Operation).sort()).toEqual([...TABLE_OPERATIONS].sort());
-        expect(throttles.some((l) => l.expression)).toBe(true);
+        const throttles = linesIn(widgets, `${id}: throttle events (reads + writes)`);
+        const sources = (metric: string) => throttles.filter((l) => l.name === metric).map((l) => l.dimensions.GlobalSecondaryIndexName ?? 'table');
+        const expected = ['table', ...TABLES[id].globalIndexes.map((index) => index.indexName)];
+        expect(sources('ReadThrottleEvents')).toEqual(expected);
+        expect(sources('WriteThrottleEvents')).toEqual(expected);
+        // Each sum fills both terms, as the alarms' math does.
+        expect(throttles.filter((l) => l.expression).every((l) => /^FILL\(\w+, 0\) \+ FILL\(\w+, 0\)$/.test(String(l.expression)))).toBe(true);
         for (const [title, metric] of [['read capacity (RCU per 5 min)', 'ConsumedReadCapacityUnits'], ['write capacity (WCU per 5 min)', 'ConsumedWriteCapacityUnits']]) {
           const consumed = linesIn(widgets, `${id}: consumed ${title}`);
           expect(consumed.every((l) => l.name === metric)).toBe(true);

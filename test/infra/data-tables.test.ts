@@ -2,12 +2,12 @@ import { describe, it, expect } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { RECORD_INDEX_ATTRIBUTES, RECORD_LIST_INDEXES, TABLES, TABLE_IDS, physicalTableName } from '../../lambdas/shared/storage/table-definitions';
 import { SECRET_IDS } from '../../lambdas/shared/secret-names';
-import { resources, stage } from './support';
+import { resources, stage, stageReferenceNames } from './support';
 
 const TABLE_TYPE = 'AWS::DynamoDB::GlobalTable';
 
 // The stages the tests read, synthesized once while the tests are collected (stage() caches them), not within a test's time limit.
-for (const name of ['dev', 'prod', 'pr-123']) stage(name);
+for (const name of ['dev', 'prod', 'pr123']) stage(name);
 
 describe('stateful stack: tables', () => {
   it('creates exactly one on-demand table per definition, named for the stage', () => {
@@ -60,13 +60,15 @@ describe('stateful stack: tables', () => {
 
   it.each([
     ['dev', 'Delete'],
-    ['prod', 'Retain'],
+    ['prod', 'RetainExceptOnCreate'],
   ])('keeps a generated secret per id and stage in Secrets Manager (%s: %s on stack deletion)', (name, policy) => {
     const { statefulTemplate } = stage(name);
     const secrets = Object.values(resources(statefulTemplate, 'AWS::SecretsManager::Secret'));
-    expect(secrets.map((s) => s.Properties.Name).sort()).toEqual(SECRET_IDS.map((id) => `partner-api/${name}/${id}`).sort());
+    // Never ending in a hyphen and six characters, which Secrets Manager takes for an ARN's random suffix.
+    expect(secrets.map((s) => s.Properties.Name).sort()).toEqual(SECRET_IDS.map((id) => `partner-api/${name}/${id}-key`).sort());
     for (const secret of secrets) {
-      expect(secret.Properties).toMatchObject({ GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true } });
+      // Pinned, literally: any change makes CloudFormation generate a new value, an unannounced rotation (service-secrets.ts).
+      expect(secret.Properties.GenerateSecretString).toEqual({ PasswordLength: 64, ExcludePunctuation: true, IncludeSpace: false });
       // No value in the template.
       expect(secret.Properties).not.toHaveProperty('SecretString');
       expect(secret.DeletionPolicy).toBe(policy);
@@ -90,7 +92,9 @@ describe('stateful stack: tables', () => {
     const { statefulTemplate, stateful } = stage('prod');
 
     for (const table of Object.values(resources(statefulTemplate, TABLE_TYPE))) {
-      expect(table.DeletionPolicy).toBe('Retain');
+      // Kept when deleted or replaced; a failed first create removes them, so the retry finds no leftover.
+      expect(table.DeletionPolicy).toBe('RetainExceptOnCreate');
+      expect(table.UpdateReplacePolicy).toBe('Retain');
       expect(table.Properties.Replicas).toEqual([
         expect.objectContaining({
           DeletionProtectionEnabled: true,
@@ -101,7 +105,7 @@ describe('stateful stack: tables', () => {
     expect(stateful.terminationProtection).toBe(true);
   });
 
-  it.each(['dev', 'pr-123'])('lets %s tables be deleted with the stack (no PITR, no protection)', (name) => {
+  it.each(['dev', 'pr123'])('lets %s tables be deleted with the stack (no PITR, no protection)', (name) => {
     const { statefulTemplate, stateful } = stage(name);
 
     for (const table of Object.values(resources(statefulTemplate, TABLE_TYPE))) {
@@ -117,12 +121,12 @@ describe('stateful stack: tables', () => {
   });
 
   it('names the two stacks of a stage PartnerApi-<stage>-Stateful/Stateless and tags them', () => {
-    const { stateful, stateless } = stage('pr-123');
+    const { stateful, stateless } = stage('pr123');
 
-    expect(stateful.stackName).toBe('PartnerApi-pr-123-Stateful');
-    expect(stateless.stackName).toBe('PartnerApi-pr-123-Stateless');
-    expect(stateful.tags.tagValues()).toEqual({ service: 'partner-api', stage: 'pr-123' });
-    expect(stateless.tags.tagValues()).toEqual({ service: 'partner-api', stage: 'pr-123' });
+    expect(stateful.stackName).toBe('PartnerApi-pr123-Stateful');
+    expect(stateless.stackName).toBe('PartnerApi-pr123-Stateless');
+    expect(stateful.tags.tagValues()).toEqual({ service: 'partner-api', stage: 'pr123' });
+    expect(stateless.tags.tagValues()).toEqual({ service: 'partner-api', stage: 'pr123' });
   });
 
   it('keeps both stacks environment-agnostic (no account or region baked in)', () => {
@@ -131,5 +135,18 @@ describe('stateful stack: tables', () => {
     for (const stack of [stateful, stateless]) {
       expect(stack.environment).toBe('aws://unknown-account/unknown-region');
     }
+  });
+
+  it.each(['dev', 'prod'])('publishes for the stateless stack, on %s, what AWS chooses (the stream, secret and key ARNs) as SSM parameters, and exports nothing', (name) => {
+    const { statefulTemplate } = stage(name);
+    const names = stageReferenceNames(name);
+    const parameters = Object.values(resources(statefulTemplate, 'AWS::SSM::Parameter'));
+
+    expect(parameters.map((p) => p.Properties.Name).sort()).toEqual(
+      [names.streamArn('domain'), ...SECRET_IDS.map((id) => names.secretArn(id)), names.webhookSecretsKeyArn].sort(),
+    );
+    const domainId = Object.entries(resources(statefulTemplate, TABLE_TYPE)).find(([, t]) => t.Properties.TableName === physicalTableName(name, 'domain'))![0];
+    expect(parameters.find((p) => p.Properties.Name === names.streamArn('domain'))!.Properties.Value).toEqual({ 'Fn::GetAtt': [domainId, 'StreamArn'] });
+    expect(Object.values(statefulTemplate.toJSON().Outputs ?? {}).filter((output) => (output as { Export?: unknown }).Export)).toEqual([]);
   });
 });

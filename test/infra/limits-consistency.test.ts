@@ -12,7 +12,7 @@ import { checkWafExpressible, wafEdgeLimits } from '../../lib/constructs/edge-ra
 import { logicalIdByPath, resources, stage } from './support';
 
 /** Every long-lived stage plus a representative ephemeral one (ephemeral stages all get the base). */
-const STAGES = [...LONG_LIVED_STAGES, 'pr-1'];
+const STAGES = [...LONG_LIVED_STAGES, 'pr1'];
 
 describe('limits table vs. infrastructure', () => {
   it.each(STAGES)('keeps the %s function timeout below the concurrency lease', (name) => {

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildStages, type BuildStageOptions } from '../../lib/app-stacks';
+import { buildBaseline, buildStages, type BuildStageOptions } from '../../lib/app-stacks';
 import { addComplianceChecks } from '../../lib/compliance/compliance-checks';
 import { ACTIONS_WITHOUT_RESOURCE_TYPES } from '../../lib/compliance/nag-acknowledgments';
 import { PROJECT_ROOT } from '../../lib/constructs/api-function';
@@ -30,10 +30,11 @@ const SYNTH_TIMEOUT_MS = 180_000;
 
 type StageOptions = Omit<BuildStageOptions, 'stage'>;
 
-/** An app built the way bin/app.ts builds it (checks registered), without bundling. */
+/** An app built the way bin/app.ts builds it (checks registered, the account baseline beside the stage), without bundling. */
 function checkedApp(stage: string, options: StageOptions = {}): App {
   const app = new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
   addComplianceChecks(app);
+  buildBaseline(app, options.acknowledgeNagFindings === false ? { acknowledgeNagFindings: false } : {});
   buildStages(app, { stage, ...options });
   return app;
 }

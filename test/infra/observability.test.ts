@@ -15,7 +15,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { ENDPOINT_GROUPS } from '../../lambdas/shared/http/routes';
 import { SURFACE_PROFILES, SURFACES } from '../../lib/config/surfaces';
-import { TABLE_IDS } from '../../lambdas/shared/storage/table-definitions';
+import { TABLES, TABLE_IDS } from '../../lambdas/shared/storage/table-definitions';
 import { CLAIMING_RECONCILIATION_BOUND_SECONDS } from '../../lambdas/shared/observability/metric-catalog';
 import { resolveStageConfig, type StageConfig } from '../../lib/config/stage-config';
 import { edgeLimits } from '../../lambdas/shared/limits/limits-table';
@@ -30,8 +30,11 @@ const REGION_WIDE_RULES = edgeLimits().filter((l) => l.enforcedBy === 'waf' && l
 const OTHER_FUNCTIONS = ['entitlement-periods', 'claim-reconciler', 'webhook-fanout', 'webhook-delivery'];
 /** The webhook pipeline's four (dead letters, failed retries, oldest message, final failure rate) and the claiming one. */
 const PIPELINE_ALARMS = ['webhook-deliveries-dlq-messages', 'webhook-retry-executions-failed', 'webhook-deliveries-oldest-message-age', 'webhook-final-failure-rate', 'claiming-oldest-age'];
-/** 5XX rate and p99 per front door, errors and throttles per function, throttles per table, Region-wide WAF blocks, the pipeline's. */
-const EXPECTED_ALARMS = 2 * SURFACES.length + 2 * (ENDPOINT_GROUPS.length + OTHER_FUNCTIONS.length) + TABLE_IDS.length + REGION_WIDE_RULES.length + PIPELINE_ALARMS.length;
+/** Global secondary indexes of every table: each has a throttle alarm of its own. */
+const INDEX_COUNT = TABLE_IDS.reduce((sum, id) => sum + TABLES[id].globalIndexes.length, 0);
+/** 5XX rate and p99 per front door, errors and throttles per function, throttles per table and per index, Region-wide WAF blocks, the pipeline's. */
+const EXPECTED_ALARMS =
+  2 * SURFACES.length + 2 * (ENDPOINT_GROUPS.length + OTHER_FUNCTIONS.length) + TABLE_IDS.length + INDEX_COUNT + REGION_WIDE_RULES.length + PIPELINE_ALARMS.length;
 
 type AlarmProps = { AlarmName: string; Threshold: number; Metrics?: { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string; Namespace: string; Dimensions: { Name: string; Value: unknown }[] }; Period: number; Stat: string } }[] };
 
@@ -45,11 +48,11 @@ function alarmNamed(template: Template, name: string): AlarmProps {
 const SYNTH_TIMEOUT_MS = 180_000;
 
 beforeAll(() => {
-  for (const name of ['dev', 'pr-123', 'staging', 'prod']) stage(name);
+  for (const name of ['dev', 'pr123', 'staging', 'prod']) stage(name);
 }, 4 * SYNTH_TIMEOUT_MS);
 
 describe('alarms', () => {
-  it.each(['dev', 'pr-123'])('creates no alarm, topic or key on %s (alarms disabled)', (name) => {
+  it.each(['dev', 'pr123'])('creates no alarm, topic or key on %s (alarms disabled)', (name) => {
     const { statelessTemplate } = stage(name);
 
     statelessTemplate.resourceCountIs(ALARM, 0);
@@ -88,7 +91,7 @@ describe('alarms', () => {
         const rate = alarmNamed(statelessTemplate, `${prefix}-5xx-rate`);
         expect(rate).toMatchObject({ Threshold: alarms.api5xxRatePercent, ComparisonOperator: 'GreaterThanThreshold', EvaluationPeriods: 1 });
         expect(rate.Metrics).toEqual([
-          { Id: 'expr_1', Expression: `IF(requests >= ${alarms.api5xxMinRequests}, 100 * FILL(errors, 0) / requests, 0)`, Label: expect.any(String), ReturnData: true },
+          { Id: 'expr_1', Expression: `IF(FILL(requests, 0) >= ${alarms.api5xxMinRequests}, 100 * FILL(errors, 0) / FILL(requests, 0), 0)`, Label: expect.any(String), ReturnData: true },
           { Id: 'errors', MetricStat: { Metric: { MetricName: '5XXError', Namespace: 'AWS/ApiGateway', Dimensions: dimensions }, Period: 300, Stat: 'Sum' }, ReturnData: false },
           { Id: 'requests', MetricStat: { Metric: { MetricName: 'Count', Namespace: 'AWS/ApiGateway', Dimensions: dimensions }, Period: 300, Stat: 'Sum' }, ReturnData: false },
         ]);
@@ -131,15 +134,29 @@ describe('alarms', () => {
       });
     });
 
-    it('alarms on throttled requests of every table, within the 10 metrics an alarm’s math may use', () => {
+    it('alarms on the read and write throttle events of every table and of each of its indexes, every term filled, within the 10 metrics an alarm’s math may use', () => {
       const { statelessTemplate } = stage(name);
 
       for (const id of TABLE_IDS) {
-        const alarm = alarmNamed(statelessTemplate, `partner-api-${name}-${id}-table-throttles`);
-        expect(alarm.Threshold).toBe(config().alarms.tableThrottlesThreshold);
-        const metrics = (alarm.Metrics ?? []).filter((m) => m.MetricStat);
-        expect(metrics.length).toBeGreaterThan(1);
-        for (const m of metrics) expect(m.MetricStat?.Metric).toMatchObject({ MetricName: 'ThrottledRequests', Namespace: 'AWS/DynamoDB' });
+        const tableName = `partner-api-${name}-${id}`;
+        const sources: [string, string | undefined][] = [
+          [`${id}-table-throttles`, undefined],
+          ...TABLES[id].globalIndexes.map((index): [string, string] => [`${id}-${index.indexName}-index-throttles`, index.indexName]),
+        ];
+        for (const [alarmName, indexName] of sources) {
+          const alarm = alarmNamed(statelessTemplate, `partner-api-${name}-${alarmName}`);
+          expect(alarm.Threshold).toBe(config().alarms.tableThrottlesThreshold);
+          const metrics = (alarm.Metrics ?? []).filter((m) => m.MetricStat);
+          const dimensions = [{ Name: 'TableName', Value: tableName }, ...(indexName ? [{ Name: 'GlobalSecondaryIndexName', Value: indexName }] : [])];
+          expect(metrics.map((m) => m.MetricStat?.Metric)).toEqual([
+            { MetricName: 'ReadThrottleEvents', Namespace: 'AWS/DynamoDB', Dimensions: expect.arrayContaining(dimensions) },
+            { MetricName: 'WriteThrottleEvents', Namespace: 'AWS/DynamoDB', Dimensions: expect.arrayContaining(dimensions) },
+          ]);
+          for (const m of metrics) expect(m.MetricStat?.Metric.Dimensions).toHaveLength(dimensions.length);
+          // A period with reads throttled and no write metric at all still alarms: both terms are filled.
+          const expression = (alarm.Metrics ?? []).find((m) => m.Expression)!.Expression!;
+          for (const m of metrics) expect(expression).toContain(`FILL(${m.Id}, 0)`);
+        }
       }
       for (const alarm of Object.values(resources(statelessTemplate, ALARM))) {
         const metrics = (alarm.Properties.Metrics as AlarmProps['Metrics']) ?? [];
@@ -272,7 +289,7 @@ describe('alarms', () => {
     const template = Template.fromStack(stack);
     const threshold = (name: string) => alarmNamed(template, `partner-api-prod-${name}`).Threshold;
     expect(threshold('api-5xx-rate')).toBe(7);
-    expect(alarmNamed(template, 'partner-api-prod-api-5xx-rate').Metrics?.[0].Expression).toContain('requests >= 123');
+    expect(alarmNamed(template, 'partner-api-prod-api-5xx-rate').Metrics?.[0].Expression).toContain('FILL(requests, 0) >= 123');
     expect(threshold('api-p99-latency')).toBe(1234);
     expect(threshold('probe-errors')).toBe(11);
     expect(threshold('probe-throttles')).toBe(12);
@@ -342,6 +359,7 @@ describe('docs/alarms.md', () => {
         .replace(/^(api|web-api)-/, '<api>-')
         .replace(new RegExp(`^(${functions.join('|')})-(errors|throttles)$`), '<function>-$2')
         .replace(new RegExp(`^(${TABLE_IDS.join('|')})-table-throttles$`), '<table>-table-throttles')
+        .replace(new RegExp(`^(${TABLE_IDS.join('|')})-.+-index-throttles$`), '<table>-<index>-index-throttles')
         .replace(/^waf-.+-blocks$/, 'waf-<rule>-blocks');
       expect(doc, name).toContain(`### \`${pattern}\``);
     }

@@ -17,7 +17,7 @@ import { SURFACES } from '../../lib/config/surfaces';
 describe('resolveStageConfig', () => {
   it('gives every ephemeral stage the base unchanged, apart from its name', () => {
     // Prepare
-    const names = ['pr-123', 'feature-x', 'sandbox1'];
+    const names = ['pr123', 'featurex', 'sandbox1'];
 
     // Act
     const configs = names.map((name) => resolveStageConfig(name));
@@ -32,7 +32,6 @@ describe('resolveStageConfig', () => {
       pointInTimeRecovery: false,
       deletionProtection: false,
       logRetentionDays: 30,
-      apiGatewayAccountLogRole: false,
       alarms: { enabled: false },
       dashboard: false,
     });
@@ -79,14 +78,14 @@ describe('resolveStageConfig', () => {
     });
   });
 
-  it.each([...LONG_LIVED_STAGES, 'pr-7'])('keeps the %s call logs (the functions’ logs) at least the spec’s 30 days', (name) => {
+  it.each([...LONG_LIVED_STAGES, 'pr7'])('keeps the %s call logs (the functions’ logs) at least the spec’s 30 days', (name) => {
     expect(CALL_LOG_RETENTION_DAYS).toBe(30);
     expect(resolveStageConfig(name).logRetentionDays).toBeGreaterThanOrEqual(CALL_LOG_RETENTION_DAYS);
   });
 
   it('merges nested overrides field by field instead of replacing the whole object', () => {
     // prod overrides a few alarm thresholds; the others come from the base.
-    const base = resolveStageConfig('pr-1');
+    const base = resolveStageConfig('pr1');
     const prod = resolveStageConfig('prod');
 
     expect(prod.alarms.p99LatencyMs).not.toBe(base.alarms.p99LatencyMs);
@@ -121,7 +120,7 @@ describe('resolveStageConfig', () => {
     }
   });
 
-  it.each([...LONG_LIVED_STAGES, 'pr-3'])('throttles the %s web stage apart from, and below, the partner API', (name) => {
+  it.each([...LONG_LIVED_STAGES, 'pr3'])('throttles the %s web stage apart from, and below, the partner API', (name) => {
     const { apiThrottle } = resolveStageConfig(name);
 
     expect(apiThrottle.web.rateLimit).toBeLessThan(apiThrottle.partner.rateLimit);
@@ -130,7 +129,7 @@ describe('resolveStageConfig', () => {
   });
 
   it('gives dev the base throttles and prod its own, per front door', () => {
-    const base = resolveStageConfig('pr-1');
+    const base = resolveStageConfig('pr1');
     const dev = resolveStageConfig('dev');
     const prod = resolveStageConfig('prod');
 
@@ -141,7 +140,7 @@ describe('resolveStageConfig', () => {
   });
 
   it('keeps every Lambda timeout below the 29 s API Gateway integration timeout', () => {
-    for (const name of [...LONG_LIVED_STAGES, 'pr-9']) {
+    for (const name of [...LONG_LIVED_STAGES, 'pr9']) {
       expect(resolveStageConfig(name).lambda.timeoutSeconds).toBeLessThan(29);
     }
   });
@@ -152,7 +151,7 @@ describe('resolveStageConfig', () => {
   });
 
   it.each([1, 7, 14] as LogRetentionDays[])('refuses to keep logs %i days: the spec keeps call logs 30', (days) => {
-    const config: StageConfig = { ...resolveStageConfig('pr-2'), logRetentionDays: days };
+    const config: StageConfig = { ...resolveStageConfig('pr2'), logRetentionDays: days };
 
     expect(() => assertValidStageConfig(config)).toThrow(StageConfigError);
     expect(() => assertValidStageConfig(config)).toThrow(/logRetentionDays must be at least 30/);
@@ -181,7 +180,7 @@ describe('resolveStageConfig', () => {
     expect(resolveStageConfig('dev')).not.toBe(config);
   });
 
-  it.each(['', 'Dev', 'PROD', '1abc', '-pr', 'pr_123', 'pr.123', 'a'.repeat(21), 'pr 1'])(
+  it.each(['', 'Dev', 'PROD', '1abc', '-pr', 'pr_123', 'pr.123', 'a'.repeat(21), 'pr 1', 'pr123', 'dev-web', 'x-api'])(
     'rejects the invalid stage name %j with a clear error',
     (name) => {
       expect(() => resolveStageConfig(name)).toThrow(StageConfigError);
@@ -189,7 +188,19 @@ describe('resolveStageConfig', () => {
     },
   );
 
-  it.each(['a', 'pr-123', 'a'.repeat(20), 'x-1-y'])('accepts the valid stage name %j', (name) => {
+  it.each(['a', 'pr123', 'a'.repeat(20), 'x1y'])('accepts the valid stage name %j', (name) => {
     expect(resolveStageConfig(name).stage).toBe(name);
+  });
+
+  it('refuses a hyphen, which would let stage "dev-web" claim the names of stage dev’s web side, saying why', () => {
+    expect(() => resolveStageConfig('dev-web')).toThrow(/No hyphens: a stage named "dev-web" would claim the names of stage dev's web side/);
+  });
+
+  it('refuses "baseline", the account-level stack’s token', () => {
+    expect(() => resolveStageConfig('baseline')).toThrow(/reserved for the account-level stack/);
+  });
+
+  it('takes the alarm e-mail from the stage’s overrides only (ephemeral and dev stages have no alarms to send)', () => {
+    for (const name of ['pr1', ...LONG_LIVED_STAGES]) expect(resolveStageConfig(name).alarms.notifyEmail).toBeUndefined();
   });
 });

@@ -12,6 +12,8 @@ import { buildStages, type BuildStageOptions, type StageStacks } from '../../lib
 import { PROJECT_ROOT } from '../../lib/constructs/api-function';
 import type { RouteDefinition, Surface } from '../../lambdas/shared/http/routes';
 import { SURFACE_PROFILES } from '../../lib/config/surfaces';
+import { physicalTableName, type TableId } from '../../lambdas/shared/storage/table-definitions';
+import { stageReferenceNames } from '../../lib/constructs/stage-references';
 
 type Json = Record<string, unknown>;
 
@@ -59,7 +61,7 @@ export function stage(name: string): SynthesizedStage {
   return synthesized;
 }
 
-type CfnResource = { Type: string; Properties: Json; Metadata?: Json; DependsOn?: string | string[]; DeletionPolicy?: string };
+type CfnResource = { Type: string; Properties: Json; Metadata?: Json; DependsOn?: string | string[]; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 
 export function resources(template: Template, type: string): Record<string, CfnResource> {
   return template.findResources(type) as Record<string, CfnResource>;
@@ -144,3 +146,30 @@ export const SPEC_ROUTES: readonly RouteDefinition[] = [
   { id: 'signOut', method: 'DELETE', path: '/settings/api/session', group: 'settings', auth: 'web', query: [], body: 'none' },
   { id: 'keyRevoke', method: 'POST', path: '/settings/api/keys/{key_id}/revoke', group: 'settings', auth: 'session', query: [], body: 'none' },
 ];
+
+/**
+ * A table's ARN as the stateless stack writes it: formatArn of the stage's deterministic table name
+ * in the stack's own account and Region (no export, lib/constructs/stage-references.ts).
+ */
+export function statelessTableArn(stageName: string, id: TableId, suffix = ''): unknown {
+  return {
+    'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':dynamodb:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, `:table/${physicalTableName(stageName, id)}${suffix}`]],
+  };
+}
+
+/** An index's ARN as the stateless stack writes it (the table's ARN and `/index/<name>`, joined into one string). */
+export const statelessIndexArn = (stageName: string, id: TableId, indexName: string): unknown => statelessTableArn(stageName, id, `/index/${indexName}`);
+
+/**
+ * The `Ref` of the stateless template's CloudFormation parameter that reads one SSM parameter the
+ * stateful stack publishes (lib/constructs/stage-references.ts), found by the parameter's default.
+ */
+export function ssmParameterRef(template: Template, parameterName: string): { Ref: string } {
+  const parameters = (template.toJSON() as { Parameters?: Record<string, { Type: string; Default?: string }> }).Parameters ?? {};
+  const found = Object.entries(parameters).filter(([, p]) => p.Type === 'AWS::SSM::Parameter::Value<String>' && p.Default === parameterName);
+  if (found.length !== 1) throw new Error(`expected one SSM-typed parameter reading ${parameterName}, found ${found.length}`);
+  return { Ref: found[0][0] };
+}
+
+/** The SSM parameter names a stage's stateful stack publishes for its stateless stack. */
+export { stageReferenceNames };

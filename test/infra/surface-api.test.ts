@@ -13,12 +13,25 @@ import {
   type RouteDefinition,
   type Surface,
 } from '../../lambdas/shared/http/routes';
-import { RECORD_LIST_INDEXES, TABLE_IDS, tableEnvName } from '../../lambdas/shared/storage/table-definitions';
+import { RECORD_LIST_INDEXES, TABLE_IDS, physicalTableName, tableEnvName, type TableId } from '../../lambdas/shared/storage/table-definitions';
 import { resolveStageConfig } from '../../lib/config/stage-config';
 import { SURFACE_PROFILES, SURFACES } from '../../lib/config/surfaces';
 import { gatewayErrors, validateRoutes } from '../../lib/constructs/surface-api';
 import { WEBHOOK_PIPELINE } from '../../lib/constructs/webhook-delivery';
-import { SPEC_ROUTES, functionLogicalId, logicalIdByPath, methodTargets, resources, restApiLogicalId, stage, stageLogicalId, synthStage } from './support';
+import {
+  SPEC_ROUTES,
+  functionLogicalId,
+  logicalIdByPath,
+  methodTargets,
+  resources,
+  restApiLogicalId,
+  ssmParameterRef,
+  stage,
+  stageLogicalId,
+  stageReferenceNames,
+  statelessTableArn,
+  synthStage,
+} from './support';
 
 const FUNCTION = 'AWS::Lambda::Function';
 
@@ -77,8 +90,8 @@ describe('stateless stack: functions', () => {
 
 describe('stateless stack: least privilege, per function', () => {
   const { statelessTemplate } = stage('dev');
-  /** Table references cross from the stateful stack as imports named after the table construct (`AccessTable…Arn`). */
-  const tableReference = (id: string) => `${id[0].toUpperCase()}${id.slice(1)}Table`;
+  /** A table appears in the stateless template by its deterministic name (no cross-stack import). */
+  const tableReference = (id: TableId) => `:table/${physicalTableName('dev', id)}`;
   const variablesOf = (group: EndpointGroup) =>
     (resources(statelessTemplate, FUNCTION)[functionLogicalId(statelessTemplate, group)].Properties as { Environment: { Variables: Record<string, unknown> } })
       .Environment.Variables;
@@ -99,8 +112,8 @@ describe('stateless stack: least privilege, per function', () => {
       .filter((statement) => JSON.stringify(statement.Action).includes('dynamodb:'));
   }
 
-  /** A table's ARN as the stateless stack imports it from the stateful stack. */
-  const tableArn = (id: string) => ({ 'Fn::ImportValue': expect.stringMatching(new RegExp(`${tableReference(id)}\\w*Arn\\w*$`)) as unknown });
+  /** A table's ARN as the stateless stack builds it from the table's name. */
+  const tableArn = (id: TableId) => statelessTableArn('dev', id);
   const actionsOf = (statement: { Action: string | string[] }) => [statement.Action].flat().sort();
   const tableNamesIn = (statement: { Resource: unknown }) => {
     const text = JSON.stringify(statement.Resource);
@@ -194,21 +207,27 @@ describe('stateless stack: least privilege, per function', () => {
     const secretVariables = Object.keys(variables).filter((name) => name.startsWith('SECRET_'));
     expect(secretVariables.sort()).toEqual(GROUP_SECRET_ACCESS[group].map(secretArnEnvName).sort());
     expect(statements).toHaveLength(GROUP_SECRET_ACCESS[group].length);
+    // Each secret by the ARN the stateful stack published (an SSM-typed parameter, never an export), and its environment variable the same.
+    const published = GROUP_SECRET_ACCESS[group].map((id) => ssmParameterRef(statelessTemplate, stageReferenceNames('dev').secretArn(id)));
+    expect(statements.map((statement) => statement.Resource)).toEqual(expect.arrayContaining(published));
     for (const statement of statements) {
       expect(actionsOf(statement)).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
       expect(JSON.stringify(statement.Resource)).not.toContain('*');
     }
     // The environment carries an ARN reference, not a value.
-    for (const name of secretVariables) expect(JSON.stringify(variables[name])).toMatch(/Fn::ImportValue/);
+    for (const id of GROUP_SECRET_ACCESS[group]) {
+      expect(variables[secretArnEnvName(id)]).toEqual(ssmParameterRef(statelessTemplate, stageReferenceNames('dev').secretArn(id)));
+    }
   });
 });
 
 describe('stateless stack: logs', () => {
   it.each([
     ['dev', 'Delete'],
-    ['pr-123', 'Delete'],
-    ['staging', 'Retain'],
-    ['prod', 'Retain'],
+    ['pr123', 'Delete'],
+    // Retained when deleted or replaced, never when a failed first create rolls back (a retry would find them).
+    ['staging', 'RetainExceptOnCreate'],
+    ['prod', 'RetainExceptOnCreate'],
   ])('keeps %s function, access and WAF logs for the stage’s retention (%s on stack deletion)', (name, policy) => {
     const { statelessTemplate, config } = stage(name);
     const days = config.logRetentionDays;
@@ -277,16 +296,12 @@ describe('stateless stack: the partner API and the web side, two REST APIs', () 
     expect(destinations.size).toBe(2);
   });
 
-  it('sets the account’s API Gateway CloudWatch role once (partner API), and deploys the web stage after it', () => {
-    const { statelessTemplate } = stage('dev');
+  it.each(['dev', 'prod', 'pr123'])('leaves the account’s API Gateway CloudWatch role to the account baseline on %s: no account setting, no log role of its own', (name) => {
+    const { statelessTemplate, statefulTemplate } = stage(name);
 
-    statelessTemplate.resourceCountIs('AWS::ApiGateway::Account', 1);
-    const [accountId] = Object.keys(resources(statelessTemplate, 'AWS::ApiGateway::Account'));
-    expect(accountId).toMatch(/^ApiRestApi/);
-    const webStage = resources(statelessTemplate, 'AWS::ApiGateway::Stage')[stageLogicalId(statelessTemplate, 'web')];
-    expect([webStage.DependsOn ?? []].flat()).toContain(accountId);
-    // Ephemeral stages rely on the setting of a long-lived stage.
-    stage('pr-123').statelessTemplate.resourceCountIs('AWS::ApiGateway::Account', 0);
+    for (const template of [statelessTemplate, statefulTemplate]) template.resourceCountIs('AWS::ApiGateway::Account', 0);
+    const roles = Object.values(resources(statelessTemplate, 'AWS::IAM::Role'));
+    expect(roles.filter((role) => JSON.stringify(role.Properties.AssumeRolePolicyDocument).includes('apigateway.amazonaws.com'))).toEqual([]);
   });
 
   it.each([
@@ -434,7 +449,7 @@ describe('stateless stack: the partner API and the web side, two REST APIs', () 
 
   it('refuses a route table that puts a route on the wrong front door', () => {
     const stray: RouteDefinition = { id: 'stray', method: 'GET', path: '/join/{invitation_id}/debug', group: 'system', auth: 'none', query: [], body: 'none' };
-    expect(() => synthStage({ stage: 'pr-12', stateless: { routes: [...SPEC_ROUTES, stray] } })).toThrow(/stray: path .* belongs to the web surface, group system to the partner surface/);
+    expect(() => synthStage({ stage: 'pr12', stateless: { routes: [...SPEC_ROUTES, stray] } })).toThrow(/stray: path .* belongs to the web surface, group system to the partner surface/);
   });
 });
 

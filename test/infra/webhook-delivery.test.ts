@@ -11,7 +11,19 @@ import { ATTEMPT_LEASE_MS } from '../../lambdas/webhooks/deliveries';
 import { WEBHOOK_ENV } from '../../lambdas/webhooks/webhook-env';
 import { DELIVERY_QUEUE_VISIBILITY_SECONDS, WEBHOOK_PIPELINE, WEBHOOK_SECRET_PURPOSE } from '../../lib/constructs/webhook-delivery';
 import { webhookSecretsKeyAlias } from '../../lib/stateful-stack';
-import { functionLogicalId, logicalIdByPath, resources, restApiLogicalId, stage, synthStage } from './support';
+import { TABLES, TABLE_IDS } from '../../lambdas/shared/storage/table-definitions';
+import {
+  functionLogicalId,
+  logicalIdByPath,
+  resources,
+  restApiLogicalId,
+  ssmParameterRef,
+  stage,
+  stageReferenceNames,
+  statelessIndexArn,
+  statelessTableArn,
+  synthStage,
+} from './support';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 
 const FUNCTION = 'AWS::Lambda::Function';
@@ -37,6 +49,9 @@ function pipelineIds(template: Template) {
     apiFunctionLogs: logicalIdByPath(template, LOG_GROUP, '/WebApi/WebhooksFunction/LogGroup/Resource'),
     partnerApi: restApiLogicalId(template, 'partner'),
     webApi: restApiLogicalId(template, 'web'),
+    // What the stateful stack publishes, as the stateless template reads it (SSM-typed parameters, no export).
+    streamArn: ssmParameterRef(template, stageReferenceNames('dev').streamArn('domain')),
+    secretsKeyArn: ssmParameterRef(template, stageReferenceNames('dev').webhookSecretsKeyArn),
   };
 }
 
@@ -84,10 +99,13 @@ function grantsOf(template: Template, roleId: string): string[] {
     if (json === JSON.stringify({ 'Fn::GetAtt': [ids.fanOutLogs, 'Arn'] })) return 'fan-out-logs';
     if (json === JSON.stringify({ 'Fn::GetAtt': [ids.workerLogs, 'Arn'] })) return 'worker-logs';
     if (json === JSON.stringify({ 'Fn::GetAtt': [ids.apiFunctionLogs, 'Arn'] })) return 'webhooks-logs';
-    const imported = (resource as { 'Fn::ImportValue'?: string })['Fn::ImportValue'];
-    if (imported && /DataDomainTable\w*StreamArn\w*$/.test(imported)) return 'domain-stream';
-    if (imported && /DataAccessTable\w*Arn\w*$/.test(imported)) return 'access-table';
-    if (imported && /WebhookSecretsKey\w*Arn\w*$/.test(imported)) return 'secrets-key';
+    if (json === JSON.stringify(ids.streamArn)) return 'domain-stream';
+    if (json === JSON.stringify(ids.secretsKeyArn)) return 'secrets-key';
+    for (const table of TABLE_IDS) {
+      if (json === JSON.stringify(statelessTableArn('dev', table))) return `${table}-table`;
+      const index = TABLES[table].globalIndexes.find((i) => json === JSON.stringify(statelessIndexArn('dev', table, i.indexName)));
+      if (index) return `${table}-table/index/${index.indexName}`;
+    }
     const join = (resource as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
     if (join && join[1].length === 2 && typeof join[1][1] === 'string') return `${nameOf(join[1][0])}${join[1][1]}`;
     return json;
@@ -112,7 +130,7 @@ const logsTo = (logGroup: string) => [`logs:CreateLogStream on ${logGroup}`, `lo
 describe('webhook secrets key (stateful stack)', () => {
   it.each([
     ['dev', 'Delete'],
-    ['prod', 'Retain'],
+    ['prod', 'RetainExceptOnCreate'],
   ])('on %s: a customer managed key with rotation, its alias and description (%s with the stage’s data)', (name, policy) => {
     const { statefulTemplate } = stage(name);
 
@@ -131,13 +149,16 @@ describe('webhook secrets key (stateful stack)', () => {
     expect(webhookSecretsKeyAlias(name)).toBe(`alias/partner-api-${name}-webhook-secrets`);
   });
 
-  it('hands the key to the stateless stack by ARN (an export), never by alias', () => {
-    const { stateful, stateless, statelessTemplate } = stage('dev');
+  it('hands the key to the stateless stack by ARN through an SSM parameter (no export), never by alias', () => {
+    const { stateful, stateless, statelessTemplate, statefulTemplate } = stage('dev');
 
     expect(stateless.webhooks).toBeDefined();
     expect(stateful.webhookSecretsKey).toBeDefined();
-    expect(JSON.stringify(statelessTemplate.toJSON())).toMatch(/ImportValue":"PartnerApi-dev-Stateful:ExportsOutputFnGetAttWebhookSecretsKey\w*Arn/);
+    const [keyId] = Object.keys(resources(statefulTemplate, 'AWS::KMS::Key'));
+    statefulTemplate.hasResourceProperties('AWS::SSM::Parameter', { Name: stageReferenceNames('dev').webhookSecretsKeyArn, Value: { 'Fn::GetAtt': [keyId, 'Arn'] } });
+    expect(JSON.stringify(statelessTemplate.toJSON())).toContain(JSON.stringify(ssmParameterRef(statelessTemplate, stageReferenceNames('dev').webhookSecretsKeyArn)));
     expect(JSON.stringify(statelessTemplate.toJSON())).not.toContain('alias/');
+    expect(JSON.stringify(statelessTemplate.toJSON())).not.toContain('Fn::ImportValue');
   });
 });
 
@@ -191,7 +212,7 @@ describe('webhook retry state machine', () => {
 
   it.each([
     ['dev', 'Delete'],
-    ['prod', 'Retain'],
+    ['prod', 'RetainExceptOnCreate'],
   ])('logs every state transition (no execution data) to its own log group on %s, kept the stage’s retention, %s on stack deletion', (name, policy) => {
     const { statelessTemplate: template, config } = stage(name);
     const ids = pipelineIds(template);
@@ -214,11 +235,12 @@ describe('webhook fan-out: the domain table’s stream', () => {
   const ids = pipelineIds(template);
   const mappings = Object.values(resources(template, MAPPING)).filter((m) => (m.Properties.FunctionName as { Ref?: string }).Ref === ids.fanOut);
 
-  it('reads the stream from the latest record, 100 at a time, reporting failed records alone and splitting failing batches', () => {
+  it('reads the stream from its oldest record (a new mapping loses no event written before it), 100 at a time, reporting failed records alone and splitting failing batches', () => {
     expect(mappings).toHaveLength(1);
     expect(mappings[0].Properties).toMatchObject({
-      EventSourceArn: { 'Fn::ImportValue': expect.stringMatching(/DataDomainTable\w*StreamArn/) },
-      StartingPosition: 'LATEST',
+      // The stream's ARN as the stateful stack published it, re-read at every deploy (it changes with the view type).
+      EventSourceArn: ids.streamArn,
+      StartingPosition: 'TRIM_HORIZON',
       BatchSize: 100,
       BisectBatchOnFunctionError: true,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
@@ -240,7 +262,7 @@ describe('webhook fan-out: the domain table’s stream', () => {
 
     expect(Object.keys(variables).sort()).toEqual(['LOG_LEVEL', 'NODE_OPTIONS', 'POWERTOOLS_TRACE_ENABLED', 'STAGE', 'TABLE_ACCESS', WEBHOOK_ENV.queueUrl]);
     expect(variables[WEBHOOK_ENV.queueUrl]).toEqual({ Ref: ids.queue });
-    expect(variables.TABLE_ACCESS).toEqual({ 'Fn::ImportValue': expect.stringMatching(/DataAccessTable/) });
+    expect(variables.TABLE_ACCESS).toBe('partner-api-dev-access');
   });
 });
 
@@ -285,7 +307,7 @@ describe('webhook delivery worker: the queue', () => {
     );
     expect(variables[WEBHOOK_ENV.queueUrl]).toEqual({ Ref: ids.queue });
     expect(variables[WEBHOOK_ENV.retryStateMachineArn]).toEqual({ Ref: ids.stateMachine });
-    expect(variables[WEBHOOK_ENV.secretKeyArn]).toEqual({ 'Fn::ImportValue': expect.stringMatching(/WebhookSecretsKey\w*Arn/) });
+    expect(variables[WEBHOOK_ENV.secretKeyArn]).toEqual(ids.secretsKeyArn);
   });
 });
 
@@ -307,7 +329,7 @@ describe('webhook functions: the service’s own hosts', () => {
     expect(dependencyCycle({ Resources: { A: { Properties: { Name: { Ref: 'B' } } }, B: { Properties: {} } } })).toEqual([]);
   });
 
-  it.each(['dev', 'prod', 'pr-123'])('leaves no dependency cycle in the %s stateless template (a web API function names its own API’s host)', (name) => {
+  it.each(['dev', 'prod', 'pr123'])('leaves no dependency cycle in the %s stateless template (a web API function names its own API’s host)', (name) => {
     const { statelessTemplate } = stage(name);
 
     expect(dependencyCycle(statelessTemplate.toJSON() as { Resources: Record<string, Json> })).toEqual([]);
@@ -320,7 +342,7 @@ describe('webhooks API function (web settings)', () => {
   const variables = (resources(template, FUNCTION)[ids.apiFunction].Properties.Environment as { Variables: Json }).Variables;
 
   it('knows the key, the queue and the service’s own hosts, but not the state machine', () => {
-    expect(variables[WEBHOOK_ENV.secretKeyArn]).toEqual({ 'Fn::ImportValue': expect.stringMatching(/WebhookSecretsKey\w*Arn/) });
+    expect(variables[WEBHOOK_ENV.secretKeyArn]).toEqual(ids.secretsKeyArn);
     expect(variables[WEBHOOK_ENV.queueUrl]).toEqual({ Ref: ids.queue });
     expect(variables).toHaveProperty(WEBHOOK_ENV.forbiddenHosts);
     expect(variables).not.toHaveProperty(WEBHOOK_ENV.retryStateMachineArn);

@@ -33,7 +33,7 @@ function expectGatewayTimeoutAnswer(response: Awaited<ReturnType<typeof callHeal
 
 describe('the function timeout at the local front', () => {
   it('defaults to the stage config\u2019s function timeout', () => {
-    expect(FUNCTION_TIMEOUT_MS).toBe(resolveStageConfig('pr-1').lambda.timeoutSeconds * 1000);
+    expect(FUNCTION_TIMEOUT_MS).toBe(resolveStageConfig('pr1').lambda.timeoutSeconds * 1000);
   });
 
   it('answers 502 INTERNAL_ERROR to a handler that never answers, whose remaining time has then run out', async () => {

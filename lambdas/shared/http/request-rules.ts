@@ -18,9 +18,15 @@ export const REQUEST_LIMITS = {
   bodyBytes: 4096,
 } as const;
 
-/** Query parameter names that carry credentials in common clients (WAF's rule and the local front use the same list). */
-export const CREDENTIAL_PARAMETER_NAMES = 'api[-_]?key|x[-_]api[-_]key|key|token|access[-_]?token|auth|authorization|bearer|secret|password|client[-_]secret';
-export const CREDENTIAL_PARAMETER = new RegExp(`^(${CREDENTIAL_PARAMETER_NAMES})$`, 'i');
+/**
+ * Query parameter names that carry credentials in common clients: key, apikey, api-key, api_key,
+ * x-api-key (either separator), token, access_token, accesstoken, auth, authorization, bearer, secret,
+ * client_secret, password (WAF's rule and the local front use the same pattern). Written in the
+ * syntax AWS WAF accepts: non-capturing groups only, few `|` branches
+ * (lib/compliance/deploy-readiness `waf-regex-syntax`).
+ */
+export const CREDENTIAL_PARAMETER_NAMES = '(?:x[-_]api[-_]|api[-_]?)?key|(?:access[-_]?)?token|auth(?:orization)?|bearer|(?:client[-_])?secret|password';
+export const CREDENTIAL_PARAMETER = new RegExp(`^(?:${CREDENTIAL_PARAMETER_NAMES})$`, 'i');
 
 /**
  * Percent-decoding that never throws: every escape sequence that is

@@ -10,6 +10,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const LIVE_KEY_PREFIX = 'pak_live_';
+/** Hex characters after the prefix: 32 random bytes. */
+export const LIVE_KEY_HEX_CHARS = 64;
 export const LIVE_KEY_PATTERN = /^pak_live_[0-9a-f]{64}$/;
 /**
  * Anything that looks like a live key, anywhere in a string, in any letter
