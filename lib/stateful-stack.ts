@@ -51,6 +51,10 @@ export class StatefulStack extends Stack {
       // A destroyed stage's key is deleted after KMS's shortest waiting period (its sealed secrets went with the table).
       ...(retain ? {} : { pendingWindow: Duration.days(7) }),
     });
+    // The tables come last: on prod they have deletion protection, which would stop the rollback of a failed first
+    // create from deleting them (the stack would end ROLLBACK_FAILED with the names taken). Whatever else can fail
+    // (a secret or key name left behind by an earlier attempt) fails before any table exists.
+    for (const table of Object.values(tables)) table.node.addDependency(...Object.values(this.secrets), this.webhookSecretsKey);
     this.references = new StageReferencePublisher(this, 'References', {
       config,
       resources: { tables, secrets: this.secrets, webhookSecretsKey: this.webhookSecretsKey },

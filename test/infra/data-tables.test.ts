@@ -137,6 +137,16 @@ describe('stateful stack: tables', () => {
     }
   });
 
+  it('creates the tables after the secrets and the key: a failed first create rolls back before a deletion-protected table exists', () => {
+    const { statefulTemplate } = stage('prod');
+    const others = [...Object.keys(resources(statefulTemplate, 'AWS::SecretsManager::Secret')), ...Object.keys(resources(statefulTemplate, 'AWS::KMS::Key'))];
+
+    expect(others).toHaveLength(SECRET_IDS.length + 1);
+    for (const table of Object.values(resources(statefulTemplate, TABLE_TYPE))) {
+      expect([table.DependsOn ?? []].flat()).toEqual(expect.arrayContaining(others));
+    }
+  });
+
   it.each(['dev', 'prod'])('publishes for the stateless stack, on %s, what AWS chooses (the stream, secret and key ARNs) as SSM parameters, and exports nothing', (name) => {
     const { statefulTemplate } = stage(name);
     const names = stageReferenceNames(name);

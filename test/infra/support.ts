@@ -6,10 +6,8 @@
  */
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { buildStages, type BuildStageOptions, type StageStacks } from '../../lib/app-stacks';
-import { PROJECT_ROOT } from '../../lib/constructs/api-function';
+import { cdkJsonContext } from '../../lib/compliance/release-snapshots';
 import type { RouteDefinition, Surface } from '../../lambdas/shared/http/routes';
 import { SURFACE_PROFILES } from '../../lib/config/surfaces';
 import { physicalTableName, type TableId } from '../../lambdas/shared/storage/table-definitions';
@@ -17,12 +15,8 @@ import { stageReferenceNames } from '../../lib/constructs/stage-references';
 
 type Json = Record<string, unknown>;
 
-/** The `context` of cdk.json (feature flags), without the default stage. */
-export function cdkJsonContext(): Json {
-  const cdkJson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')) as { context?: Json };
-  const { stage: _stage, ...context } = cdkJson.context ?? {};
-  return context;
-}
+/** The `context` of cdk.json (feature flags), without the default stage: as bin/app.ts gets it from the CLI. */
+export { cdkJsonContext };
 
 export interface SynthesizedStage extends StageStacks {
   readonly statefulTemplate: Template;
