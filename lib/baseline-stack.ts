@@ -18,8 +18,10 @@
  *   where the baseline is missing (or too old) fails at once, when its change set is created,
  *   with a message that says what to deploy, instead of halfway through its first deploy.
  *
- * Everything here outlives a deletion of the stack (RETAIN_ON_UPDATE_OR_DELETE: a rolled-back
- * first create still cleans up): stages deployed elsewhere in the account keep logging.
+ * The role, the account setting and the resource policy outlive a deletion of the stack
+ * (RETAIN_ON_UPDATE_OR_DELETE: a rolled-back first create still cleans up), so stages deployed
+ * elsewhere in the account keep logging; the version parameter goes with the stack, so no stage
+ * deploys again until the baseline is back.
  */
 import { CfnRule, Fn, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';

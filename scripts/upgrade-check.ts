@@ -1,7 +1,7 @@
 /**
  * `npm run upgrade-check`: refuses a change that a deployed stage cannot take. Synthesizes the
  * long-lived stages from the current tree, compares them with the recorded release
- * (lib/compliance/release-snapshots.ts) through the upgrade guard (lib/compliance/upgrade-guard.ts),
+ * (lib/compliance/upgrade/release-snapshots.ts) through the upgrade guard (lib/compliance/upgrade/upgrade-guard.ts),
  * prints one block per finding and exits 1 on any; `--record` records a new release.
  *
  * Exit codes: 0 nothing refused, 1 findings, 2 anything else (usage, no release recorded, a stage
@@ -20,9 +20,9 @@ import {
   loadRelease,
   recordRelease,
   synthesizeStages,
-} from '../lib/compliance/release-snapshots';
-import { UPGRADE_ALLOWANCES } from '../lib/compliance/upgrade-allowances';
-import { ALLOWANCES_FILE, applyAllowances, findUpgradeHazards, formatFinding, SAFE_PROCEDURE } from '../lib/compliance/upgrade-guard';
+} from '../lib/compliance/upgrade/release-snapshots';
+import { UPGRADE_ALLOWANCES } from '../lib/compliance/upgrade/upgrade-allowances';
+import { ALLOWANCES_FILE, applyAllowances, findUpgradeHazards, formatFinding, SAFE_PROCEDURE } from '../lib/compliance/upgrade/upgrade-guard';
 
 const HELP = `npm run upgrade-check -- [options]
 

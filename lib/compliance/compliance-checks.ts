@@ -14,10 +14,17 @@
  */
 import { Validations, type App, type IPolicyValidationContext, type IPolicyValidationPlugin, type PolicyValidationPluginReport } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { DeployReadinessChecks } from './deploy-readiness';
+import { TemplateSchemaChecks } from './template-schema/index';
 
-/** Registers the checks on the app: call once, before `app.synth()` (bin/app.ts). */
+/**
+ * Registers the checks on the app: call once, before `app.synth()` (bin/app.ts). cdk-nag's pack (each finding fixed or
+ * acknowledged on its resource, nag-acknowledgments.ts), the deploy-readiness rules (AWS service rules the schema does
+ * not express, deploy-readiness/) and the templates against the CloudFormation resource specification
+ * (template-schema/); the last two cannot be acknowledged.
+ */
 export function addComplianceChecks(app: App): void {
-  Validations.of(app).addPlugins(new FindingsAsErrors(new AwsSolutionsChecks(app)));
+  Validations.of(app).addPlugins(new FindingsAsErrors(new AwsSolutionsChecks(app)), new DeployReadinessChecks(), new TemplateSchemaChecks());
 }
 
 /** A rule pack whose every finding is an error; name and rule ids stay the pack's, so acknowledgments match as before. */

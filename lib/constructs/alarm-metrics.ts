@@ -25,9 +25,10 @@ export const ENDED_DELIVERY_OUTCOMES = ['delivered', 'failed', 'cancelled'] as c
 
 /**
  * Read and write throttle events of a table (no index) or of one of its global secondary indexes,
- * summed (the alarm's math, also graphed). DynamoDB publishes them per table and per index, over
- * every operation (a write throttled on an index throttles the table's write too), in two metrics
- * where ThrottledRequests takes one per operation.
+ * summed (the alarm's math, also graphed). DynamoDB publishes them per table (dimension TableName)
+ * and per index (TableName and GlobalSecondaryIndexName, which the table's series leaves out), over
+ * every operation, in two metrics where ThrottledRequests takes one per operation: hence an alarm
+ * for the table and one per index.
  * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/metrics-dimensions.html
  */
 export function throttleEvents(tableName: string, indexName?: string, period: Duration = ALARM_PERIOD): cloudwatch.MathExpression {

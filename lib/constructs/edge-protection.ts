@@ -84,7 +84,7 @@ interface SizeRule {
  * (https://docs.aws.amazon.com/waf/latest/developerguide/customizing-the-response-status-codes.html:
  * the 4xx it lists stop at 429), and a WAF block with any other status would
  * contradict the spec's answer. The function answers 431 AUTH_HEADER_TOO_LONG
- * itself, first of its transport rules and before any store call; the edge
+ * itself, among its transport rules and before any store call; the edge
  * still counts such requests (a header over the limit is a malformed
  * credential for the rate rules), so a flood of them is shed by WAF's 429.
  * docs/edge-protection.md, "Oversized Authorization header".

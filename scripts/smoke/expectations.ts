@@ -32,10 +32,16 @@ export function failOn(...problemLists: (readonly string[])[]): void {
   if (problems.length > 0) throw new CheckFailure(problems);
 }
 
-/** `X-Request-Id` and `Cache-Control: no-store` on every response; JSON bodies say so. */
-export function commonHeaderProblems(probe: Probe, contentType: 'json' | 'html' = 'json'): string[] {
+/**
+ * The header that carries a response's request id: the service's `X-Request-Id`, or, on answers API Gateway gives
+ * itself (its gateway responses, which cannot set a header from `$context`), its own `x-amzn-RequestId`.
+ */
+export type RequestIdHeader = 'x-request-id' | 'x-amzn-requestid';
+
+/** A request id header and `Cache-Control: no-store` on every response; JSON bodies say so. */
+export function commonHeaderProblems(probe: Probe, contentType: 'json' | 'html' = 'json', requestIdHeader: RequestIdHeader = 'x-request-id'): string[] {
   const problems: string[] = [];
-  if (!nonEmptyString(probe.headers.get('x-request-id'))) problems.push('no X-Request-Id header');
+  if (!nonEmptyString(probe.headers.get(requestIdHeader))) problems.push(requestIdHeader === 'x-request-id' ? 'no X-Request-Id header' : `no ${requestIdHeader} header`);
   if (!/(^|,)\s*no-store\s*(,|$)/i.test(probe.headers.get('cache-control') ?? '')) {
     problems.push(`Cache-Control is ${describe(probe.headers.get('cache-control') ?? undefined)}, not no-store`);
   }
@@ -51,11 +57,12 @@ function statusProblems(probe: Probe, expected: number): string[] {
   return [`status ${probe.status}${location ? ` (redirect to ${location})` : ''}, expected ${expected}`];
 }
 
-/** The body's request_id is the X-Request-Id header's value (both `edge` on WAF's answers). */
-function requestIdProblems(probe: Probe, body: Json): string[] {
+/** The body's request_id is the request id header's value (both `edge` on WAF's custom answers). */
+function requestIdProblems(probe: Probe, body: Json, requestIdHeader: RequestIdHeader = 'x-request-id'): string[] {
   if (!nonEmptyString(body.request_id)) return [`request_id is ${describe(body.request_id)}`];
-  const header = probe.headers.get('x-request-id');
-  return header && header !== body.request_id ? [`request_id ${describe(body.request_id)} differs from X-Request-Id ${describe(header)}`] : [];
+  const header = probe.headers.get(requestIdHeader);
+  const name = requestIdHeader === 'x-request-id' ? 'X-Request-Id' : requestIdHeader;
+  return header && header !== body.request_id ? [`request_id ${describe(body.request_id)} differs from ${name} ${describe(header)}`] : [];
 }
 
 /** A success envelope with `status`: `{ok: true, data: {...}, request_id}`. Returns the data for further checks. */
@@ -72,10 +79,10 @@ export function successProblems(probe: Probe, status = 200): { problems: string[
  * An error in `shape` with `code`, at the status the spec gives the code
  * (ERROR_CATALOG), unless `status` says otherwise (codes only the edge answers).
  */
-export function errorProblems(probe: Probe, code: string, shape: ErrorShape, status?: number): string[] {
+export function errorProblems(probe: Probe, code: string, shape: ErrorShape, status?: number, requestIdHeader: RequestIdHeader = 'x-request-id'): string[] {
   const expectedStatus = status ?? ERROR_CATALOG[code as ErrorCode]?.status;
   if (expectedStatus === undefined) throw new Error(`no status known for ${code}`);
-  const problems = [...statusProblems(probe, expectedStatus), ...commonHeaderProblems(probe)];
+  const problems = [...statusProblems(probe, expectedStatus), ...commonHeaderProblems(probe, 'json', requestIdHeader)];
   const body = probe.json;
   if (!isObject(body)) return [...problems, `the body is not a JSON object: ${probe.text.slice(0, 120)}`];
   const fields: { where: string; code: unknown; message: unknown }[] = [];
@@ -92,7 +99,7 @@ export function errorProblems(probe: Probe, code: string, shape: ErrorShape, sta
     if (field.code !== code) problems.push(`${field.where}code is ${describe(field.code)}, expected ${code}`);
     if (!nonEmptyString(field.message)) problems.push(`${field.where}message is ${describe(field.message)}`);
   }
-  return [...problems, ...requestIdProblems(probe, body)];
+  return [...problems, ...requestIdProblems(probe, body, requestIdHeader)];
 }
 
 const integerHeader = (probe: Probe, name: string): number | undefined => {

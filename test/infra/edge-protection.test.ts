@@ -22,6 +22,7 @@ import { gatewayErrors } from '../../lib/constructs/surface-api';
 import { PROJECT_ROOT } from '../../lib/constructs/api-function';
 import { EdgeRateRuleError, RATE_LIMITED_BODY_KEY, WELL_FORMED_CREDENTIAL_LENGTH, WELL_FORMED_CREDENTIAL_SHAPE, wafEdgeLimits } from '../../lib/constructs/edge-rate-rules';
 import { isWellFormedCredential } from '../../lambdas/shared/identity/api-keys';
+import { statementCapacity } from '../../lib/compliance/deploy-readiness/waf-capacity';
 import { logicalIdByPath, resources, stage, stageLogicalId, synthStage } from './support';
 
 const WEB_ACL = 'AWS::WAFv2::WebACL';
@@ -608,54 +609,10 @@ const actionOf = (override: RuleActionOverride): ManagedRuleAction | 'other' =>
   override.ActionToUse.Count ? 'count' : override.ActionToUse.Block ? 'block' : 'other';
 
 /**
- * Web ACL capacity units of the statements these web ACLs use, at the
- * developer guide's costs (docs/infrastructure.md, "Capacity"): string match
- * 2 (10 for CONTAINS), regex 3, size 1, +10 per text transformation other
- * than NONE; logical statements the sum of theirs; rate-based 2, +30 per
- * custom key (+ its transformations), + the scope-down; a managed group its
- * published capacity. An estimate, not WAF's CheckCapacity.
+ * Web ACL capacity units, estimated by the deploy-readiness rule's estimator (the developer guide's
+ * per-statement costs; lib/compliance/deploy-readiness/waf-capacity.ts): not WAF's CheckCapacity.
  */
-interface StatementBody {
-  readonly PositionalConstraint?: string;
-  readonly TextTransformations?: readonly { Type: string }[];
-  readonly Statements?: readonly StatementJson[];
-  readonly Statement?: StatementJson;
-  readonly CustomKeys?: readonly Record<string, { TextTransformations?: readonly { Type: string }[] }>[];
-  readonly ScopeDownStatement?: StatementJson;
-  readonly Name?: string;
-}
-type StatementJson = Readonly<Record<string, StatementBody>>;
-
-function statementCapacity(statement: StatementJson): number {
-  const transformations = (list?: readonly { Type: string }[]) => (list ?? []).filter((t) => t.Type !== 'NONE').length * 10;
-  const [[type, body]] = Object.entries(statement);
-  switch (type) {
-    case 'ByteMatchStatement':
-      return (['CONTAINS', 'CONTAINS_WORD'].includes(body.PositionalConstraint!) ? 10 : 2) + transformations(body.TextTransformations);
-    case 'RegexMatchStatement':
-      return 3 + transformations(body.TextTransformations);
-    case 'SizeConstraintStatement':
-      return 1 + transformations(body.TextTransformations);
-    case 'AndStatement':
-    case 'OrStatement':
-      return body.Statements!.reduce((sum, nested) => sum + statementCapacity(nested), 0);
-    case 'NotStatement':
-      return statementCapacity(body.Statement!);
-    case 'RateBasedStatement': {
-      const keyCost = (body.CustomKeys ?? []).reduce((sum, key) => sum + 30 + transformations(Object.values(key)[0].TextTransformations), 0);
-      return 2 + keyCost + (body.ScopeDownStatement ? statementCapacity(body.ScopeDownStatement) : 0);
-    }
-    case 'ManagedRuleGroupStatement': {
-      const group = MANAGED_RULE_GROUPS.find((g) => g.name === body.Name);
-      if (!group) throw new Error(`no published capacity for ${body.Name}`);
-      return group.capacity;
-    }
-    default:
-      throw new Error(`no capacity known for a ${type}`);
-  }
-}
-
-const aclCapacity = (acl: AclProperties) => acl.Rules.reduce((sum, rule) => sum + statementCapacity(rule.Statement as unknown as StatementJson), 0);
+const aclCapacity = (acl: AclProperties) => acl.Rules.reduce((sum, rule) => sum + statementCapacity(rule.Statement), 0);
 
 /** The exclusions table of docs/edge-protection.md: rule → [partner, web, answer]. */
 function documentedChoices(): Map<string, readonly string[]> {

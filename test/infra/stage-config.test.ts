@@ -180,7 +180,7 @@ describe('resolveStageConfig', () => {
     expect(resolveStageConfig('dev')).not.toBe(config);
   });
 
-  it.each(['', 'Dev', 'PROD', '1abc', '-pr', 'pr_123', 'pr.123', 'a'.repeat(21), 'pr 1', 'pr123', 'dev-web', 'x-api'])(
+  it.each(['', 'Dev', 'PROD', '1abc', '-pr', 'pr_123', 'pr.123', 'a'.repeat(21), 'pr 1', 'pr-123', 'dev-web', 'x-api'])(
     'rejects the invalid stage name %j with a clear error',
     (name) => {
       expect(() => resolveStageConfig(name)).toThrow(StageConfigError);

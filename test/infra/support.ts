@@ -7,7 +7,7 @@
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { buildStages, type BuildStageOptions, type StageStacks } from '../../lib/app-stacks';
-import { cdkJsonContext } from '../../lib/compliance/release-snapshots';
+import { cdkJsonContext } from '../../lib/compliance/upgrade/release-snapshots';
 import type { RouteDefinition, Surface } from '../../lambdas/shared/http/routes';
 import { SURFACE_PROFILES } from '../../lib/config/surfaces';
 import { physicalTableName, type TableId } from '../../lambdas/shared/storage/table-definitions';

@@ -1,9 +1,9 @@
 /**
- * The template schema checks (lib/compliance/template-schema.ts): every stack template of the
+ * The template schema checks (lib/compliance/template-schema/index.ts): every stack template of the
  * real stages validates against the CloudFormation resource specification with no finding; each
  * kind of mistake is caught in a small template broken on purpose, and what CloudFormation
  * accepts (numeric strings, Fn::If with AWS::NoValue, custom resources) is not reported; the CDK
- * plugin fails a synthesis; and the curated enum table (lib/compliance/cfn-enums.ts) stays honest:
+ * plugin fails a synthesis; and the curated enum table (lib/compliance/template-schema/cfn-enums.ts) stays honest:
  * its keys name real properties, its pages are theirs, its lists miss nothing the specification,
  * the documentation or aws-cdk-lib offers, and no enum-looking value of a real template escapes it.
  *
@@ -22,9 +22,9 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as ssm from 'aws-cdk-lib/aws-ssm';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CFN_ENUMS, IAM_POLICY_ENUMS } from '../../lib/compliance/cfn-enums';
-import { propertyAt } from '../../lib/compliance/cfn-spec';
-import { documentedAllowedValues, scalarTypeOf, specAllowedValues } from '../../lib/compliance/enum-sources';
+import { CFN_ENUMS, IAM_POLICY_ENUMS } from '../../lib/compliance/template-schema/cfn-enums';
+import { propertyAt } from '../../lib/compliance/template-schema/cfn-spec';
+import { documentedAllowedValues, scalarTypeOf, specAllowedValues } from '../../lib/compliance/template-schema/enum-sources';
 import { TemplateSchemaChecks, enumCoverageGaps, validateTemplate, type SchemaFinding } from '../../lib/compliance/template-schema';
 import { synthStage } from './support';
 
@@ -87,7 +87,7 @@ describe('the real stages', () => {
       }
     }
 
-    // Add each to lib/compliance/cfn-enums.ts with the values and the page of its CloudFormation reference.
+    // Add each to lib/compliance/template-schema/cfn-enums.ts with the values and the page of its CloudFormation reference.
     expect([...gaps.values()]).toEqual([]);
   });
 });

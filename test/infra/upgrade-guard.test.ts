@@ -1,5 +1,5 @@
 /**
- * The upgrade guard (lib/compliance/upgrade-guard.ts): the current tree passes against the
+ * The upgrade guard (lib/compliance/upgrade/upgrade-guard.ts): the current tree passes against the
  * recorded release, and each change a deployed stage cannot take is refused with a message that
  * names the resource and the reason. The changed templates are deep copies of the templates the
  * current tree synthesizes, edited the way a careless change would, so the checks run on real
@@ -19,8 +19,8 @@ import {
   loadRelease,
   serializeTemplate,
   synthesizeStages,
-} from '../../lib/compliance/release-snapshots';
-import { UPGRADE_ALLOWANCES } from '../../lib/compliance/upgrade-allowances';
+} from '../../lib/compliance/upgrade/release-snapshots';
+import { UPGRADE_ALLOWANCES } from '../../lib/compliance/upgrade/upgrade-allowances';
 import {
   ASSET_HASH_PLACEHOLDER,
   compareReleases,
@@ -29,7 +29,7 @@ import {
   type Template,
   type UpgradeAllowance,
   type UpgradeFinding,
-} from '../../lib/compliance/upgrade-guard';
+} from '../../lib/compliance/upgrade/upgrade-guard';
 
 type Properties = Record<string, unknown>;
 type EditableResource = { Type: string; Properties: Properties; [attribute: string]: unknown };
@@ -384,7 +384,7 @@ describe('allowances', () => {
 
   it('are emptied by recording a release, the rest of the file kept', () => {
     // Prepare
-    const source = readFileSync(join(PROJECT_ROOT, 'lib/compliance/upgrade-allowances.ts'), 'utf8');
+    const source = readFileSync(join(PROJECT_ROOT, 'lib/compliance/upgrade/upgrade-allowances.ts'), 'utf8');
     const declaration = 'export const UPGRADE_ALLOWANCES: readonly UpgradeAllowance[] =';
     const withEntries = `${source.slice(0, source.indexOf(declaration))}${declaration} [\n  { stack: 'S', logicalId: 'L', kind: 'removal', reason: 'r [x];' },\n];\n`;
 

@@ -50,9 +50,17 @@ function pipelineIds(template: Template) {
     partnerApi: restApiLogicalId(template, 'partner'),
     webApi: restApiLogicalId(template, 'web'),
     // What the stateful stack publishes, as the stateless template reads it (SSM-typed parameters, no export).
-    streamArn: ssmParameterRef(template, stageReferenceNames('dev').streamArn('domain')),
-    secretsKeyArn: ssmParameterRef(template, stageReferenceNames('dev').webhookSecretsKeyArn),
+    streamArn: ssmParameterRef(template, stageReferenceNames(stageOf(template)).streamArn('domain')),
+    secretsKeyArn: ssmParameterRef(template, stageReferenceNames(stageOf(template)).webhookSecretsKeyArn),
   };
+}
+
+/** The stage a stateless template belongs to: its REST API is named `partner-api-<stage>`. */
+function stageOf(template: Template): string {
+  const names = Object.values(resources(template, 'AWS::ApiGateway::RestApi')).map((api) => String(api.Properties.Name));
+  const stageName = names.map((name) => /^partner-api-([a-z][a-z0-9]*)$/.exec(name)?.[1]).find(Boolean);
+  if (!stageName) throw new Error(`no partner API among ${names.join(', ')}`);
+  return stageName;
 }
 
 /**

@@ -3,7 +3,7 @@
  * by a scripted server on loopback: the burst goes past the Lambda's
  * in-process 429s until WAF's own, and fails on a WAF answer that names the
  * wrong policy, on a 429 without Retry-After, and when WAF never answers; the
- * managed-rule probe wants WAF's 403 REQUEST_BLOCKED custom response.
+ * managed-rule probe wants WAF's block as API Gateway's WAF_FILTERED response answers it.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -104,25 +104,29 @@ describe('--check-waf with WAF in front', () => {
     expect(outcome.detail).toMatch(/^429 RATE_LIMITED from the local front, WAF's stand-in: policy edge-ip-burst, Retry-After 7/);
   });
 
-  it('wants WAF’s 403 REQUEST_BLOCKED custom response to a Log4Shell lookup in a header, and sends the lookup', async () => {
+  it('wants WAF’s block of a Log4Shell lookup in a header, answered by API Gateway’s WAF_FILTERED response, and sends the lookup', async () => {
     let probeHeader: string | undefined;
     const base = await deployment((_, request) => {
       probeHeader = request.headers['x-smoke-probe'] as string | undefined;
-      return { status: 403, headers: { 'X-Request-Id': 'edge' }, body: { ok: false, error: { code: 'REQUEST_BLOCKED', message: 'Blocked.' }, request_id: 'edge' } };
+      return { status: 403, headers: { 'x-amzn-RequestId': 'apigw-1' }, body: { ok: false, error: { code: 'REQUEST_BLOCKED', message: 'Blocked.' }, request_id: 'apigw-1' } };
     });
 
-    expect(await check(MANAGED).run(new SmokeContext(options(base)))).toEqual({ status: 'pass', detail: '403 REQUEST_BLOCKED from WAF (Log4JRCE_HEADER)' });
+    expect(await check(MANAGED).run(new SmokeContext(options(base)))).toEqual({ status: 'pass', detail: '403 REQUEST_BLOCKED from WAF, answered by API Gateway (Log4JRCE_HEADER)' });
     expect(probeHeader).toBe('${jndi:ldap://smoke.invalid/probe}');
   });
 
-  it('fails the managed-rule probe when the request gets through, or is blocked without WAF’s custom response', async () => {
+  it('fails the managed-rule probe when the request gets through, when the service answers it, or when the request ids disagree', async () => {
     let base = await deployment(() => healthy());
     expect(await problemsOf(MANAGED, options(base))).toContain('status 200, expected 403');
     await new Promise<void>((resolve) => server!.close(() => resolve()));
 
-    // API Gateway's WAF_FILTERED gateway response: the envelope, but no X-Request-Id (a rule we did not override).
-    base = await deployment(() => ({ status: 403, body: { ok: false, error: { code: 'REQUEST_BLOCKED', message: 'Blocked.' }, request_id: 'apigw-1' } }));
-    expect(await problemsOf(MANAGED, options(base))).toEqual(['no X-Request-Id header', 'X-Request-Id is null, not "edge": not WAF\'s custom response']);
+    // A 403 from the service itself (X-Request-Id): the block did not happen at the edge.
+    base = await deployment(() => ({ status: 403, headers: { 'X-Request-Id': 'r-1', 'x-amzn-RequestId': 'r-1' }, body: { ok: false, error: { code: 'REQUEST_BLOCKED', message: 'No.' }, request_id: 'r-1' } }));
+    expect(await problemsOf(MANAGED, options(base))).toEqual(['X-Request-Id is "r-1": the request reached the service, not blocked by WAF']);
+    await new Promise<void>((resolve) => server!.close(() => resolve()));
+
+    base = await deployment(() => ({ status: 403, headers: { 'x-amzn-RequestId': 'apigw-2' }, body: { ok: false, error: { code: 'REQUEST_BLOCKED', message: 'Blocked.' }, request_id: 'apigw-1' } }));
+    expect(await problemsOf(MANAGED, options(base))).toEqual(['request_id "apigw-1" differs from x-amzn-requestid "apigw-2"']);
   });
 
   it('skips the managed-rule probe on the local stack, which has no managed groups', async () => {

@@ -1,5 +1,5 @@
 /**
- * What the template schema checks (template-schema.ts) report, and how they name a place in a
+ * What the template schema checks (index.ts) report, and how they name a place in a
  * template. One finding type for every module of the checks (the type walker, the reference
  * checker, the section checks), so the CDK plugin, the tests and a reader of a failed synthesis
  * all see the same `rule`, the same path (`Resources.X.Properties.Rules[3].Statement`) and a

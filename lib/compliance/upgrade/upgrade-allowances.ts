@@ -1,5 +1,5 @@
 /**
- * Changes the upgrade guard refuses (lib/compliance/upgrade-guard.ts) that are nevertheless
+ * Changes the upgrade guard refuses (lib/compliance/upgrade/upgrade-guard.ts) that are nevertheless
  * wanted in the next release: a table dropped on purpose, an export retired after its importer
  * moved off it. Each entry names the stack, the logical id (`*` for a removed stack) and the kind
  * of the finding it accepts, with the reason a reviewer reads, and silences exactly that one

@@ -14,11 +14,11 @@
  * know (DynamoDB's one index per UpdateTable, a state machine's type, a secret's generator,
  * exports) are read off the templates here.
  *
- * A change that is really wanted is allowed by an entry in lib/compliance/upgrade-allowances.ts;
+ * A change that is really wanted is allowed by an entry in lib/compliance/upgrade/upgrade-allowances.ts;
  * the safe procedures are in docs/operations.md, section "Changes a deployed stage cannot take".
  */
 import { fullDiff, ResourceImpact, type ResourceDifference } from '@aws-cdk/cloudformation-diff';
-import { PHYSICAL_NAME_PROPERTIES } from './physical-names';
+import { PHYSICAL_NAME_PROPERTIES } from '../physical-names';
 
 type JsonObject = { [key: string]: unknown };
 
@@ -61,7 +61,7 @@ export type AllowableFindingKind = Exclude<UpgradeFindingKind, 'stale-allowance'
 
 /** Where the safe procedure for each kind of finding is written down. */
 export const SAFE_PROCEDURE = 'docs/operations.md, section "Changes a deployed stage cannot take"';
-export const ALLOWANCES_FILE = 'lib/compliance/upgrade-allowances.ts';
+export const ALLOWANCES_FILE = 'lib/compliance/upgrade/upgrade-allowances.ts';
 
 /** The logical id a `stack-removed` finding (and its allowance) carries: the whole stack. */
 export const WHOLE_STACK = '*';

@@ -14,9 +14,9 @@ import { App } from 'aws-cdk-lib';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { buildBaseline, buildStages } from '../app-stacks';
-import { LONG_LIVED_STAGES } from '../config/stage-config';
-import { PROJECT_ROOT } from '../constructs/api-function';
+import { buildBaseline, buildStages } from '../../app-stacks';
+import { LONG_LIVED_STAGES } from '../../config/stage-config';
+import { PROJECT_ROOT } from '../../constructs/api-function';
 import { normalizeTemplate, type Template } from './upgrade-guard';
 
 export const DEFAULT_SNAPSHOT_DIR = join(PROJECT_ROOT, 'release', 'templates');

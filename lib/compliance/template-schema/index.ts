@@ -278,7 +278,8 @@ export class TemplateSchemaChecks implements IPolicyValidationPlugin {
       validateTemplate(JSON.parse(readFileSync(templatePath, 'utf8')) as unknown).map((finding) => ({
         ruleName: finding.rule,
         description: finding.message,
-        severity: 'error',
+        // Fatal: CloudFormation would refuse the template, which no acknowledgment changes.
+        severity: 'fatal',
         violatingResources: [{ resourceLogicalId: finding.logicalId ?? finding.path, templatePath, locations: [finding.path] }],
       })),
     );
