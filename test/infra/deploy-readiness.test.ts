@@ -21,7 +21,7 @@ import { checkTemplates, DEPLOY_READINESS_RULES, DeployReadinessChecks, type Cfn
 import { ARN_BOUND, maxJsonLength, maxStringLength, NAME_BOUND, QUEUE_URL_BOUND, UnboundedValueError, type IntrinsicScope, type Measure } from '../../lib/compliance/deploy-readiness/intrinsics';
 import { estimateCapacity, statementCapacity } from '../../lib/compliance/deploy-readiness/waf-capacity';
 import { regexProblems, tokenizeRegex } from '../../lib/compliance/deploy-readiness/waf-regex';
-import { cdkJsonContext } from './support';
+import { cdkJsonContext, synthFailure } from './support';
 
 /** A full synthesis of three stages on a loaded two-core machine; a limit, not an assertion. */
 const SYNTH_TIMEOUT_MS = 180_000;
@@ -38,15 +38,6 @@ function stageStack(app: App, part: 'Stateful' | 'Stateless' = 'Stateless', stag
   return new Stack(app, `PartnerApi-${stage}-${part}`);
 }
 
-/** The message `app.synth()` fails with, or undefined when it succeeds. */
-function synthFailure(app: App): string | undefined {
-  try {
-    app.synth();
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  }
-}
 
 /** `stack/logical id` of a CloudFormation element, as findings name it. */
 function where(element: CfnElement): string {

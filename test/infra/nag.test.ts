@@ -23,7 +23,7 @@ import { buildBaseline, buildStages, type BuildStageOptions } from '../../lib/ap
 import { addComplianceChecks } from '../../lib/compliance/compliance-checks';
 import { ACTIONS_WITHOUT_RESOURCE_TYPES } from '../../lib/compliance/nag-acknowledgments';
 import { PROJECT_ROOT } from '../../lib/constructs/api-function';
-import { cdkJsonContext } from './support';
+import { cdkJsonContext, synthFailure } from './support';
 
 /** A full stage synthesizes slowly on a shared machine; these limits are not assertions. */
 const SYNTH_TIMEOUT_MS = 180_000;
@@ -72,15 +72,6 @@ function acknowledgmentsOf(app: App): Acknowledgment[] {
   );
 }
 
-/** The message `app.synth()` fails with, or undefined when it succeeds. */
-function synthFailure(app: App): string | undefined {
-  try {
-    app.synth();
-    return undefined;
-  } catch (error) {
-    return (error as Error).message;
-  }
-}
 
 const STAGES: ReadonlyArray<readonly [string, StageOptions]> = [
   ['dev', {}],

@@ -167,3 +167,13 @@ export function ssmParameterRef(template: Template, parameterName: string): { Re
 
 /** The SSM parameter names a stage's stateful stack publishes for its stateless stack. */
 export { stageReferenceNames };
+
+/** The message `app.synth()` fails with (a validation plugin's findings, a construct's error), or undefined when it succeeds. */
+export function synthFailure(app: App): string | undefined {
+  try {
+    app.synth();
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}

@@ -370,7 +370,7 @@ describe('allowances', () => {
     const findings = compareReleases(devStacks(), devStacks(), [allowance]);
 
     expect(kinds(findings)).toEqual(['stale-allowance GoneQueue']);
-    expect(formatFinding(findings[0])).toMatch(/matches no finding[^\n]*\n +procedure: lib\/compliance\/upgrade-allowances\.ts: delete the entry$/);
+    expect(formatFinding(findings[0])).toMatch(/matches no finding[^\n]*\n +procedure: lib\/compliance\/upgrade\/upgrade-allowances\.ts: delete the entry$/);
   });
 
   it('spends one allowance per finding: a second identical allowance is stale', () => {
