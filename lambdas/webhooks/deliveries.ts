@@ -96,7 +96,7 @@ export class Deliveries {
     const now = this.clock();
     const expiresAt = now.getTime() + DELIVERY_RETENTION_DAYS * DAY_MS;
     const item: DeliveryItem = {
-      delivery_id: deliveryIdOf(event.id),
+      delivery_id: deliveryIdOf(event.id, webhookId),
       webhook_id: webhookId,
       partner_id: event.partner_id,
       event_id: event.id,

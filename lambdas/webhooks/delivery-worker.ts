@@ -32,7 +32,7 @@ import type { Platform } from '../shared/platform';
 import { deliveryResult, post } from './attempt';
 import { nextAttemptRoute, type DeliveryMessage } from './delivery-schedule';
 import { webhookServicesOf, type WebhookServices } from './services';
-import { deliveryKey, webhookKey, type DeactivationReason, type DeliveryItem } from './webhook-items';
+import { deliveryIdentity, deliveryKey, webhookKey, type DeactivationReason, type DeliveryItem } from './webhook-items';
 
 /** A full callback's message comes back after this long (its slots free within seconds; its minute within 60 s). */
 const BUSY_DELAY_SECONDS = 5;
@@ -180,10 +180,23 @@ async function scheduleNext(message: DeliveryMessage, failed: number, services: 
   if (route.via === 'queue') {
     await services.runtime.queue.send(next, route.delaySeconds);
   } else {
-    // One execution per attempt: a second start with the same name is a no-op.
-    const name = `${message.delivery_id}-${message.generation}-${failed + 1}`.slice(0, 80);
-    await services.runtime.scheduler.schedule(name, { wait_seconds: route.waitSeconds, message: next });
+    await services.runtime.scheduler.schedule(retryExecutionName(message.webhook_id, message.delivery_id, message.generation, failed + 1), {
+      wait_seconds: route.waitSeconds,
+      message: next,
+    });
   }
+}
+
+/**
+ * The retry state machine's execution for one attempt: one per callback, delivery, cycle and attempt,
+ * so a start is idempotent for that attempt only (a second start of the same attempt is a no-op) and
+ * two callbacks' deliveries of one event never share a name. Step Functions names: at most 80
+ * characters (this is at most 51 + 2 + the digits of the generation and attempt).
+ */
+export function retryExecutionName(webhookId: string, deliveryId: string, generation: number, attempt: number): string {
+  const name = `${deliveryIdentity(webhookId, deliveryId)}-${generation}-${attempt}`;
+  if (name.length > 80) throw new Error(`retry execution name too long: ${name}`);
+  return name;
 }
 
 /** The creator lost authority: the callback is deactivated for good and its open deliveries cancelled (ACCESS_REVOKED). */

@@ -134,12 +134,37 @@ export const DAY_MS = 86_400_000;
 export const DELIVERY_PAGE_SIZE = 50;
 
 export const WEBHOOK_ID_PATTERN = /^wh_[0-9a-f]{20}$/;
-export const DELIVERY_ID_PATTERN = /^dlv_[0-9a-z]{9}_[0-9a-f]{16}$/;
+/**
+ * A delivery id: `dlv_<event time>_<event random>_<callback>` (deliveryIdOf). Ids of the first
+ * release lack the callback part (`dlv_<time>_<random>`): such deliveries may still be in flight on
+ * a stage deployed before per-callback ids, and are accepted everywhere (docs/webhooks.md).
+ */
+export const DELIVERY_ID_PATTERN = /^dlv_[0-9a-z]{9}_[0-9a-f]{16}(?:_[0-9a-f]{20})?$/;
 
 export const newWebhookId = () => `wh_${randomBytes(10).toString('hex')}`;
 
-/** A delivery's id follows its event's (`evt_<time>_<random>` → `dlv_<time>_<random>`): one per callback and event, sorted by time. */
-export const deliveryIdOf = (eventId: string) => `dlv_${eventId.slice('evt_'.length)}`;
+/**
+ * A delivery is one event to one callback, and its id says both: the event's time and random part
+ * (`evt_<time>_<random>`), then the callback's (`wh_<hex>`). So it sorts by the event's time in the
+ * callback's partition, and no two callbacks' deliveries of one event share an id anywhere: not in
+ * the retry state machine's execution names, the queue's messages, the logs or the operator's
+ * commands (which find the callback from the id alone: webhookIdOfDelivery).
+ */
+export const deliveryIdOf = (eventId: string, webhookId: string) => `dlv_${eventId.slice('evt_'.length)}_${webhookId.slice('wh_'.length)}`;
+
+/** The callback a delivery id names (undefined for an id of the first release, which does not). */
+export function webhookIdOfDelivery(deliveryId: string): string | undefined {
+  const match = /^dlv_[0-9a-z]{9}_[0-9a-f]{16}_([0-9a-f]{20})$/.exec(deliveryId);
+  return match ? `wh_${match[1]}` : undefined;
+}
+
+/**
+ * The per-callback identity of a delivery, whatever the id's age: its id when it names its callback,
+ * else the first release's id with the callback appended. Execution names and anything else that must
+ * tell two callbacks' deliveries apart are built from this, never from the bare id.
+ */
+export const deliveryIdentity = (webhookId: string, deliveryId: string) =>
+  webhookIdOfDelivery(deliveryId) ? deliveryId : `${deliveryId}_${webhookId.slice('wh_'.length)}`;
 
 /** DynamoDB TTL attribute (epoch seconds) a day after `expiresAtMs`: removal is late anyway, reads go by `expires_at`. */
 export const ttlAfter = (expiresAtMs: number) => Math.floor(expiresAtMs / 1000) + 86_400;

@@ -114,7 +114,9 @@ class StepFunctionsScheduler implements RetryScheduler {
     try {
       await this.sfn.send(new StartExecutionCommand({ stateMachineArn: this.stateMachineArn, name, input: JSON.stringify(input) }));
     } catch (error) {
-      // Same name and same input: the execution is already running or ran (StartExecution is idempotent then).
+      // The name is one attempt of one callback's delivery (delivery-worker.ts retryExecutionName): an execution of that
+      // name already ran or runs, so this attempt is already scheduled. Should that execution have failed to queue it,
+      // the delivery is overdue and the sweeper (delivery-sweeper.ts) queues it again.
       if ((error as { name?: string }).name === 'ExecutionAlreadyExists') return;
       throw error;
     }

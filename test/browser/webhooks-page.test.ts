@@ -332,7 +332,7 @@ describe('the webhooks of the settings page in Chromium', { timeout: 120_000 }, 
     expect(await focused(page)).toBe('deliveries-title');
     expect(await text(page, '#deliveries-url')).toBe(good.url);
     const eventId = await recordEvent(partner_id);
-    const deliveryId = deliveryIdOf(eventId);
+    const deliveryId = deliveryIdOf(eventId, first.webhookId);
     await untilDelivery(page, deliveryId).toBe('delivered');
     expect(await listedDelivery(page, deliveryId)).toMatchObject({
       'Event type': 'record.created',
@@ -371,7 +371,7 @@ describe('the webhooks of the settings page in Chromium', { timeout: 120_000 }, 
     // 9. A receiver failing with 503: the next event's delivery waits for its retry (reason, HTTP status, next attempt shown).
     good.setHandler(() => json(503, { error: 'maintenance' }));
     const failingEventId = await recordEvent(partner_id, 'cheating');
-    const failingId = deliveryIdOf(failingEventId);
+    const failingId = deliveryIdOf(failingEventId, first.webhookId);
     await untilDelivery(page, failingId).toBe('retrying');
     const retrying = await listedDelivery(page, failingId);
     expect(retrying).toMatchObject({ 'Event type': 'record.updated', Status: 'Retrying', Attempts: '1', HTTP: '503', Reason: 'Receiver error (HTTP 5xx)HTTP_5xx', Actions: '' });

@@ -342,6 +342,48 @@ describe('loss of authority', () => {
   }
 });
 
+describe('several callbacks of one organization', () => {
+  it('gives each callback its own delivery of an event: all failing, each gets its 8 attempts on the schedule, ends failed and is resendable; one recovering at attempt 6 alone ends delivered', async () => {
+    const m = await manager();
+    const failing = [await receiver(() => 500), await receiver(() => 500)];
+    const recovering = await receiver((n) => (n < 6 ? 500 : 200));
+    const callbacks = [];
+    for (const r of [...failing, recovering]) callbacks.push({ r, ...(await activeCallback(m, r)) });
+    const before = stack.webhooks!.stats();
+
+    const eventId = await businessEvent(m.partner_id);
+    const ended = await Promise.all(
+      callbacks.map(({ id }) => deliveryOf(m, id, eventId, (d) => d.status === 'failed' || d.status === 'delivered')),
+    );
+
+    // One delivery per callback, with an id of its own.
+    expect(new Set(ended.map((d) => d.delivery_id)).size).toBe(3);
+    for (const [i, { r }] of callbacks.entries()) {
+      const attempts = businessRequests(r);
+      const expected = r === recovering ? 6 : 8;
+      expect(attempts, `callback ${i}`).toHaveLength(expected);
+      expect(ended[i]).toMatchObject(r === recovering ? { status: 'delivered', attempts: 6 } : { status: 'failed', attempts: 8, failure_reason: 'HTTP_5xx' });
+      for (const attempt of attempts) {
+        expect(attempt.headers['x-service-event-id']).toBe(eventId);
+        expect(attempt.rawBody.equals(attempts[0].rawBody)).toBe(true);
+      }
+      // Each callback's own waits: at least the spec's, scaled.
+      const times = attempts.map((a) => a.receivedAt);
+      for (let k = 1; k < times.length; k++) expect(times[k] - times[k - 1], `callback ${i}, wait ${k}`).toBeGreaterThanOrEqual(RETRY_WAITS_SECONDS[k - 1] * 1000 * WAIT_SCALE - 5);
+    }
+    // Every long wait of every callback went through the state machine: none was dropped as "already started".
+    const after = stack.webhooks!.stats();
+    expect(after.executionsStarted - before.executionsStarted).toBe(4 + 4 + 2);
+
+    // Each finished delivery is resendable, on its own callback.
+    for (const [i, { id }] of callbacks.entries()) {
+      const resent = await m.browser.post(`/settings/api/webhooks/${id}/deliveries/${ended[i].delivery_id}/resend`);
+      expect(resent.status, `callback ${i}`).toBe(200);
+      expect((await resent.json()).delivery).toMatchObject({ delivery_id: ended[i].delivery_id, status: 'pending', resends: 1 });
+    }
+  }, 90_000);
+});
+
 // Last: its delivery and resends spend the callback's 10 starts a minute, and the worker defers what follows (a minute).
 describe('the retry schedule', () => {
   it('runs the whole schedule: 8 attempts, waits in order (the long ones through the state machine), then finally failed; a resend starts a new cycle with the same event', async () => {

@@ -135,7 +135,8 @@ export const WEBHOOK_CONTRACTS = {
     summary: 'Resend a delivered, finally failed or cancelled delivery: a new cycle of up to 8 attempts with the same event id and body',
     pathParameters: z.object({
       webhook_id: webhookId.shape.webhook_id,
-      delivery_id: withErrorCode(z.string().check(z.regex(/^dlv_[0-9a-z]{9}_[0-9a-f]{16}$/)), 'DELIVERY_NOT_FOUND'),
+      // webhook-items.ts DELIVERY_ID_PATTERN (the first release's ids, and the per-callback ones); a unit test keeps them equal.
+      delivery_id: withErrorCode(z.string().check(z.regex(/^dlv_[0-9a-z]{9}_[0-9a-f]{16}(?:_[0-9a-f]{20})?$/)), 'DELIVERY_NOT_FOUND'),
     }),
     status: 200,
     data: z.strictObject({ delivery: DeliverySchema }),
