@@ -92,11 +92,14 @@ async function startParts(options: LocalStackOptions, parts: StopSequence): Prom
   // What a deployed stage keeps in Secrets Manager, handed to the handlers in process (lambdas/shared/secrets.ts).
   for (const id of SECRET_IDS) provideLocalSecret(id, randomBytes(32));
   let webhooks: LocalWebhookPipeline | undefined;
+  // The front's port once it listens: the service's own address, which no callback may take (url-rules.ts).
+  let frontPort: number | undefined;
   if (options.webhooks !== false) {
     webhooks = await startLocalWebhookPipeline({
       dynamoEndpoint: endpoint,
       tables,
       allowLocalWebhooks: options.webhooks?.allowLocalWebhooks ?? false,
+      ownPorts: () => (frontPort === undefined ? [] : [frontPort]),
       waitScale: options.webhooks?.waitScale ?? 1,
       resolve: options.webhooks?.resolve,
       timeoutMs: options.webhooks?.timeoutMs,
@@ -118,6 +121,7 @@ async function startParts(options: LocalStackOptions, parts: StopSequence): Prom
     edge: options.edgeProtection === false ? undefined : localEdge(options.limits ?? LIMITS),
   });
   parts.add('the local front', front.close);
+  frontPort = Number(new URL(front.baseUrl).port);
   // Join links point at the local player site (the deployed stack uses the API's host, or the stage's PLAYER_SITE_URL).
   process.env.PLAYER_SITE_URL = `${front.baseUrl}/join`;
   if (options.scheduledJobs !== false) {

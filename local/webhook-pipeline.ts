@@ -27,6 +27,8 @@ export interface LocalWebhookPipelineOptions {
   readonly allowLocalWebhooks: boolean;
   /** Retry waits multiplied by this (0 < F ≤ 1; `--webhook-wait-scale F`). */
   readonly waitScale: number;
+  /** The local stack's own ports on loopback (its front, once it listens): refused as callbacks even with allowLocalWebhooks. */
+  readonly ownPorts?: () => readonly number[];
   /** Tests only: the sender's name resolution. */
   readonly resolve?: WebhookLocalSwitches['resolve'];
   /** Tests only: the attempt timeout. */
@@ -85,6 +87,7 @@ export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOpt
     sealer,
     allowLocalWebhooks: options.allowLocalWebhooks,
     waitScale: options.waitScale,
+    ...(options.ownPorts ? { ownPorts: options.ownPorts } : {}),
     ...(options.resolve ? { resolve: options.resolve } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
   };

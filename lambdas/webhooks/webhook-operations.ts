@@ -16,7 +16,7 @@ import { requireTable } from '../shared/storage/dynamo-client';
 import { controlEvent, post, verificationResult, deliveryResult } from './attempt';
 import { deactivatedAs, viewOf } from './callbacks';
 import { deliveryView } from './deliveries';
-import { checkWebhookUrl } from './destination/url-rules';
+import { checkWebhookUrl, type UrlPolicy } from './destination/url-rules';
 import { newWebhookSecret } from './signing';
 import { webhookServicesOf } from './services';
 import {
@@ -57,11 +57,13 @@ export const webhookAdmissionHolders: AdmissionHolders = async ({ route, pathPar
   ];
 };
 
-/** The request's own host is the service's too: a callback never points back at it. */
-function policyFor(input: OperationInput) {
+/** The request's own host is the service's too: a callback never points back at it (locally: its port on loopback). */
+function policyFor(input: OperationInput): UrlPolicy {
   const { policy } = webhookServicesOf(input.platform).runtime;
-  const host = input.headers.get('host')?.[0]?.split(':')[0]?.toLowerCase();
-  return host && !policy.allowLocal ? { ...policy, forbiddenHosts: [...policy.forbiddenHosts, host] } : policy;
+  const [host, port] = (input.headers.get('host')?.[0] ?? '').toLowerCase().split(':');
+  if (!host) return policy;
+  if (!policy.allowLocal) return { ...policy, forbiddenHosts: [...policy.forbiddenHosts, host] };
+  return port && /^\d+$/.test(port) ? { ...policy, ownLocalPorts: [...(policy.ownLocalPorts ?? []), Number(port)] } : policy;
 }
 
 const listOperation: Operation = async (input) => ({

@@ -48,6 +48,8 @@ export interface WebhookLocalSwitches {
   readonly sealer: SecretSealer;
   /** `--allow-local-webhooks`: callbacks may point at https://127.0.0.1:<port> or https://localhost:<port>. */
   readonly allowLocalWebhooks: boolean;
+  /** The ports the local stack serves on (its front), known once it listens: never a callback's, even with `allowLocalWebhooks`. */
+  readonly ownPorts?: () => readonly number[];
   /** `--webhook-wait-scale F`: retry waits multiplied by F. */
   readonly waitScale: number;
   /** Tests only: the sender's name resolution (an unresolvable name, say). */
@@ -155,7 +157,15 @@ export function buildRuntime(platform: Pick<Platform, 'localSwitches'>, env: Nod
   const local = platform.localSwitches?.webhooks;
   const forbiddenHosts = forbiddenHostsFromEnv(env);
   if (local) {
-    const policy: UrlPolicy = { forbiddenHosts, allowLocal: local.allowLocalWebhooks };
+    const ownPorts = local.ownPorts ?? (() => []);
+    // A getter: the front listens (and learns its port) after the runtime is built.
+    const policy: UrlPolicy = {
+      forbiddenHosts,
+      allowLocal: local.allowLocalWebhooks,
+      get ownLocalPorts() {
+        return ownPorts();
+      },
+    };
     const send = createWebhookSender({ policy, timeoutMs: local.timeoutMs ?? ATTEMPT_TIMEOUT_MS, ...(local.resolve ? { resolve: local.resolve } : {}) });
     return { queue: local.queue, scheduler: local.scheduler, sealer: local.sealer, policy, waitScale: local.waitScale, send };
   }

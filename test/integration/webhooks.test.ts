@@ -152,7 +152,10 @@ describe('callbacks in web settings', () => {
 
   it('refuses addresses that break the rules, a wrong password, and organizations the account does not manage', async () => {
     const m = await manager();
-    for (const url of ['http://hooks.example-partner.net/x', 'https://hooks.example-partner.net:8443/x', 'https://user:pw@hooks.example-partner.net/', 'https://10.0.0.1/x', 'https://hooks.example-partner.net/#frag', 'not a url']) {
+    // Loopback receivers are allowed here (allowLocalWebhooks), but never the local stack's own front: the service's own domain.
+    const own = new URL(stack.baseUrl);
+    const ownAddresses = [`https://127.0.0.1:${own.port}/v1/health`, `https://localhost:${own.port}/v1/me`];
+    for (const url of ['http://hooks.example-partner.net/x', 'https://hooks.example-partner.net:8443/x', 'https://user:pw@hooks.example-partner.net/', 'https://10.0.0.1/x', 'https://hooks.example-partner.net/#frag', 'not a url', ...ownAddresses]) {
       const response = await create(m, url);
       expect(response.status, url).toBe(422);
       expect((await response.json()).code).toBe('INVALID_WEBHOOK_URL');

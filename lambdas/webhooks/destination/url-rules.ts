@@ -16,7 +16,9 @@
  *
  * `allowLocal` exists for the local stack only (its test receivers listen on
  * loopback with a self-signed certificate): it admits exactly `127.0.0.1`
- * and `localhost`, on any port, with every other rule kept.
+ * and `localhost`, on any port but the local stack's own (`ownLocalPorts`:
+ * there the service itself answers, and the spec forbids its own domain),
+ * with every other rule kept.
  */
 import ipaddr from 'ipaddr.js';
 
@@ -25,6 +27,8 @@ export interface UrlPolicy {
   readonly forbiddenHosts: readonly string[];
   /** Local development only: accept https://127.0.0.1:<any port> and https://localhost:<any port>. */
   readonly allowLocal: boolean;
+  /** With `allowLocal`: the ports the local stack itself serves on loopback (its front), refused as the service's own. */
+  readonly ownLocalPorts?: readonly number[];
 }
 
 export type UrlCheck =
@@ -96,6 +100,7 @@ export function checkWebhookUrl(raw: string, policy: UrlPolicy): UrlCheck {
   const port = url.port === '' ? DEFAULT_PORT : Number(url.port);
 
   if (policy.allowLocal && LOCAL_HOSTS.includes(withoutTrailingDot(rawHost)) && LOCAL_HOSTS.includes(host)) {
+    if ((policy.ownLocalPorts ?? []).includes(port)) return invalid("the service's own domain");
     return { ok: true, url, host, port };
   }
 

@@ -181,4 +181,12 @@ describe('checkWebhookUrl in local mode', () => {
   ])('still refuses %s: %s', (_name, raw) => {
     expect(checkWebhookUrl(raw, LOCAL)).toMatchObject({ ok: false, reason: 'INVALID_WEBHOOK_URL' });
   });
+
+  it.each(['https://127.0.0.1:3000/v1/health', 'https://localhost:3000/v1/me', 'https://LOCALHOST.:3000/'])(
+    'refuses the local stack’s own port (the service’s own domain) however it is spelled: %s',
+    (raw) => {
+      expect(checkWebhookUrl(raw, { ...LOCAL, ownLocalPorts: [3000] })).toMatchObject({ ok: false, reason: 'INVALID_WEBHOOK_URL', detail: "the service's own domain" });
+      expect(checkWebhookUrl('https://127.0.0.1:3001/hook', { ...LOCAL, ownLocalPorts: [3000] })).toMatchObject({ ok: true });
+    },
+  );
 });
