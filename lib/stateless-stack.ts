@@ -107,6 +107,7 @@ export class StatelessStack extends Stack {
     functions['claim-reconciler'] = this.jobs.claimReconciler;
     functions['webhook-fanout'] = this.webhooks.fanOut;
     functions['webhook-delivery'] = this.webhooks.worker;
+    functions['webhook-sweeper'] = this.webhooks.sweeper;
     this.observability = new Observability(this, 'Observability', {
       config,
       apis: [this.api, this.webApi].map((api) => ({

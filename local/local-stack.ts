@@ -11,7 +11,7 @@ import { surfaceOfPath, type Router } from '../lambdas/shared/http/routes';
 import { EdgeGuard, edgeRejection } from '../lambdas/shared/limits/edge-guard';
 import { LIMITS, type Limit } from '../lambdas/shared/limits/limits-table';
 import { SECRET_IDS } from '../lambdas/shared/secret-names';
-import { configureSharedPlatform, type LocalSwitches } from '../lambdas/shared/platform';
+import { configureSharedPlatform, sharedPlatform, type LocalSwitches } from '../lambdas/shared/platform';
 import { provideLocalSecret } from '../lambdas/shared/secrets';
 import { createDocumentClient } from '../lambdas/shared/storage/dynamo-client';
 import type { TableId } from '../lambdas/shared/storage/table-definitions';
@@ -25,6 +25,8 @@ import { StopSequence } from './stop-sequence';
 import { startLocalWebhookPipeline, type LocalWebhookPipeline, type LocalWebhookPipelineOptions } from './webhook-pipeline';
 import { runClaimReconciler } from '../lambdas/jobs/claim-reconciler/handler';
 import { runEntitlementPeriods } from '../lambdas/jobs/entitlement-periods/handler';
+import { runWebhookSweeper } from '../lambdas/jobs/webhook-sweeper/handler';
+import { SWEEP_INTERVAL_MS } from '../lambdas/webhooks/delivery-sweeper';
 
 export interface LocalStackOptions {
   readonly port?: number;
@@ -124,6 +126,12 @@ async function startParts(options: LocalStackOptions, parts: StopSequence): Prom
   frontPort = Number(new URL(front.baseUrl).port);
   // Join links point at the local player site (the deployed stack uses the API's host, or the stage's PLAYER_SITE_URL).
   process.env.PLAYER_SITE_URL = `${front.baseUrl}/join`;
+  if (webhooks) {
+    // The webhook sweeper's job, on the shared platform the handlers use (its queue is the local pipeline's), every
+    // minute scaled with the retry waits (at least every second).
+    const sweeper = startWebhookSweeper(Math.max(1000, SWEEP_INTERVAL_MS * (options.webhooks ? (options.webhooks.waitScale ?? 1) : 1)));
+    parts.add('the webhook sweeper', sweeper.stop);
+  }
   if (options.scheduledJobs !== false) {
     const jobs = startScheduledJobs(endpoint, tables.domain, options.scheduledJobs?.intervalMs ?? 60_000, options.switches);
     parts.add('the scheduled jobs', jobs.stop);
@@ -159,6 +167,23 @@ function startScheduledJobs(endpoint: string, domainTable: string, intervalMs: n
       clearInterval(timer);
       await running;
       client.destroy();
+    },
+  };
+}
+
+/** The local counterpart of the `webhook-sweeper` schedule: the job's own code on an interval, one run at a time, logged when it requeued something. */
+function startWebhookSweeper(intervalMs: number) {
+  let running: Promise<unknown> | undefined;
+  const tick = () => {
+    running ??= runWebhookSweeper(sharedPlatform(), 'when-changed')
+      .catch(() => undefined) // Logged by the run; the next tick tries again.
+      .finally(() => (running = undefined));
+  };
+  const timer = setInterval(tick, intervalMs);
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await running;
     },
   };
 }

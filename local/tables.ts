@@ -35,9 +35,11 @@ export function createTableInput(definition: TableDefinition, tableName: string)
             { AttributeName: index.partitionKey.name, KeyType: 'HASH' as const },
             ...(index.sortKey ? [{ AttributeName: index.sortKey.name, KeyType: 'RANGE' as const }] : []),
           ],
-          Projection: index.include
-            ? { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...index.include] }
-            : { ProjectionType: 'ALL' as const },
+          Projection: index.keysOnly
+            ? { ProjectionType: 'KEYS_ONLY' as const }
+            : index.include
+              ? { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...index.include] }
+              : { ProjectionType: 'ALL' as const },
         }))
       : undefined,
     StreamSpecification: definition.stream ? { StreamEnabled: true, StreamViewType: definition.stream } : undefined,

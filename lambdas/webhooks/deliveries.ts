@@ -9,6 +9,10 @@
  *   pending/attempting/retrying ─callback deactivated or authority lost→ cancelled
  *   delivered/failed/cancelled ─manual resend→ pending (a new cycle, generation + 1)
  *
+ * An open delivery carries `due_shard` and `due_at` (the due-deliveries index:
+ * created due at once, a retry due at its next attempt, removed when it ends),
+ * so the sweeper finds one whose next attempt never came (delivery-sweeper.ts).
+ *
  * Every move is one conditional write on the attempt number, the status and
  * the generation, so a message the queue delivers twice, a stale message of
  * an older cycle, or two workers racing move the record once. The writes that
@@ -30,6 +34,7 @@ import {
   deliveriesPartition,
   deliveryIdOf,
   deliveryKey,
+  dueShardOf,
   ttlAfter,
   type DeliveryItem,
   type FailureReason,
@@ -114,7 +119,7 @@ export class Deliveries {
       await this.client.send(
         new PutCommand({
           TableName: this.table,
-          Item: { ...deliveryKey(webhookId, item.delivery_id), type: 'delivery', ...item, ttl: ttlAfter(expiresAt) },
+          Item: { ...deliveryKey(webhookId, item.delivery_id), type: 'delivery', ...item, due_shard: dueShardOf(item.delivery_id), due_at: now.getTime(), ttl: ttlAfter(expiresAt) },
           ConditionExpression: 'attribute_not_exists(pk)',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
@@ -209,9 +214,12 @@ export class Deliveries {
       values[':reason'] = result.reason;
     }
     if (status === 'retrying' && nextAttemptAt) {
-      sets.push('next_attempt_at = :next');
+      sets.push('next_attempt_at = :next', 'due_at = :due');
       values[':next'] = nextAttemptAt.toISOString();
+      values[':due'] = nextAttemptAt.getTime();
     }
+    // An ended delivery leaves the due index.
+    if (status !== 'retrying') removes.push('due_shard', 'due_at');
     try {
       await this.client.send(
         new UpdateCommand({
@@ -238,7 +246,7 @@ export class Deliveries {
         new UpdateCommand({
           TableName: this.table,
           Key: deliveryKey(webhookId, deliveryId),
-          UpdateExpression: `SET #status = :cancelled, updated_at = :at${reason ? ', failure_reason = :reason' : ''} REMOVE next_attempt_at, attempt_deadline`,
+          UpdateExpression: `SET #status = :cancelled, updated_at = :at${reason ? ', failure_reason = :reason' : ''} REMOVE next_attempt_at, attempt_deadline, due_shard, due_at`,
           ConditionExpression: `#status IN (${OPEN.join(', ')})`,
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ...OPEN_VALUES, ':cancelled': 'cancelled', ':at': this.clock().toISOString(), ...(reason ? { ':reason': reason } : {}) },
@@ -294,10 +302,20 @@ export class Deliveries {
           TableName: this.table,
           Key: deliveryKey(item.webhook_id, item.delivery_id),
           UpdateExpression:
-            'SET #status = :pending, attempts = :zero, generation = :next, resends = resends + :one, updated_at = :at REMOVE failure_reason, next_attempt_at, attempt_deadline',
+            'SET #status = :pending, attempts = :zero, generation = :next, resends = resends + :one, updated_at = :at, due_shard = :shard, due_at = :dueAt REMOVE failure_reason, next_attempt_at, attempt_deadline',
           ConditionExpression: '#status = :status AND generation = :generation',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':pending': 'pending', ':zero': 0, ':one': 1, ':next': item.generation + 1, ':at': now, ':status': item.status, ':generation': item.generation },
+          ExpressionAttributeValues: {
+            ':pending': 'pending',
+            ':zero': 0,
+            ':one': 1,
+            ':next': item.generation + 1,
+            ':at': now,
+            ':status': item.status,
+            ':generation': item.generation,
+            ':shard': dueShardOf(item.delivery_id),
+            ':dueAt': this.clock().getTime(),
+          },
         }),
       );
       return { generation: item.generation + 1 };
@@ -314,7 +332,7 @@ export class Deliveries {
         new UpdateCommand({
           TableName: this.table,
           Key: deliveryKey(item.webhook_id, item.delivery_id),
-          UpdateExpression: `SET #status = :status, attempts = :attempts, updated_at = :at${item.failure_reason ? ', failure_reason = :reason' : ''}`,
+          UpdateExpression: `SET #status = :status, attempts = :attempts, updated_at = :at${item.failure_reason ? ', failure_reason = :reason' : ''} REMOVE due_shard, due_at`,
           ConditionExpression: '#status = :pending AND generation = :generation AND attempts = :zero',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {

@@ -20,6 +20,12 @@ export const WEBHOOK_PIPELINE = {
     maxReceiveCount: 5,
     deadLetterRetentionDays: 14,
   },
+  sweeper: {
+    /** How often the stuck-delivery sweeper runs (delivery-sweeper.ts). */
+    intervalSeconds: 60,
+    /** How far past its due time a delivery must be before the sweeper queues it again. */
+    graceSeconds: 300,
+  },
   fanOut: {
     /** A batch of up to 100 events, each a Query, a Put and a SendMessage per callback: room to spare. */
     timeoutSeconds: 60,

@@ -105,6 +105,9 @@ export interface DeliveryItem {
   readonly delivered_at?: string;
   /** While `attempting`: when a worker that took the attempt is presumed dead. */
   readonly attempt_deadline?: number;
+  /** While open (pending, attempting, retrying): the sweeper's index shard and when the next attempt is due, epoch ms. */
+  readonly due_shard?: string;
+  readonly due_at?: number;
   /** Epoch ms after which the delivery is gone (30 days). */
   readonly expires_at: number;
 }
@@ -124,6 +127,16 @@ export const deliveryKey = (webhookId: string, deliveryId: string): ItemKey => (
 export const webhookLimitsKey = (webhookId: string): ItemKey => ({ pk: `WEBHOOK#${webhookId}`, sk: 'LIMITS' });
 export const organizationWebhookLimitsKey = (partnerId: string): ItemKey => ({ pk: `ORG#${partnerId}`, sk: 'WEBHOOK-LIMITS' });
 export const deliveryLimitsKey = (webhookId: string, deliveryId: string): ItemKey => ({ pk: `DELIVERY#${webhookId}#${deliveryId}`, sk: 'LIMITS' });
+
+/** Shards of the due-deliveries index (table-definitions.ts DUE_DELIVERIES_INDEX): its writes spread over this many partitions. */
+export const DUE_SHARDS = 4;
+
+/** The due-index shard of a delivery: stable for its id, so every write of one delivery lands on one shard. */
+export function dueShardOf(deliveryId: string): string {
+  let hash = 0;
+  for (const char of deliveryId) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return `DUE#${hash % DUE_SHARDS}`;
+}
 
 /** At most this many non-deactivated callbacks per account and per organization. */
 export const WEBHOOK_LIMIT = 10;

@@ -67,6 +67,8 @@ export interface AlarmsConfig {
   readonly webhookFailureRatePercent: number;
   /** Deliveries that must end in the hour before the failure rate counts. */
   readonly webhookFailureMinDeliveries: number;
+  /** Webhook deliveries the sweeper queued again over 5 minutes that raise the alarm (each was stuck: a lost message, a failed retry execution, a dead worker). */
+  readonly sweptDeliveriesThreshold: number;
   /** Age (s) of the oldest invitation left `claiming` that raises the alarm; at least the reconciliation bound. */
   readonly claimingOldestAgeSeconds: number;
   /**
@@ -159,6 +161,7 @@ const BASE: Omit<StageConfig, 'stage' | 'longLived'> = {
     deliveryQueueOldestAgeSeconds: 3600,
     webhookFailureRatePercent: 20,
     webhookFailureMinDeliveries: 5,
+    sweptDeliveriesThreshold: 1,
     claimingOldestAgeSeconds: CLAIMING_RECONCILIATION_BOUND_SECONDS,
   },
   dashboard: false,
@@ -280,6 +283,7 @@ function alarmProblems(alarms: AlarmsConfig): string[] {
     'deadLetterMessagesThreshold',
     'stateMachineFailuresThreshold',
     'webhookFailureMinDeliveries',
+    'sweptDeliveriesThreshold',
   ];
   for (const key of positiveIntegers) {
     const value = alarms[key];

@@ -47,6 +47,7 @@ export class DataTables extends Construct {
         indexName: index.indexName,
         partitionKey: attribute(index.partitionKey),
         ...(index.sortKey ? { sortKey: attribute(index.sortKey) } : {}),
+        ...(index.keysOnly ? { projectionType: dynamodb.ProjectionType.KEYS_ONLY } : {}),
         ...(index.include ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.include] } : {}),
       })),
       timeToLiveAttribute: definition.timeToLiveAttribute,

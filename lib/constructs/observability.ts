@@ -13,8 +13,8 @@
  *   malformed credentials, so a block means a junk-credential flood is being
  *   shed, never that valid keys are refused);
  * - the webhook pipeline: dead-letter messages (work given up on), failed
- *   retry executions, the delivery queue's oldest message, and the rate of
- *   deliveries that finally failed;
+ *   retry executions, the delivery queue's oldest message, deliveries the
+ *   sweeper had to queue again, and the rate of deliveries that finally failed;
  * - claims left `claiming` longer than the reconciliation bound.
  *
  * Every alarm notifies the stage's topic on ALARM and OK. The topic is
@@ -225,6 +225,15 @@ export class Observability extends Construct {
         metric: webhooks.queue.metricApproximateAgeOfOldestMessage(maximum),
         threshold: settings.deliveryQueueOldestAgeSeconds,
         comparisonOperator: above,
+        evaluationPeriods: 1,
+      });
+      alarm('webhook-deliveries-swept', {
+        alarmDescription:
+          'Webhook deliveries the sweeper found overdue and queued again (5 min sum): something lost their next attempt ' +
+          '(a message, a retry execution, a worker). They are on their way again; find what lost them. docs/alarms.md',
+        metric: serviceMetric(config.stage, 'webhookDeliveriesSwept', {}, sum),
+        threshold: settings.sweptDeliveriesThreshold,
+        comparisonOperator: atLeast,
         evaluationPeriods: 1,
       });
       alarm('webhook-final-failure-rate', {

@@ -110,7 +110,7 @@ export class ScheduledJobs extends Construct {
  * uses `grantInvoke`, which adds `<function ARN>:*` (every version and alias) for schedules that
  * never name one.
  */
-class InvokeFunctionOnly extends targets.LambdaInvoke {
+export class InvokeFunctionOnly extends targets.LambdaInvoke {
   constructor(
     private readonly target: lambda.IFunction,
     props: targets.ScheduleTargetBaseProps,

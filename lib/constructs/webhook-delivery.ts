@@ -24,16 +24,18 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { join } from 'node:path';
-import { tableEnvName } from '../../lambdas/shared/storage/table-definitions';
+import { DUE_DELIVERIES_INDEX, tableEnvName } from '../../lambdas/shared/storage/table-definitions';
 import { retryStateMachineDefinition } from '../../lambdas/webhooks/delivery-schedule';
 import { WEBHOOK_ENV, WEBHOOK_SECRET_PURPOSE } from '../../lambdas/webhooks/webhook-env';
 import { DELIVERY_QUEUE_VISIBILITY_SECONDS, FAN_OUT_FILTER_PATTERN, WEBHOOK_PIPELINE } from '../../lambdas/webhooks/pipeline-settings';
 import type { StageConfig } from '../config/stage-config';
 import { PROJECT_ROOT, serviceEnvironment, serviceFunctionProps, serviceFunctionRole, serviceLogGroup, type ApiFunction } from './api-function';
 import type { TableMap } from './data-tables';
+import { InvokeFunctionOnly } from './scheduled-jobs';
 import { stageRemovalPolicy } from './removal-policy';
 
 /** KMS permissions hold only under this encryption-context `purpose` (lambdas/webhooks/webhook-env.ts). */
@@ -71,6 +73,9 @@ export class WebhookDelivery extends Construct {
   public readonly fanOut: NodejsFunction;
   /** The queue's consumer: one attempt per message. */
   public readonly worker: NodejsFunction;
+  /** Every minute: queues again the deliveries whose next attempt is overdue (lambdas/webhooks/delivery-sweeper.ts). */
+  public readonly sweeper: NodejsFunction;
+  public readonly sweeperSchedule: scheduler.Schedule;
 
   constructor(scope: Construct, id: string, props: WebhookDeliveryProps) {
     super(scope, id);
@@ -202,6 +207,27 @@ export class WebhookDelivery extends Construct {
     // Short waits: a delayed message; long waits: an execution of the retry state machine.
     this.worker.addToRolePolicy(sendToQueue());
     this.worker.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:StartExecution'], resources: [this.retryStateMachine.stateMachineArn] }));
+
+    // Sweeper: the overdue entries of the due-deliveries index (Query on that index only), the delivery itself (GetItem),
+    // its due time moved under a condition (UpdateItem), the attempt queued again.
+    const sweeperLogs = serviceLogGroup(this, 'SweeperLogGroup', config);
+    this.sweeper = new NodejsFunction(this, 'Sweeper', {
+      ...serviceFunctionProps(config, sweeperLogs, serviceFunctionRole(this, 'SweeperRole', sweeperLogs)),
+      description: `partner-api ${config.stage}: webhook sweeper (overdue deliveries queued again)`,
+      entry: join(PROJECT_ROOT, 'lambdas', 'jobs', 'webhook-sweeper', 'handler.ts'),
+      // A failed run is not retried: the next minute's run finds the same overdue deliveries.
+      retryAttempts: 0,
+      environment: { ...serviceEnvironment(config), [tableEnvName('access')]: access.tableName, [WEBHOOK_ENV.queueUrl]: this.queue.queueUrl },
+    });
+    this.sweeper.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${access.tableArn}/index/${DUE_DELIVERIES_INDEX.indexName}`] }));
+    this.sweeper.addToRolePolicy(new iam.PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resources: [access.tableArn] }));
+    this.sweeper.addToRolePolicy(sendToQueue());
+    this.sweeperSchedule = new scheduler.Schedule(this, 'SweeperSchedule', {
+      description: `partner-api ${config.stage}: run the webhook sweeper every minute`,
+      schedule: scheduler.ScheduleExpression.rate(Duration.seconds(WEBHOOK_PIPELINE.sweeper.intervalSeconds)),
+      timeWindow: scheduler.TimeWindow.off(),
+      target: new InvokeFunctionOnly(this.sweeper, { retryAttempts: 0, maxEventAge: Duration.minutes(1) }),
+    });
 
     // The web settings' function: seals new secrets and opens them for verification and test events, queues manual resends.
     apiFunction.addEnvironment(WEBHOOK_ENV.secretKeyArn, secretsKey.keyArn);

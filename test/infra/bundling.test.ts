@@ -20,8 +20,8 @@ describe('function bundling', () => {
 
     // Assess
     const functions = Object.values(resources(statelessTemplate, 'AWS::Lambda::Function'));
-    // One per endpoint group, the two scheduled jobs, the webhook fan-out and the webhook delivery worker.
-    expect(functions).toHaveLength(ENDPOINT_GROUPS.length + 4);
+    // One per endpoint group, the two scheduled jobs, the webhook fan-out, delivery worker and sweeper.
+    expect(functions).toHaveLength(ENDPOINT_GROUPS.length + 5);
     for (const fn of functions) {
       const assetDir = join(outdir, String(fn.Metadata?.['aws:asset:path']));
       expect(readdirSync(assetDir).sort()).toEqual(['index.js', 'index.js.map']);
@@ -46,7 +46,7 @@ describe('function bundling', () => {
     const deeper = synthStage({ stage: 'prbundle', bundle: true, outdir: join(outdir, 'nested', 'deeper') });
 
     // Assess
-    expect(Object.keys(codeKeys(shallow.statelessTemplate))).toHaveLength(ENDPOINT_GROUPS.length + 4);
+    expect(Object.keys(codeKeys(shallow.statelessTemplate))).toHaveLength(ENDPOINT_GROUPS.length + 5);
     expect(codeKeys(deeper.statelessTemplate)).toEqual(codeKeys(shallow.statelessTemplate));
     // Because each source map names its sources from the project root, never from the assembly's folder.
     for (const fn of Object.values(resources(deeper.statelessTemplate, 'AWS::Lambda::Function'))) {

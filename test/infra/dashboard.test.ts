@@ -177,7 +177,7 @@ describe('dashboard', () => {
     it('graphs errors, throttles, p99 duration and concurrency of every function, jobs and webhook functions included', () => {
       const { stateless } = stage(name);
       const widgets = widgetsOf();
-      const expected = [...Object.keys(stateless.api.functions), ...Object.keys(stateless.webApi.functions), 'entitlement-periods', 'claim-reconciler', 'webhook-fanout', 'webhook-delivery'];
+      const expected = [...Object.keys(stateless.api.functions), ...Object.keys(stateless.webApi.functions), 'entitlement-periods', 'claim-reconciler', 'webhook-fanout', 'webhook-delivery', 'webhook-sweeper'];
 
       for (const [title, metric] of [['Lambda errors by function', 'Errors'], ['Lambda throttles by function', 'Throttles'], ['Lambda duration p99 by function (ms)', 'Duration'], ['Lambda concurrent executions by function (max)', 'ConcurrentExecutions']]) {
         const lines = linesIn(widgets, title);

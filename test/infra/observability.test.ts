@@ -27,9 +27,9 @@ const ALARM = 'AWS::CloudWatch::Alarm';
 /** Edge rows WAF enforces over the Region's malformed credentials (CONSTANT aggregate). */
 const REGION_WIDE_RULES = edgeLimits().filter((l) => l.enforcedBy === 'waf' && l.aggregate === 'location');
 /** Functions that are not an endpoint group's: the two scheduled jobs and the webhook fan-out and worker. */
-const OTHER_FUNCTIONS = ['entitlement-periods', 'claim-reconciler', 'webhook-fanout', 'webhook-delivery'];
+const OTHER_FUNCTIONS = ['entitlement-periods', 'claim-reconciler', 'webhook-fanout', 'webhook-delivery', 'webhook-sweeper'];
 /** The webhook pipeline's four (dead letters, failed retries, oldest message, final failure rate) and the claiming one. */
-const PIPELINE_ALARMS = ['webhook-deliveries-dlq-messages', 'webhook-retry-executions-failed', 'webhook-deliveries-oldest-message-age', 'webhook-final-failure-rate', 'claiming-oldest-age'];
+const PIPELINE_ALARMS = ['webhook-deliveries-dlq-messages', 'webhook-retry-executions-failed', 'webhook-deliveries-oldest-message-age', 'webhook-deliveries-swept', 'webhook-final-failure-rate', 'claiming-oldest-age'];
 /** Global secondary indexes of every table: each has a throttle alarm of its own. */
 const INDEX_COUNT = TABLE_IDS.reduce((sum, id) => sum + TABLES[id].globalIndexes.length, 0);
 /** 5XX rate and p99 per front door, errors and throttles per function, throttles per table and per index, Region-wide WAF blocks, the pipeline's. */

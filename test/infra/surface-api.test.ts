@@ -52,8 +52,8 @@ describe('stateless stack: functions', () => {
     const { statelessTemplate } = stage('dev');
 
     expect(ENDPOINT_GROUPS).toContain('settings');
-    // And the two scheduled jobs, the webhook fan-out and the webhook delivery worker.
-    statelessTemplate.resourceCountIs(FUNCTION, ENDPOINT_GROUPS.length + 4);
+    // And the two scheduled jobs, the webhook fan-out, delivery worker and sweeper.
+    statelessTemplate.resourceCountIs(FUNCTION, ENDPOINT_GROUPS.length + 5);
     for (const group of ENDPOINT_GROUPS) {
       const fn = resources(statelessTemplate, FUNCTION)[functionLogicalId(statelessTemplate, group)];
       const path = String(fn.Metadata?.['aws:cdk:path']);
@@ -235,7 +235,7 @@ describe('stateless stack: logs', () => {
     const logGroups = Object.values(resources(statelessTemplate, 'AWS::Logs::LogGroup'));
     // One per function (endpoint groups, the two jobs, the webhook fan-out and worker), the webhook retry state machine's,
     // and per front door the API's access log and WAF's blocked-request log.
-    expect(logGroups).toHaveLength(ENDPOINT_GROUPS.length + 4 + 1 + 2 * SURFACES.length);
+    expect(logGroups).toHaveLength(ENDPOINT_GROUPS.length + 5 + 1 + 2 * SURFACES.length);
     for (const logGroup of logGroups) {
       expect(logGroup.Properties.RetentionInDays).toBe(days);
       expect(logGroup.DeletionPolicy).toBe(policy);

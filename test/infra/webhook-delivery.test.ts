@@ -11,7 +11,7 @@ import { ATTEMPT_LEASE_MS } from '../../lambdas/webhooks/deliveries';
 import { WEBHOOK_ENV } from '../../lambdas/webhooks/webhook-env';
 import { DELIVERY_QUEUE_VISIBILITY_SECONDS, WEBHOOK_PIPELINE, WEBHOOK_SECRET_PURPOSE } from '../../lib/constructs/webhook-delivery';
 import { webhookSecretsKeyAlias } from '../../lib/stateful-stack';
-import { TABLES, TABLE_IDS } from '../../lambdas/shared/storage/table-definitions';
+import { DUE_DELIVERIES_INDEX, TABLES, TABLE_IDS } from '../../lambdas/shared/storage/table-definitions';
 import {
   functionLogicalId,
   logicalIdByPath,
@@ -44,6 +44,8 @@ function pipelineIds(template: Template) {
     fanOut: logicalIdByPath(template, FUNCTION, '/Webhooks/FanOut/Resource'),
     fanOutLogs: logicalIdByPath(template, LOG_GROUP, '/Webhooks/FanOutLogGroup/Resource'),
     worker: logicalIdByPath(template, FUNCTION, '/Webhooks/Worker/Resource'),
+    sweeper: logicalIdByPath(template, FUNCTION, '/Webhooks/Sweeper/Resource'),
+    sweeperLogs: logicalIdByPath(template, LOG_GROUP, '/Webhooks/SweeperLogGroup/Resource'),
     workerLogs: logicalIdByPath(template, LOG_GROUP, '/Webhooks/WorkerLogGroup/Resource'),
     apiFunction: functionLogicalId(template, 'webhooks'),
     apiFunctionLogs: logicalIdByPath(template, LOG_GROUP, '/WebApi/WebhooksFunction/LogGroup/Resource'),
@@ -106,6 +108,7 @@ function grantsOf(template: Template, roleId: string): string[] {
     if (json === JSON.stringify({ Ref: ids.stateMachine })) return 'state-machine';
     if (json === JSON.stringify({ 'Fn::GetAtt': [ids.fanOutLogs, 'Arn'] })) return 'fan-out-logs';
     if (json === JSON.stringify({ 'Fn::GetAtt': [ids.workerLogs, 'Arn'] })) return 'worker-logs';
+    if (json === JSON.stringify({ 'Fn::GetAtt': [ids.sweeperLogs, 'Arn'] })) return 'sweeper-logs';
     if (json === JSON.stringify({ 'Fn::GetAtt': [ids.apiFunctionLogs, 'Arn'] })) return 'webhooks-logs';
     if (json === JSON.stringify(ids.streamArn)) return 'domain-stream';
     if (json === JSON.stringify(ids.secretsKeyArn)) return 'secrets-key';
@@ -357,9 +360,9 @@ describe('webhooks API function (web settings)', () => {
     expect(variables.API_SURFACE).toBe('web');
   });
 
-  it('gives WEBHOOK_* variables to the three webhook functions only', () => {
+  it('gives WEBHOOK_* variables to the four webhook functions only', () => {
     const others = Object.entries(resources(template, FUNCTION)).filter(
-      ([id, fn]) => ![ids.apiFunction, ids.worker, ids.fanOut].includes(id) && JSON.stringify(fn.Properties.Environment ?? {}).includes('WEBHOOK_'),
+      ([id, fn]) => ![ids.apiFunction, ids.worker, ids.fanOut, ids.sweeper].includes(id) && JSON.stringify(fn.Properties.Environment ?? {}).includes('WEBHOOK_'),
     );
     expect(others.map(([id]) => id)).toEqual([]);
   });
@@ -386,6 +389,29 @@ describe('webhook pipeline: least privilege, per role', () => {
         'sqs:SendMessage on queue',
       ].sort(),
     );
+  });
+
+  it('sweeper: queries the due-deliveries index only, reads and updates deliveries, sends to the queue; nothing else', () => {
+    expect(grantsOf(template, roleOfFunction(template, ids.sweeper))).toEqual(
+      [
+        ...FUNCTION_TRACING,
+        ...logsTo('sweeper-logs'),
+        `dynamodb:Query on access-table/index/${DUE_DELIVERIES_INDEX.indexName}`,
+        'dynamodb:GetItem on access-table',
+        'dynamodb:UpdateItem on access-table',
+        'sqs:SendMessage on queue',
+      ].sort(),
+    );
+  });
+
+  it('sweeper: runs every minute through a schedule allowed to invoke it alone, no retry of a failed run', () => {
+    const schedule = Object.values(resources(template, 'AWS::Scheduler::Schedule')).find(
+      (s) => JSON.stringify((s.Properties.Target as { Arn: unknown }).Arn) === JSON.stringify({ 'Fn::GetAtt': [ids.sweeper, 'Arn'] }),
+    );
+    expect(schedule?.Properties).toMatchObject({ ScheduleExpression: 'rate(1 minute)', FlexibleTimeWindow: { Mode: 'OFF' } });
+    expect((schedule?.Properties.Target as { RetryPolicy: { MaximumRetryAttempts: number } }).RetryPolicy.MaximumRetryAttempts).toBe(0);
+    const variables = (resources(template, FUNCTION)[ids.sweeper].Properties.Environment as { Variables: Json }).Variables;
+    expect(Object.keys(variables).sort()).toEqual(['LOG_LEVEL', 'NODE_OPTIONS', 'POWERTOOLS_TRACE_ENABLED', 'STAGE', 'TABLE_ACCESS', WEBHOOK_ENV.queueUrl]);
   });
 
   it('worker: consumes the queue, reads and updates the access table, opens secrets only, sends to the queue, starts retries', () => {

@@ -83,6 +83,13 @@ export const METRICS = {
     unit: 'Count',
     description: 'Webhook deliveries that ended, by outcome (delivered, failed, cancelled)',
   },
+  /** Webhook deliveries the sweeper found overdue and queued again (lambdas/webhooks/delivery-sweeper.ts), per run: 0 when healthy. */
+  webhookDeliveriesSwept: {
+    name: 'WebhookDeliveriesSwept',
+    dimensions: [],
+    unit: 'Count',
+    description: 'Webhook deliveries the sweeper found overdue past the grace and queued again (a lost message, a failed retry execution, a dead worker)',
+  },
   /** Player claims by outcome (claimed, already_claimed, unavailable, ticket_deferred, …). */
   claims: {
     name: 'Claims',

@@ -23,8 +23,10 @@ export interface GlobalIndexDefinition {
   readonly indexName: string;
   readonly partitionKey: KeyAttribute;
   readonly sortKey?: KeyAttribute;
-  /** Non-key attributes the index carries; every attribute when absent. */
+  /** Non-key attributes the index carries; every attribute when absent (and `keysOnly` is not set). */
   readonly include?: readonly string[];
+  /** The index carries the keys alone (its own and the table's): the cheapest entry to write. */
+  readonly keysOnly?: true;
 }
 
 export interface TableDefinition {
@@ -89,12 +91,26 @@ export const RECORD_LIST_INDEXES = {
   player_name: recordListIndex('records-by-player', 'rec_player'),
 } as const;
 
+/**
+ * Open webhook deliveries by when their next attempt is due (lambdas/webhooks/delivery-sweeper.ts):
+ * a delivery carries `due_shard` and `due_at` (epoch ms) from its creation until it ends, so the
+ * sweeper finds the overdue ones with one Query per shard however many callbacks there are. Sparse
+ * (ended deliveries and every other item lack the attributes) and keys only: an entry costs one
+ * write unit, and the sweeper reads the record itself.
+ */
+export const DUE_DELIVERIES_INDEX: GlobalIndexDefinition = {
+  indexName: 'deliveries-due',
+  partitionKey: { name: 'due_shard', type: 'S' },
+  sortKey: { name: 'due_at', type: 'N' },
+  keysOnly: true,
+};
+
 export const TABLES = {
   access: {
     id: 'access',
     partitionKey: pk,
     sortKey: sk,
-    globalIndexes: [gsi1],
+    globalIndexes: [gsi1, DUE_DELIVERIES_INDEX],
     timeToLiveAttribute: 'ttl',
   },
   domain: {

@@ -84,8 +84,8 @@ describe('fanOutStreamEvent', () => {
     expect(dynamo.commandCalls(QueryCommand)).toHaveLength(1);
     const puts = dynamo.commandCalls(PutCommand).map((call) => call.args[0].input);
     expect(puts).toHaveLength(1);
-    expect(puts[0]).toMatchObject({ TableName: 'access-table', Item: { pk: 'DELIVERIES#wh_early', sk: 'dlv_org_a', status: 'pending', attempts: 0 }, ConditionExpression: 'attribute_not_exists(pk)' });
-    expect(queued).toEqual([{ v: 1, partner_id: 'org_a', webhook_id: 'wh_early', account_id: 'acc_1', delivery_id: 'dlv_org_a', attempt: 1, generation: 0 }]);
+    expect(puts[0]).toMatchObject({ TableName: 'access-table', Item: { pk: 'DELIVERIES#wh_early', sk: 'dlv_org_a_early', status: 'pending', attempts: 0 }, ConditionExpression: 'attribute_not_exists(pk)' });
+    expect(queued).toEqual([{ v: 1, partner_id: 'org_a', webhook_id: 'wh_early', account_id: 'acc_1', delivery_id: 'dlv_org_a_early', attempt: 1, generation: 0 }]);
   });
 
   it('reports the first failing record and every later one', async () => {
