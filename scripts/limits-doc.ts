@@ -15,6 +15,7 @@ const windowName = (seconds: number) => ({ 10: '10 seconds', 60: 'minute', 3600:
 function where(limit: Limit): string {
   if (limit.kind === 'edge') return limit.enforcedBy === 'waf' ? 'AWS WAF rate-based rule (local: the front)' : 'in process, per Lambda container (local: the front)';
   if (limit.kind === 'concurrency') return `DynamoDB lease on the ${limit.holder} item (expires after ${LEASE_SECONDS} s)`;
+  if (limit.kind === 'rolling') return `DynamoDB entries on the ${limit.holder} item, each living ${limit.windowSeconds} s`;
   // Web settings count on the signed-in account's own item, re-checking its status and credential generation in the same write.
   if (limit.holder === 'settings-account') return 'DynamoDB conditional counter on the account item (re-checks the session)';
   return `DynamoDB conditional counter on the ${limit.holder} item`;
@@ -22,7 +23,7 @@ function where(limit: Limit): string {
 
 export function renderLimitsTable(limits: readonly Limit[] = LIMITS): string {
   const rows = limits.map((l) => {
-    const window = l.kind === 'concurrency' ? 'in flight' : windowName(l.windowSeconds);
+    const window = l.kind === 'concurrency' ? 'in flight' : l.kind === 'rolling' ? `any ${l.windowSeconds} seconds` : windowName(l.windowSeconds);
     return `| \`${l.policy}\` | ${l.description} | ${l.limit} | ${window} | ${where(l)} |`;
   });
   return [START, '| policy (`X-RateLimit-Policy`) | scope | limit | window | enforced by |', '|---|---|---|---|---|', ...rows, END].join('\n');

@@ -130,7 +130,7 @@ describe('webhook limits, each exact under concurrency', () => {
     for (const l of change) expect(l.kind === 'quota' && l.covers !== 'all' && l.covers.includes('settings-webhook-create')).toBe(true);
     const pipeline = LIMITS.filter((l) => l.kind !== 'edge' && l.holder === 'webhook-delivery').map((l) => [l.kind, l.policy, l.limit]);
     expect(pipeline).toEqual([
-      ['quota', 'webhook-delivery-starts-minute', 10],
+      ['rolling', 'webhook-delivery-starts-minute', 10],
       ['concurrency', 'webhook-delivery-concurrency', 3],
     ]);
   });

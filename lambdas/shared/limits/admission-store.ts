@@ -60,6 +60,20 @@ export interface LeasePlan {
   readonly mode: 'add' | 'create';
 }
 
+/**
+ * A rolling limit's entry (limits-table.ts RollingLimit): an entry per admission in the map `attribute`,
+ * living until `expiresAtMs`, never released; admitted while fewer than `limit` entries live. Planned
+ * and conditioned like a lease (the expired entries dropped in the same write).
+ */
+export interface RollingPlan {
+  readonly attribute: string;
+  readonly entryId: string;
+  readonly expiresAtMs: number;
+  readonly limit: number;
+  readonly expired: readonly string[];
+  readonly mode: 'add' | 'create';
+}
+
 export interface ItemPlan {
   /** The admission this write belongs to: stamps the item so an SDK retry of an applied write is recognized. */
   readonly admissionId: string;
@@ -67,6 +81,7 @@ export interface ItemPlan {
   readonly guard: Guard;
   readonly counters: readonly CounterPlan[];
   readonly lease?: LeasePlan;
+  readonly rolling?: RollingPlan;
   /**
    * Epoch seconds for the table's `ttl` attribute, on items that exist only for their counters
    * (the player site's IP and link items): set after every window they hold has ended, so TTL's
@@ -171,23 +186,24 @@ export function buildAdmissionUpdate(table: string, plan: ItemPlan) {
   conditions.push(`(attribute_not_exists(${stamp}) OR ${stamp} <> ${id})`);
   sets.push(`${stamp} = ${id}`);
 
-  if (plan.lease) {
-    const leases = x.name('leases');
-    const { leaseId, expiresAtMs, limit, expired, mode } = plan.lease;
-    if (mode === 'create') {
-      conditions.push(`attribute_not_exists(${leases})`);
-      sets.push(`${leases} = ${x.value({ [leaseId]: expiresAtMs })}`);
+  const entryMap = (attribute: string, entry: { id: string; expiresAtMs: number; limit: number; expired: readonly string[]; mode: 'add' | 'create' }) => {
+    const map = x.name(attribute);
+    if (entry.mode === 'create') {
+      conditions.push(`attribute_not_exists(${map})`);
+      sets.push(`${map} = ${x.value({ [entry.id]: entry.expiresAtMs })}`);
     } else {
-      // Live leases = size - expired ones being dropped (each asserted to exist) < limit.
-      conditions.push(`size(${leases}) < ${x.value(limit + expired.length)}`);
-      for (const name of expired) {
-        const path = `${leases}.${x.name(name)}`;
+      // Live entries = size - expired ones being dropped (each asserted to exist) < limit.
+      conditions.push(`size(${map}) < ${x.value(entry.limit + entry.expired.length)}`);
+      for (const name of entry.expired) {
+        const path = `${map}.${x.name(name)}`;
         conditions.push(`attribute_exists(${path})`);
         removes.push(path);
       }
-      sets.push(`${leases}.${x.name(leaseId)} = ${x.value(expiresAtMs)}`);
+      sets.push(`${map}.${x.name(entry.id)} = ${x.value(entry.expiresAtMs)}`);
     }
-  }
+  };
+  if (plan.lease) entryMap('leases', { ...plan.lease, id: plan.lease.leaseId });
+  if (plan.rolling) entryMap(plan.rolling.attribute, { ...plan.rolling, id: plan.rolling.entryId });
 
   return {
     TableName: table,
@@ -241,12 +257,12 @@ export class AdmissionStore {
   }
 
   /**
-   * Undo an admitted item's counts and lease for a request another item
+   * Undo an admitted item's counts, lease and rolling entry for a request another item
    * rejected. A counter whose window has ended meanwhile is left alone.
    */
   async compensate(plan: ItemPlan, leaseTaken: boolean, signal?: AbortSignal): Promise<void> {
     let counters = plan.counters;
-    for (let attempt = 0; attempt < 3 && (counters.length > 0 || leaseTaken); attempt += 1) {
+    for (let attempt = 0; attempt < 3 && (counters.length > 0 || leaseTaken || plan.rolling); attempt += 1) {
       const x = new Expression();
       const stamp = x.name(COMPENSATION_STAMP);
       const id = x.value(plan.admissionId);
@@ -257,7 +273,11 @@ export class AdmissionStore {
         conditions.push(`${attr}.w = ${x.value(counter.windowId)} AND ${attr}.n > ${x.value(0)}`);
         sets.push(`${attr}.n = ${attr}.n - ${x.value(1)}`);
       }
-      const remove = leaseTaken && plan.lease ? `REMOVE ${x.name('leases')}.${x.name(plan.lease.leaseId)}` : '';
+      const removals = [
+        ...(leaseTaken && plan.lease ? [`${x.name('leases')}.${x.name(plan.lease.leaseId)}`] : []),
+        ...(plan.rolling ? [`${x.name(plan.rolling.attribute)}.${x.name(plan.rolling.entryId)}`] : []),
+      ];
+      const remove = removals.length > 0 ? `REMOVE ${removals.join(', ')}` : '';
       try {
         await this.client.send(
           new UpdateCommand({

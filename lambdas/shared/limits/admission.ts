@@ -24,20 +24,22 @@ import type { AuthenticatedKey } from '../identity/key-authentication';
 import { assessKey, type KeyState } from '../identity/key-standing';
 import { principalOf, type Principal } from '../identity/principal';
 import { logger } from '../observability/logger';
-import { QuotaStoreUnavailable, type AdmissionStore, type CounterPlan, type Guard, type ItemKey, type ItemPlan } from './admission-store';
+import { QuotaStoreUnavailable, type AdmissionStore, type CounterPlan, type Guard, type ItemKey, type ItemPlan, type RollingPlan } from './admission-store';
 import {
   concurrencyLimits,
   covers,
   HEADLINE_POLICY,
   LEASE_SECONDS,
   quotaLimits,
+  rollingLimits,
   windowOf,
   type Limit,
   type QuotaHolder,
   type QuotaLimit,
+  type RollingLimit,
   type RouteCategory,
 } from './limits-table';
-import { concurrencyRejectionHeaders, headlineHeaders, quotaRejectionHeaders } from './rate-limit-headers';
+import { concurrencyRejectionHeaders, headlineHeaders, quotaRejectionHeaders, rollingRejectionHeaders } from './rate-limit-headers';
 import { logRejectionSample, type RateLogSampler } from './rejection-log';
 import type { WindowMemory } from './window-memory';
 
@@ -94,6 +96,8 @@ const MAX_EXPIRED_LEASES_DROPPED = 10;
 export const CLEANUP_TIMEOUT_MS = 1000;
 
 export const counterAttribute = (policy: string) => `q_${policy.replace(/-/g, '_')}`;
+/** The map of a rolling limit's entries on its holder's item. */
+export const rollingAttribute = (policy: string) => `r_${policy.replace(/-/g, '_')}`;
 
 /**
  * A fresh id per admission, never the request id: a client can choose API Gateway's request id
@@ -118,6 +122,8 @@ type Settled =
   | { readonly kind: 'denied'; readonly item: HolderItem; readonly code: ErrorCode }
   | { readonly kind: 'quota'; readonly item: HolderItem; readonly refusals: readonly QuotaRefusal[] }
   | { readonly kind: 'concurrency'; readonly item: HolderItem }
+  /** A rolling limit is full: `freesAt`, epoch ms, is when its oldest live entry expires. */
+  | { readonly kind: 'rolling'; readonly item: HolderItem; readonly limit: RollingLimit; readonly freesAt: number }
   | { readonly kind: 'unavailable'; readonly item: HolderItem; readonly error: unknown };
 
 function planItems(facts: KeyFacts, route: AdmissionRoute, deps: DecisionDeps): HolderItem[] {
@@ -160,7 +166,21 @@ export function planHolderItems(
       expired: [],
       mode: deps.windows.hasLeases(key.pk) ? ('add' as const) : ('create' as const),
     };
-    return { holder, quotas, plan: { admissionId, key, guard, counters, ...(lease ? { lease } : {}), ...(ttl !== undefined ? { ttl } : {}) } };
+    const rollingLimit = rollingLimits(deps.limits).find((l) => l.holder === holder && covers(l, route.category));
+    // Guessed `add`: a wrong guess (the item's first entry) costs one more write, told by the old image.
+    const rolling: RollingPlan | undefined = rollingLimit && {
+      attribute: rollingAttribute(rollingLimit.policy),
+      entryId: admissionId,
+      expiresAtMs: nowMs + rollingLimit.windowSeconds * 1000,
+      limit: rollingLimit.limit,
+      expired: [],
+      mode: 'add',
+    };
+    return {
+      holder,
+      quotas,
+      plan: { admissionId, key, guard, counters, ...(lease ? { lease } : {}), ...(rolling ? { rolling } : {}), ...(ttl !== undefined ? { ttl } : {}) },
+    };
   });
 }
 
@@ -238,7 +258,23 @@ async function settle(item: HolderItem, deny: DenialOf, deps: DecisionDeps): Pro
         lease = { ...lease, mode: 'add', expired };
       }
     }
-    plan = { ...plan, counters, ...(lease ? { lease } : {}) };
+    let rolling = plan.rolling;
+    if (rolling) {
+      const held = old[rolling.attribute] as Record<string, number> | undefined;
+      if (held === undefined) {
+        rolling = { ...rolling, mode: 'create', expired: [] };
+      } else {
+        const entries = Object.entries(held);
+        const live = entries.filter(([, expiresAt]) => expiresAt > nowMs).map(([, expiresAt]) => expiresAt);
+        if (live.length >= rolling.limit) {
+          const limit = rollingLimits(deps.limits).find((l) => rollingAttribute(l.policy) === (rolling as RollingPlan).attribute) as RollingLimit;
+          return { kind: 'rolling', item, limit, freesAt: Math.min(...live) };
+        }
+        const expired = entries.filter(([, expiresAt]) => expiresAt <= nowMs).map(([id]) => id).slice(0, MAX_EXPIRED_LEASES_DROPPED);
+        rolling = { ...rolling, mode: 'add', expired };
+      }
+    }
+    plan = { ...plan, counters, ...(lease ? { lease } : {}), ...(rolling ? { rolling } : {}) };
   }
   throw new QuotaStoreUnavailable(new Error(`No admission decision for ${plan.key.pk} after ${MAX_ATTEMPTS_PER_ITEM} attempts`));
 }
@@ -294,6 +330,8 @@ function rejectionOf(settled: readonly Settled[], limits: readonly Limit[], now:
     .flatMap((s) => (s.kind === 'quota' ? s.refusals : []))
     .sort((a, b) => endOf(b) - endOf(a) || limits.indexOf(a.limit) - limits.indexOf(b.limit))[0];
   if (longest) return new ApiError('RATE_LIMITED', undefined, quotaRejectionHeaders(longest.limit, endOf(longest), now));
+  const rolling = settled.filter((s): s is Extract<Settled, { kind: 'rolling' }> => s.kind === 'rolling').sort((a, b) => b.freesAt - a.freesAt)[0];
+  if (rolling) return new ApiError('RATE_LIMITED', undefined, rollingRejectionHeaders(rolling.limit, rolling.freesAt, now));
 
   const concurrency = settled.filter((s) => s.kind === 'concurrency').sort(byHolder)[0];
   if (concurrency) {

@@ -4,8 +4,11 @@
  * the edge-protection construct, the local front's edge guard and the
  * README's limits table are all derived from this list.
  *
- * Windows are fixed and aligned to UTC: a minute starts at :00 seconds, an
+ * Quota windows are fixed and aligned to UTC: a minute starts at :00 seconds, an
  * hour at :00 minutes, a day at 00:00 UTC (window id = floor(epoch / length)).
+ * A rolling limit holds in every window of its length, wherever it starts (the
+ * webhook pipeline's "at most 10 starts per round": a fixed minute would let 20
+ * through around a minute's boundary).
  */
 
 /**
@@ -64,6 +67,21 @@ export interface ConcurrencyLimit {
   readonly description: string;
 }
 
+/**
+ * At most `limit` admissions in any `windowSeconds` (a sliding window, exact): each admission leaves
+ * an entry on the holder's item that lives `windowSeconds`, and one is admitted only while fewer
+ * than `limit` entries live (admission-store.ts, the same conditional write as the counters).
+ */
+export interface RollingLimit {
+  readonly kind: 'rolling';
+  readonly policy: string;
+  readonly holder: QuotaHolder;
+  readonly windowSeconds: 60;
+  readonly limit: number;
+  readonly covers: readonly RouteCategory[];
+  readonly description: string;
+}
+
 export type EdgeAggregate = 'ip' | 'credential' | 'location';
 
 export type EdgeCounting = 'all' | 'credentialed' | 'malformed-credential';
@@ -94,7 +112,7 @@ export interface EdgeLimit {
   readonly description: string;
 }
 
-export type Limit = QuotaLimit | ConcurrencyLimit | EdgeLimit;
+export type Limit = QuotaLimit | ConcurrencyLimit | RollingLimit | EdgeLimit;
 
 const INVITATION_AND_TICKET: readonly RouteCategory[] = ['invitation-create', 'invitation', 'ticket'];
 const PLAYER_CALLS: readonly RouteCategory[] = ['player-view', 'player-claim', 'player-message'];
@@ -137,7 +155,7 @@ export const LIMITS: readonly Limit[] = [
   { kind: 'quota', policy: 'webhook-resend-hour', holder: 'settings-account', windowSeconds: 3600, limit: 10, covers: ['settings-webhook-resend'], description: 'manual resends of webhook deliveries, per account, per UTC hour' },
   { kind: 'quota', policy: 'webhook-resend-organization-hour', holder: 'webhook-organization', windowSeconds: 3600, limit: 20, covers: ['settings-webhook-resend'], description: "manual resends of webhook deliveries, all of an organization's callbacks, per UTC hour" },
   { kind: 'quota', policy: 'webhook-resend-delivery-day', holder: 'webhook-delivery-record', windowSeconds: 86_400, limit: 3, covers: ['settings-webhook-resend'], description: 'manual resends of one webhook delivery, per UTC day' },
-  { kind: 'quota', policy: 'webhook-delivery-starts-minute', holder: 'webhook-delivery', windowSeconds: 60, limit: 10, covers: ['webhook-attempt'], description: 'delivery attempts started per webhook callback, per minute (the delivery pipeline)' },
+  { kind: 'rolling', policy: 'webhook-delivery-starts-minute', holder: 'webhook-delivery', windowSeconds: 60, limit: 10, covers: ['webhook-attempt'], description: 'delivery attempts started per webhook callback in any 60 seconds (the delivery pipeline)' },
   { kind: 'concurrency', policy: 'webhook-delivery-concurrency', holder: 'webhook-delivery', limit: 3, covers: ['webhook-attempt'], description: 'delivery attempts in flight per webhook callback (the delivery pipeline)' },
   { kind: 'quota', policy: 'sign-in-email-minute', holder: 'sign-in-email', windowSeconds: 60, limit: 5, covers: ['settings-sign-in'], description: 'sign-in attempts for one e-mail address (known or not), per minute' },
   { kind: 'quota', policy: 'sign-in-email-hour', holder: 'sign-in-email', windowSeconds: 3600, limit: 20, covers: ['settings-sign-in'], description: 'sign-in attempts for one e-mail address, per UTC hour' },
@@ -168,9 +186,10 @@ export const HEADLINE_POLICY = 'key-minute';
 
 export const quotaLimits = (limits: readonly Limit[] = LIMITS) => limits.filter((l): l is QuotaLimit => l.kind === 'quota');
 export const concurrencyLimits = (limits: readonly Limit[] = LIMITS) => limits.filter((l): l is ConcurrencyLimit => l.kind === 'concurrency');
+export const rollingLimits = (limits: readonly Limit[] = LIMITS) => limits.filter((l): l is RollingLimit => l.kind === 'rolling');
 export const edgeLimits = (limits: readonly Limit[] = LIMITS) => limits.filter((l): l is EdgeLimit => l.kind === 'edge');
 
-export function covers(limit: QuotaLimit | ConcurrencyLimit, category: RouteCategory | undefined): boolean {
+export function covers(limit: QuotaLimit | ConcurrencyLimit | RollingLimit, category: RouteCategory | undefined): boolean {
   if (limit.covers === 'all') return true;
   return category !== undefined && limit.covers.includes(category);
 }

@@ -10,6 +10,7 @@ import {
   windowOf,
   type ConcurrencyLimit,
   type QuotaLimit,
+  type RollingLimit,
 } from './limits-table';
 
 const retryAfter = (resetAtSeconds: number, now: Date) => Math.max(1, Math.ceil(resetAtSeconds - now.getTime() / 1000));
@@ -27,6 +28,18 @@ export function headlineHeaders(headline: QuotaLimit | undefined, used: number |
 
 /** The quota that refused, in the window that refused (Reset = its end, Unix seconds). */
 export function quotaRejectionHeaders(limit: QuotaLimit, resetAt: number, now: Date): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(limit.limit),
+    'X-RateLimit-Remaining': '0',
+    'X-RateLimit-Reset': String(resetAt),
+    'X-RateLimit-Policy': limit.policy,
+    'Retry-After': String(retryAfter(resetAt, now)),
+  };
+}
+
+/** A full rolling limit: Reset and Retry-After when its oldest live entry expires (`freesAtMs`), the first moment one more fits. */
+export function rollingRejectionHeaders(limit: RollingLimit, freesAtMs: number, now: Date): Record<string, string> {
+  const resetAt = Math.ceil(freesAtMs / 1000);
   return {
     'X-RateLimit-Limit': String(limit.limit),
     'X-RateLimit-Remaining': '0',
