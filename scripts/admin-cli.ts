@@ -49,7 +49,12 @@ export const USAGE = `Usage: npm run -s admin -- <group> <verb> [--flags] [--sta
   invitation expire-now --invitation I         a pending invitation expires now (to try expiry locally)
   webhook list --org O                         the organization's webhook callbacks (never a secret)
   webhook deactivate --webhook W               for good; its undelivered deliveries are cancelled
-  delivery list --webhook W                    the callback's latest 50 deliveries
+  delivery list --webhook W [--status S]       the callback's latest 50 deliveries (S: pending, retrying, delivered, failed, cancelled)
+  delivery show --delivery D [--webhook W]     one delivery: status, attempts, due time (W only for first-release ids)
+  delivery requeue --delivery D [--webhook W]  an open (stuck or lost) delivery back into its schedule: the sweeper queues
+                                               its next attempt within a minute (audited; an ended one: resend it)
+  event fan-out --org O --event E              deliver an event again to each callback active when it happened that has
+                                               no delivery of it (audited); lists the ones that have one
   ticket bridge --fail on|off                  local stack only: make the ticket bridge unavailable (503,
                                                claims stay claiming until it is back), or available again`;
 
@@ -82,6 +87,8 @@ const OPTIONS = {
   fail: { type: 'string' },
   email: { type: 'string' },
   webhook: { type: 'string' },
+  delivery: { type: 'string' },
+  event: { type: 'string' },
   password: { type: 'string' },
   help: { type: 'boolean' },
 } as const;
@@ -97,10 +104,9 @@ export function parseAdminArgs(argv: readonly string[]) {
 
 type Values = ReturnType<typeof parseAdminArgs>['values'];
 
-function required(
-  values: Values,
-  name: 'account' | 'org' | 'role' | 'scopes' | 'key-id' | 'record' | 'owner' | 'game' | 'use' | 'to' | 'invitation' | 'author' | 'status' | 'password' | 'webhook',
-): string {
+type StringOption = Exclude<{ [K in keyof Values]-?: Values[K] extends string | undefined ? K : never }[keyof Values], undefined>;
+
+function required(values: Values, name: StringOption): string {
   const value = values[name];
   if (!value) throw new UsageError(`--${name} is required`);
   return value;
@@ -229,7 +235,13 @@ export async function runAdminCommand(argv: readonly string[], office: BackOffic
     case 'webhook deactivate':
       return office.webhooks.deactivate(required(values, 'webhook'));
     case 'delivery list':
-      return office.webhooks.deliveriesOf(required(values, 'webhook'));
+      return office.webhooks.deliveriesOf(required(values, 'webhook'), values.status);
+    case 'delivery show':
+      return office.webhooks.delivery(required(values, 'delivery'), values.webhook);
+    case 'delivery requeue':
+      return office.webhooks.requeue(required(values, 'delivery'), values.webhook);
+    case 'event fan-out':
+      return office.webhooks.fanOutEvent(required(values, 'org'), required(values, 'event'));
     case 'events list':
       return recordsOf(office).events(required(values, 'org'), values.after);
     default:

@@ -28,7 +28,11 @@ export type AuditAction =
   | 'two_factor.disabled'
   | 'webhook.created'
   | 'webhook.verified'
-  | 'webhook.deactivated';
+  | 'webhook.deactivated'
+  /** The operator put an open delivery back into its schedule (admin CLI `delivery requeue`). */
+  | 'webhook.delivery_requeued'
+  /** The operator delivered an event again to a callback that had no delivery of it (admin CLI `event fan-out`). */
+  | 'webhook.event_redelivered';
 
 /** Who made a change, and from where: the web settings' signed-in account and the request's source IP, or the operator. */
 export interface AuditSource {
@@ -48,6 +52,8 @@ export interface AuditEntry {
   readonly key_id?: string;
   /** The webhook callback a webhook change is about. */
   readonly webhook_id?: string;
+  /** The delivery an operator's webhook action is about. */
+  readonly delivery_id?: string;
 }
 
 /** The Put of one audit entry, for the change's transaction. */
@@ -56,7 +62,7 @@ export function auditPut(
   accountId: string,
   action: AuditAction,
   source: AuditSource,
-  details: { key_id?: string; webhook_id?: string } = {},
+  details: { key_id?: string; webhook_id?: string; delivery_id?: string } = {},
 ): { Put: { TableName: string; Item: Record<string, unknown> } } {
   const now = store.clock();
   const entry: AuditEntry = { at: now.toISOString(), action, via: source.via, source_ip: source.sourceIp ?? null, ...details };
@@ -96,6 +102,7 @@ export class Audit {
       source_ip: typeof item.source_ip === 'string' ? item.source_ip : null,
       ...(typeof item.key_id === 'string' ? { key_id: item.key_id } : {}),
       ...(typeof item.webhook_id === 'string' ? { webhook_id: item.webhook_id } : {}),
+      ...(typeof item.delivery_id === 'string' ? { delivery_id: item.delivery_id } : {}),
     }));
   }
 }

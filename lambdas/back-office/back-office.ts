@@ -53,7 +53,7 @@ export function createBackOffice(client: DynamoDBDocumentClient, table: string, 
     memberships: new Memberships(store),
     keys: new ApiKeys(store),
     audit: new Audit(store),
-    webhooks: new WebhooksOffice(client, table, clock),
+    webhooks: new WebhooksOffice(client, table, clock, domainTable),
     ...(domainTable ? {
           records: new RecordsOffice(client, domainTable, clock, organizationIsActive),
           entitlements: new EntitlementsOffice(client, domainTable, clock),

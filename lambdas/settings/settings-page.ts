@@ -150,6 +150,8 @@ const SCRIPT = `
     'webhook.created': 'Webhook callback added',
     'webhook.verified': 'Webhook callback verified',
     'webhook.deactivated': 'Webhook callback deactivated',
+    'webhook.delivery_requeued': 'Webhook delivery requeued by an operator',
+    'webhook.event_redelivered': 'Event delivered again by an operator',
   };
   let account = null;
   let codeStep = false;

@@ -34,6 +34,7 @@ import {
   deliveriesPartition,
   deliveryIdOf,
   deliveryKey,
+  DUE_AT_ONCE,
   dueShardOf,
   ttlAfter,
   type DeliveryItem,
@@ -97,7 +98,7 @@ export class Deliveries {
    * one. Returns the record and whether its first attempt still has to be queued (new, or created by
    * a run that stopped before queuing it).
    */
-  async createForEvent(webhookId: string, event: EventEnvelope): Promise<{ item: DeliveryItem; queueFirst: boolean }> {
+  async createForEvent(webhookId: string, event: EventEnvelope, options: { readonly dueAt?: number } = {}): Promise<{ item: DeliveryItem; queueFirst: boolean }> {
     const now = this.clock();
     const expiresAt = now.getTime() + DELIVERY_RETENTION_DAYS * DAY_MS;
     const item: DeliveryItem = {
@@ -119,7 +120,14 @@ export class Deliveries {
       await this.client.send(
         new PutCommand({
           TableName: this.table,
-          Item: { ...deliveryKey(webhookId, item.delivery_id), type: 'delivery', ...item, due_shard: dueShardOf(item.delivery_id), due_at: now.getTime(), ttl: ttlAfter(expiresAt) },
+          Item: {
+            ...deliveryKey(webhookId, item.delivery_id),
+            type: 'delivery',
+            ...item,
+            due_shard: dueShardOf(item.delivery_id),
+            due_at: options.dueAt ?? now.getTime(),
+            ttl: ttlAfter(expiresAt),
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
@@ -237,6 +245,29 @@ export class Deliveries {
       if (isConditionFailure(error)) return undefined;
       throw error;
     }
+  }
+
+  /**
+   * An open delivery back into its schedule (the operator's requeue): due at once for the sweeper,
+   * which queues its next attempt (or the same one, past a dead worker's lease) on its next run. A
+   * condition on what was read: false when the delivery moved on meanwhile.
+   */
+  dueNowUpdate(item: DeliveryItem) {
+    return {
+      TableName: this.table,
+      Key: deliveryKey(item.webhook_id, item.delivery_id),
+      UpdateExpression: 'SET due_shard = :shard, due_at = :due, updated_at = :at',
+      ConditionExpression: '#status = :status AND attempts = :attempts AND generation = :generation',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':shard': dueShardOf(item.delivery_id),
+        ':due': DUE_AT_ONCE,
+        ':at': this.clock().toISOString(),
+        ':status': item.status,
+        ':attempts': item.attempts,
+        ':generation': item.generation,
+      },
+    };
   }
 
   /** Cancel one open delivery (its callback is gone or lost its authority). */

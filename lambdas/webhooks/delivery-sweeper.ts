@@ -27,7 +27,7 @@ import { isConditionFailure } from '../shared/storage/conditions';
 import { DUE_DELIVERIES_INDEX } from '../shared/storage/table-definitions';
 import type { Deliveries } from './deliveries';
 import type { DeliveryMessage } from './delivery-schedule';
-import { DUE_SHARDS, deliveryKey, type DeliveryItem } from './webhook-items';
+import { DUE_AT_ONCE, DUE_SHARDS, deliveryKey, type DeliveryItem } from './webhook-items';
 import { WEBHOOK_PIPELINE } from './pipeline-settings';
 import type { DeliveryQueue } from './webhook-runtime';
 
@@ -100,8 +100,10 @@ async function requeueIfStuck(webhookId: string, deliveryId: string, now: number
   if (!(await postpone(item, now, deps))) return undefined;
   const message: DeliveryMessage = { v: 1, partner_id: item.partner_id, webhook_id: item.webhook_id, delivery_id: item.delivery_id, attempt, generation: item.generation };
   await deps.queue.send(message, 0);
-  logger.warn('webhook delivery requeued by the sweeper', { delivery: item.delivery_id, webhook: item.webhook_id, status: item.status, attempt, overdue_ms: now - item.due_at });
-  return now - item.due_at;
+  // An operator's repair is not lateness: it would read as decades overdue.
+  const overdue = item.due_at === DUE_AT_ONCE ? 0 : now - item.due_at;
+  logger.warn('webhook delivery requeued by the sweeper', { delivery: item.delivery_id, webhook: item.webhook_id, status: item.status, attempt, overdue_ms: overdue, operator: item.due_at === DUE_AT_ONCE });
+  return overdue;
 }
 
 /** The attempt a stuck delivery needs: the next one, or the same one when its worker's lease ran out; none while a lease holds or once ended. */

@@ -131,6 +131,12 @@ export const deliveryLimitsKey = (webhookId: string, deliveryId: string): ItemKe
 /** Shards of the due-deliveries index (table-definitions.ts DUE_DELIVERIES_INDEX): its writes spread over this many partitions. */
 export const DUE_SHARDS = 4;
 
+/**
+ * The `due_at` an operator's repair gives a delivery (admin CLI `delivery requeue`, `event fan-out`):
+ * overdue at once for the sweeper, however long its grace, and not counted as lateness.
+ */
+export const DUE_AT_ONCE = 0;
+
 /** The due-index shard of a delivery: stable for its id, so every write of one delivery lands on one shard. */
 export function dueShardOf(deliveryId: string): string {
   let hash = 0;

@@ -7,12 +7,17 @@
  * 8-attempt schedule in about 9 seconds), on a platform whose quotas are raised out of reach.
  */
 import { createHmac } from 'node:crypto';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations as settingsOperations } from '../../lambdas/settings/handler';
 import { lookupSession } from '../../lambdas/settings/settings-operations';
 import { createApiHandler } from '../../lambdas/shared/http/pipeline';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, sharedPlatform, type Platform } from '../../lambdas/shared/platform';
+import { newEventId, type EventEnvelope } from '../../lambdas/outbox/outbox';
+import { Deliveries } from '../../lambdas/webhooks/deliveries';
+import { deliveryKey } from '../../lambdas/webhooks/webhook-items';
+import { runAdminCommand } from '../../scripts/admin-cli';
 import { RETRY_WAITS_SECONDS } from '../../lambdas/webhooks/delivery-schedule';
 import { webhookAdmissionHolders, webhookOperations } from '../../lambdas/webhooks/webhook-operations';
 import { HANDLERS } from '../../local/handlers';
@@ -428,3 +433,61 @@ describe('the retry schedule', () => {
     if (busy.status !== 200) expect((await busy.json()).code).toBe('DELIVERY_IN_PROGRESS');
   }, 90_000);
 });
+
+describe('operator repairs (admin CLI)', () => {
+  it('delivery requeue: a delivery whose next attempt never comes is delivered by the sweeper’s next run, audited; an ended one is refused', async () => {
+    const m = await manager();
+    const r = await receiver();
+    const { id } = await activeCallback(m, r);
+    // Stranded: its record made, its first message lost, due in a day (the sweeper alone would wait for that).
+    const event = { ...(await storedEventOf(m.partner_id, await businessEvent(m.partner_id))) };
+    await deliveryOf(m, id, event.id, (d) => d.status === 'delivered');
+    const stranded = { ...event, id: newEventId(new Date()) };
+    const { item } = await new Deliveries(stack.client, stack.tables.access).createForEvent(id, stranded, { dueAt: Date.now() + 86_400_000 });
+
+    const requeued = await runAdminCommand(['delivery', 'requeue', '--delivery', item.delivery_id], stack.office);
+
+    expect(requeued).toMatchObject({ requeued: true, delivery: { delivery_id: item.delivery_id, webhook_id: id, status: 'pending', due_at: 0 } });
+    const delivered = await deliveryOf(m, id, stranded.id, (d) => d.status === 'delivered');
+    expect(delivered).toMatchObject({ attempts: 1, last_http_status: 200 });
+    const received = businessRequests(r).filter((q) => q.headers['x-service-event-id'] === stranded.id);
+    expect(received.map((q) => JSON.parse(q.rawBody.toString('utf8')))).toEqual([stranded]);
+    const audit = await (await m.browser.get('/settings/api/audit')).json();
+    expect(audit.entries[0]).toMatchObject({ action: 'webhook.delivery_requeued', via: 'operator', webhook_id: id, delivery_id: item.delivery_id, source_ip: null });
+    const refused = await runAdminCommand(['delivery', 'requeue', '--delivery', item.delivery_id], stack.office).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'DELIVERY_NOT_OPEN' });
+    expect(await runAdminCommand(['delivery', 'show', '--delivery', item.delivery_id], stack.office)).toMatchObject({ status: 'delivered', due_at: null });
+  });
+
+  it('event fan-out: a callback that lost its delivery of an event gets it again (same event id and body); one that has it is listed, one activated later is left out', async () => {
+    const m = await manager();
+    const [kept, lost, later] = [await receiver(), await receiver(), await receiver()];
+    const keptHook = await activeCallback(m, kept);
+    const lostHook = await activeCallback(m, lost);
+    const eventId = await businessEvent(m.partner_id);
+    const keptDelivery = await deliveryOf(m, keptHook.id, eventId, (d) => d.status === 'delivered');
+    const lostDelivery = await deliveryOf(m, lostHook.id, eventId, (d) => d.status === 'delivered');
+    await stack.client.send(new DeleteCommand({ TableName: stack.tables.access, Key: deliveryKey(lostHook.id, lostDelivery.delivery_id) }));
+    const laterHook = await activeCallback(m, later);
+    const firstBody = businessRequests(lost).find((q) => q.headers['x-service-event-id'] === eventId)!.rawBody.toString('utf8');
+
+    const result = await runAdminCommand(['event', 'fan-out', '--org', m.partner_id, '--event', eventId], stack.office);
+
+    expect(result).toEqual({ event_id: eventId, created: [lostDelivery.delivery_id], existing: [{ webhook_id: keptHook.id, delivery_id: keptDelivery.delivery_id, status: 'delivered' }] });
+    await deliveryOf(m, lostHook.id, eventId, (d) => d.status === 'delivered');
+    const again = businessRequests(lost).filter((q) => q.headers['x-service-event-id'] === eventId);
+    expect(again).toHaveLength(2);
+    expect(again[1].rawBody.toString('utf8')).toBe(firstBody);
+    expect(businessRequests(kept)).toHaveLength(1);
+    expect(businessRequests(later)).toHaveLength(0);
+    expect((await watched(laterHook.id)).map((d) => d.event_id)).not.toContain(eventId);
+    const unknown = await runAdminCommand(['event', 'fan-out', '--org', m.partner_id, '--event', newEventId(new Date())], stack.office).catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ code: 'EVENT_NOT_FOUND' });
+  });
+});
+
+/** An event as the outbox stores it (what every delivery of it sends). */
+async function storedEventOf(partnerId: string, eventId: string): Promise<EventEnvelope> {
+  const { events } = await stack.office.records!.events(partnerId);
+  return (events as EventEnvelope[]).find((e) => e.id === eventId)!;
+}

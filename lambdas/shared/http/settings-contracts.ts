@@ -50,12 +50,15 @@ export const AuditEntrySchema = z.strictObject({
     'webhook.created',
     'webhook.verified',
     'webhook.deactivated',
+    'webhook.delivery_requeued',
+    'webhook.event_redelivered',
   ]),
   /** `settings`: the account in web settings; `operator`: the admin CLI. */
   via: z.enum(['settings', 'operator']),
   source_ip: z.nullable(z.string()),
   key_id: z.optional(z.string()),
   webhook_id: z.optional(z.string()),
+  delivery_id: z.optional(z.string()),
 });
 
 const password = withErrorCode(text(1024), 'INVALID_FIELD');

@@ -31,6 +31,9 @@ const OFFICE_METHODS = [
   'webhooks.list',
   'webhooks.deactivate',
   'webhooks.deliveriesOf',
+  'webhooks.delivery',
+  'webhooks.requeue',
+  'webhooks.fanOutEvent',
 ] as const;
 
 type OfficeMethod = (typeof OFFICE_METHODS)[number];
@@ -95,7 +98,12 @@ describe('runAdminCommand: commands and flags', () => {
     { argv: ['entitlement', 'refund', '--use', 'use_1'], method: 'entitlements.refund', args: ['use_1'] },
     { argv: ['webhook', 'list', '--org', 'org_1'], method: 'webhooks.list', args: ['org_1'] },
     { argv: ['webhook', 'deactivate', '--webhook', 'wh_1'], method: 'webhooks.deactivate', args: ['wh_1'] },
-    { argv: ['delivery', 'list', '--webhook', 'wh_1'], method: 'webhooks.deliveriesOf', args: ['wh_1'] },
+    { argv: ['delivery', 'list', '--webhook', 'wh_1'], method: 'webhooks.deliveriesOf', args: ['wh_1', undefined] },
+    { argv: ['delivery', 'list', '--webhook', 'wh_1', '--status', 'retrying'], method: 'webhooks.deliveriesOf', args: ['wh_1', 'retrying'] },
+    { argv: ['delivery', 'show', '--delivery', 'dlv_1'], method: 'webhooks.delivery', args: ['dlv_1', undefined] },
+    { argv: ['delivery', 'show', '--delivery', 'dlv_1', '--webhook', 'wh_1'], method: 'webhooks.delivery', args: ['dlv_1', 'wh_1'] },
+    { argv: ['delivery', 'requeue', '--delivery', 'dlv_1'], method: 'webhooks.requeue', args: ['dlv_1', undefined] },
+    { argv: ['event', 'fan-out', '--org', 'org_1', '--event', 'evt_1'], method: 'webhooks.fanOutEvent', args: ['org_1', 'evt_1'] },
     { argv: ['account', 'create', '--stage', 'dev'], method: 'accounts.create', args: [undefined, { email: undefined, password: undefined }] },
   ])('maps `$argv` to $method', async ({ argv, method, args }) => {
     // Prepare
@@ -173,6 +181,8 @@ describe('runAdminCommand: usage errors', () => {
     { name: 'a missing --org', argv: ['org', 'archive'], message: /--org is required/ },
     { name: 'a missing --key-id', argv: ['key', 'revoke'], message: /--key-id is required/ },
     { name: 'a missing --webhook', argv: ['webhook', 'deactivate'], message: /--webhook is required/ },
+    { name: 'a missing --delivery', argv: ['delivery', 'requeue', '--webhook', 'wh_1'], message: /--delivery is required/ },
+    { name: 'a missing --event', argv: ['event', 'fan-out', '--org', 'org_1'], message: /--event is required/ },
     { name: 'a missing --role', argv: ['member', 'set', '--org', 'org_1', '--account', 'acc_1'], message: /--role is required/ },
     { name: 'an unknown role', argv: ['member', 'set', '--org', 'org_1', '--account', 'acc_1', '--role', 'owner'], message: /--role must be manager or member/ },
     { name: 'missing --scopes', argv: ['key', 'create', '--account', 'acc_1'], message: /--scopes is required/ },
