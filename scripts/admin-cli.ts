@@ -50,11 +50,12 @@ export const USAGE = `Usage: npm run -s admin -- <group> <verb> [--flags] [--sta
   webhook list --org O                         the organization's webhook callbacks (never a secret)
   webhook deactivate --webhook W               for good; its undelivered deliveries are cancelled
   delivery list --webhook W [--status S]       the callback's latest 50 deliveries (S: pending, retrying, delivered, failed, cancelled)
-  delivery show --delivery D [--webhook W]     one delivery: status, attempts, due time (W only for first-release ids)
-  delivery requeue --delivery D [--webhook W]  an open (stuck or lost) delivery back into its schedule: the sweeper queues
+  delivery show D [--webhook W]                one delivery: status, attempts, due time (W only for first-release ids)
+  delivery requeue D [--webhook W]             an open (stuck or lost) delivery back into its schedule: the sweeper queues
                                                its next attempt within a minute (audited; an ended one: resend it)
-  event fan-out --org O --event E              deliver an event again to each callback active when it happened that has
+  event fan-out E --org O                      deliver an event again to each callback active when it happened that has
                                                no delivery of it (audited); lists the ones that have one
+                                               (D and E may also be given as --delivery D, --event E)
   ticket bridge --fail on|off                  local stack only: make the ticket bridge unavailable (503,
                                                claims stay claiming until it is back), or available again`;
 
@@ -158,9 +159,22 @@ export function runLocalCommand(argv: readonly string[], switchFile?: string): u
   return setTicketBridgeFailing(values.fail === 'on', switchFile);
 }
 
+/** Commands whose subject may be given as a positional argument instead of its flag (`delivery show D` = `delivery show --delivery D`). */
+const POSITIONAL_SUBJECT: Readonly<Record<string, 'delivery' | 'event'>> = {
+  'delivery show': 'delivery',
+  'delivery requeue': 'delivery',
+  'event fan-out': 'event',
+};
+
 export async function runAdminCommand(argv: readonly string[], office: BackOffice): Promise<unknown> {
-  const { values, positionals } = parseAdminArgs(argv);
-  const [group, verb, ...rest] = positionals;
+  const parsed = parseAdminArgs(argv);
+  const [group, verb, ...rest] = parsed.positionals;
+  const subject = POSITIONAL_SUBJECT[`${group} ${verb}`];
+  let values: Values = parsed.values;
+  if (subject && rest.length === 1) {
+    if (values[subject] !== undefined && values[subject] !== rest[0]) throw new UsageError(`Two different values of --${subject}: ${rest[0]} and --${subject} ${values[subject]}`);
+    values = { ...values, [subject]: rest.shift() };
+  }
   if (rest.length > 0) throw new UsageError(`Unexpected arguments: ${rest.join(' ')}`);
   switch (`${group} ${verb}`) {
     case 'account create':

@@ -445,7 +445,7 @@ describe('operator repairs (admin CLI)', () => {
     const stranded = { ...event, id: newEventId(new Date()) };
     const { item } = await new Deliveries(stack.client, stack.tables.access).createForEvent(id, stranded, { dueAt: Date.now() + 86_400_000 });
 
-    const requeued = await runAdminCommand(['delivery', 'requeue', '--delivery', item.delivery_id], stack.office);
+    const requeued = await runAdminCommand(['delivery', 'requeue', item.delivery_id], stack.office);
 
     expect(requeued).toMatchObject({ requeued: true, delivery: { delivery_id: item.delivery_id, webhook_id: id, status: 'pending', due_at: 0 } });
     const delivered = await deliveryOf(m, id, stranded.id, (d) => d.status === 'delivered');
@@ -454,7 +454,7 @@ describe('operator repairs (admin CLI)', () => {
     expect(received.map((q) => JSON.parse(q.rawBody.toString('utf8')))).toEqual([stranded]);
     const audit = await (await m.browser.get('/settings/api/audit')).json();
     expect(audit.entries[0]).toMatchObject({ action: 'webhook.delivery_requeued', via: 'operator', webhook_id: id, delivery_id: item.delivery_id, source_ip: null });
-    const refused = await runAdminCommand(['delivery', 'requeue', '--delivery', item.delivery_id], stack.office).catch((e: unknown) => e);
+    const refused = await runAdminCommand(['delivery', 'requeue', item.delivery_id], stack.office).catch((e: unknown) => e);
     expect(refused).toMatchObject({ code: 'DELIVERY_NOT_OPEN' });
     expect(await runAdminCommand(['delivery', 'show', '--delivery', item.delivery_id], stack.office)).toMatchObject({ status: 'delivered', due_at: null });
   });
@@ -471,7 +471,7 @@ describe('operator repairs (admin CLI)', () => {
     const laterHook = await activeCallback(m, later);
     const firstBody = businessRequests(lost).find((q) => q.headers['x-service-event-id'] === eventId)!.rawBody.toString('utf8');
 
-    const result = await runAdminCommand(['event', 'fan-out', '--org', m.partner_id, '--event', eventId], stack.office);
+    const result = await runAdminCommand(['event', 'fan-out', eventId, '--org', m.partner_id], stack.office);
 
     expect(result).toEqual({ event_id: eventId, created: [lostDelivery.delivery_id], existing: [{ webhook_id: keptHook.id, delivery_id: keptDelivery.delivery_id, status: 'delivered' }] });
     await deliveryOf(m, lostHook.id, eventId, (d) => d.status === 'delivered');
