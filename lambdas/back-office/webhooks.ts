@@ -140,17 +140,24 @@ export class WebhooksOffice {
     const existing: { webhook_id: string; delivery_id: string; status: string }[] = [];
     for (const callback of await this.callbacks.ofOrganization(partnerId, true)) {
       if (!callback.activated_at || callback.activated_at > event.created_at) continue;
-      const { item, queueFirst } = await this.deliveries.createForEvent(callback.webhook_id, event, { dueAt: DUE_AT_ONCE });
-      if (!queueFirst || item.attempts > 0 || item.generation > 0 || item.created_at !== item.updated_at) {
-        existing.push({ webhook_id: callback.webhook_id, delivery_id: item.delivery_id, status: deliveryView(item).status });
-        continue;
+      // The delivery and its audit entry in one transaction: made with its trail, or not at all.
+      const { item, put } = this.deliveries.newDelivery(callback.webhook_id, event, { dueAt: DUE_AT_ONCE });
+      try {
+        await this.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Put: put },
+              auditPut(this.identity, callback.account_id, 'webhook.event_redelivered', OPERATOR, { webhook_id: callback.webhook_id, delivery_id: item.delivery_id }),
+            ],
+          }),
+        );
+        created.push(item.delivery_id);
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+        const old = await this.deliveries.get(callback.webhook_id, item.delivery_id);
+        if (!old) throw error;
+        existing.push({ webhook_id: callback.webhook_id, delivery_id: old.delivery_id, status: deliveryView(old).status });
       }
-      await this.client.send(
-        new TransactWriteCommand({
-          TransactItems: [auditPut(this.identity, callback.account_id, 'webhook.event_redelivered', OPERATOR, { webhook_id: callback.webhook_id, delivery_id: item.delivery_id })],
-        }),
-      );
-      created.push(item.delivery_id);
     }
     return { event_id: eventId, created, existing };
   }

@@ -117,9 +117,10 @@ export function sharedPlatform(): Platform {
 
 /**
  * What the local stack gives the shared platform before the first request (its switches, and no edge guard: its
- * front applies the edge rules, or none with `npm start -- --no-edge`); never called in a deployed function.
+ * front applies the edge rules, or none with `npm start -- --no-edge`; in fault-injection tests, a document client
+ * whose calls can be made to fail: local/fault-injection.ts); never called in a deployed function.
  */
-export function configureSharedPlatform(overrides: Pick<Partial<Platform>, 'localSwitches' | 'clock' | 'edgeGuard'>): void {
+export function configureSharedPlatform(overrides: Pick<Partial<Platform>, 'localSwitches' | 'clock' | 'edgeGuard' | 'documentClient'>): void {
   sharedOverrides = overrides;
   shared = undefined;
 }

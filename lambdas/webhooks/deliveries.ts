@@ -91,14 +91,39 @@ export class Deliveries {
     private readonly client: DynamoDBDocumentClient,
     private readonly table: string,
     private readonly clock: Clock = () => new Date(),
+    /** How long a claimed attempt is the claimer's (ATTEMPT_LEASE_MS; the local stack's tests shorten it). */
+    private readonly leaseMs: number = ATTEMPT_LEASE_MS,
   ) {}
 
   /**
    * The delivery of `event` to a callback, created once: a stream record seen twice finds the first
-   * one. Returns the record and whether its first attempt still has to be queued (new, or created by
-   * a run that stopped before queuing it).
+   * one. Returns the record, whether this call made it, and whether its first attempt still has to be
+   * queued (new, or created by a run that stopped before queuing it).
    */
-  async createForEvent(webhookId: string, event: EventEnvelope, options: { readonly dueAt?: number } = {}): Promise<{ item: DeliveryItem; queueFirst: boolean }> {
+  async createForEvent(
+    webhookId: string,
+    event: EventEnvelope,
+    options: { readonly dueAt?: number } = {},
+  ): Promise<{ item: DeliveryItem; created: boolean; queueFirst: boolean }> {
+    const { item, put } = this.newDelivery(webhookId, event, options);
+    try {
+      await this.client.send(new PutCommand({ ...put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
+      return { item, created: true, queueFirst: true };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      const raw = (error as { Item?: Parameters<typeof unmarshall>[0] }).Item;
+      const old = (raw ? unmarshall(raw) : await this.get(webhookId, item.delivery_id)) as DeliveryItem | undefined;
+      if (!old) throw error;
+      // Queued twice at worst: the worker's claim takes each attempt once.
+      return { item: old, created: false, queueFirst: old.status === 'pending' && old.attempts === 0 && old.generation === 0 };
+    }
+  }
+
+  /**
+   * A new delivery of `event` to a callback, and the conditional Put that creates it (only if it does
+   * not exist yet), for createForEvent or a caller's transaction (the operator's `event fan-out`).
+   */
+  newDelivery(webhookId: string, event: EventEnvelope, options: { readonly dueAt?: number } = {}) {
     const now = this.clock();
     const expiresAt = now.getTime() + DELIVERY_RETENTION_DAYS * DAY_MS;
     const item: DeliveryItem = {
@@ -116,31 +141,19 @@ export class Deliveries {
       updated_at: now.toISOString(),
       expires_at: expiresAt,
     };
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: {
-            ...deliveryKey(webhookId, item.delivery_id),
-            type: 'delivery',
-            ...item,
-            due_shard: dueShardOf(item.delivery_id),
-            due_at: options.dueAt ?? now.getTime(),
-            ttl: ttlAfter(expiresAt),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return { item, queueFirst: true };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const raw = (error as { Item?: Parameters<typeof unmarshall>[0] }).Item;
-      const old = (raw ? unmarshall(raw) : await this.get(webhookId, item.delivery_id)) as DeliveryItem | undefined;
-      if (!old) throw error;
-      // Queued twice at worst: the worker's claim takes each attempt once.
-      return { item: old, queueFirst: old.status === 'pending' && old.attempts === 0 && old.generation === 0 };
-    }
+    const put = {
+      TableName: this.table,
+      Item: {
+        ...deliveryKey(webhookId, item.delivery_id),
+        type: 'delivery',
+        ...item,
+        due_shard: dueShardOf(item.delivery_id),
+        due_at: options.dueAt ?? now.getTime(),
+        ttl: ttlAfter(expiresAt),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    };
+    return { item, put };
   }
 
   /** One delivery, read consistently; undefined when missing or past its 30 days. */
@@ -190,7 +203,7 @@ export class Deliveries {
             ':attempt': attempt,
             ':previous': attempt - 1,
             ':generation': generation,
-            ':deadline': now.getTime() + ATTEMPT_LEASE_MS,
+            ':deadline': now.getTime() + this.leaseMs,
             ':nowMs': now.getTime(),
             ':at': now.toISOString(),
           },

@@ -30,7 +30,7 @@ export const webhookServicesOf = perPlatform((platform: Platform): WebhookServic
   const opened = new Map<string, { secret: string; until: number }>();
   return {
     callbacks: new Callbacks(platform.documentClient, table, platform.clock),
-    deliveries: new Deliveries(platform.documentClient, table, platform.clock),
+    deliveries: new Deliveries(platform.documentClient, table, platform.clock, runtime.attemptLeaseMs),
     runtime,
     async secretOf(item) {
       const now = Date.now();

@@ -18,6 +18,7 @@ import type { DeliveryMessage, RetryExecutionInput } from './delivery-schedule';
 import { createWebhookSender, type SendOutcome, type WebhookRequest } from './destination/safe-sender';
 import type { UrlPolicy } from './destination/url-rules';
 import { WEBHOOK_ENV, WEBHOOK_SECRET_PURPOSE } from './webhook-env';
+import { ATTEMPT_LEASE_MS } from './deliveries';
 
 /** The delivery queue: one message per attempt, delayed up to SQS's 15 minutes. */
 export interface DeliveryQueue {
@@ -56,6 +57,10 @@ export interface WebhookLocalSwitches {
   readonly resolve?: (host: string) => Promise<readonly string[]>;
   /** Tests only: the attempt timeout (default 8 s). */
   readonly timeoutMs?: number;
+  /** Tests only: how long a claimed attempt is its worker's (default ATTEMPT_LEASE_MS, 45 s): a dead worker's attempt is taken over sooner. */
+  readonly attemptLeaseMs?: number;
+  /** Tests only: wraps the HTTPS sender (fault injection: local/fault-injection.ts). */
+  readonly wrapSend?: (send: WebhookRuntime['send']) => WebhookRuntime['send'];
 }
 
 export interface WebhookRuntime {
@@ -64,6 +69,8 @@ export interface WebhookRuntime {
   readonly sealer: SecretSealer;
   readonly policy: UrlPolicy;
   readonly waitScale: number;
+  /** How long a claimed attempt is its worker's before another may take it over. */
+  readonly attemptLeaseMs: number;
   send(request: WebhookRequest): Promise<SendOutcome>;
 }
 
@@ -167,7 +174,15 @@ export function buildRuntime(platform: Pick<Platform, 'localSwitches'>, env: Nod
       },
     };
     const send = createWebhookSender({ policy, timeoutMs: local.timeoutMs ?? ATTEMPT_TIMEOUT_MS, ...(local.resolve ? { resolve: local.resolve } : {}) });
-    return { queue: local.queue, scheduler: local.scheduler, sealer: local.sealer, policy, waitScale: local.waitScale, send };
+    return {
+      queue: local.queue,
+      scheduler: local.scheduler,
+      sealer: local.sealer,
+      policy,
+      waitScale: local.waitScale,
+      attemptLeaseMs: local.attemptLeaseMs ?? ATTEMPT_LEASE_MS,
+      send: local.wrapSend ? local.wrapSend(send) : send,
+    };
   }
   // A deployed function: never loopback, never scaled. Its AWS clients are traced (built inside an invocation: tracer.ts).
   const policy: UrlPolicy = { forbiddenHosts, allowLocal: false };
@@ -180,6 +195,7 @@ export function buildRuntime(platform: Pick<Platform, 'localSwitches'>, env: Nod
     sealer: keyArn ? new KmsSealer(traceAwsClient(new KMSClient({})), keyArn) : new MissingConfiguration(WEBHOOK_ENV.secretKeyArn),
     policy,
     waitScale: 1,
+    attemptLeaseMs: ATTEMPT_LEASE_MS,
     send: createWebhookSender({ policy, timeoutMs: ATTEMPT_TIMEOUT_MS }),
   };
 }

@@ -478,6 +478,10 @@ describe('operator repairs (admin CLI)', () => {
     const again = businessRequests(lost).filter((q) => q.headers['x-service-event-id'] === eventId);
     expect(again).toHaveLength(2);
     expect(again[1].rawBody.toString('utf8')).toBe(firstBody);
+    const audit = await (await m.browser.get('/settings/api/audit')).json();
+    expect(audit.entries.filter((e: { action: string }) => e.action === 'webhook.event_redelivered')).toEqual([
+      expect.objectContaining({ via: 'operator', webhook_id: lostHook.id, delivery_id: lostDelivery.delivery_id }),
+    ]);
     expect(businessRequests(kept)).toHaveLength(1);
     expect(businessRequests(later)).toHaveLength(0);
     expect((await watched(laterHook.id)).map((d) => d.event_id)).not.toContain(eventId);

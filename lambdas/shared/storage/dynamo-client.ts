@@ -35,6 +35,12 @@ const DOCUMENT_OPERATIONS: Record<string, string> = {
   TransactWrite: 'TransactWriteItems',
 };
 
+/** The DynamoDB API operation a client command calls (`UpdateCommand` and `UpdateItemCommand`: `UpdateItem`). */
+export function dynamoOperationOf(commandName: unknown): string {
+  const name = String(commandName ?? 'unknown').replace(/Command$/, '');
+  return DOCUMENT_OPERATIONS[name] ?? name;
+}
+
 const READ_OPERATIONS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
 
 /** With `TOTAL`, DynamoDB reports only the aggregate `CapacityUnits`: attribute it by the operation's kind. */
@@ -59,8 +65,7 @@ export function instrumentDynamoClient(client: DynamoDBClient): DynamoDBClient {
       input.ReturnConsumedCapacity ??= 'TOTAL';
       const scope = currentRequestScope();
       const accounting = scope?.dynamo;
-      const name = String(context.commandName ?? 'unknown').replace(/Command$/, '');
-      const operation = DOCUMENT_OPERATIONS[name] ?? name;
+      const operation = dynamoOperationOf(context.commandName);
       // This call starts one step after the deepest call that has already answered.
       const depth = (accounting?.answeredDepth ?? 0) + 1;
       if (accounting) {
