@@ -56,7 +56,9 @@ export interface LocalStackOptions {
 }
 
 /** What a local stack may change in its webhook pipeline (the rest comes from the stack). */
-export type LocalWebhookOptions = Partial<Pick<LocalWebhookPipelineOptions, 'allowLocalWebhooks' | 'waitScale' | 'resolve' | 'timeoutMs' | 'visibilityTimeoutSeconds'>>;
+export type LocalWebhookOptions = Partial<
+  Pick<LocalWebhookPipelineOptions, 'allowLocalWebhooks' | 'waitScale' | 'resolve' | 'timeoutMs' | 'visibilityTimeoutSeconds' | 'attemptLeaseMs' | 'faults'>
+>;
 
 export interface LocalStack {
   readonly baseUrl: string;
@@ -106,6 +108,8 @@ async function startParts(options: LocalStackOptions, parts: StopSequence): Prom
       resolve: options.webhooks?.resolve,
       timeoutMs: options.webhooks?.timeoutMs,
       visibilityTimeoutSeconds: options.webhooks?.visibilityTimeoutSeconds,
+      attemptLeaseMs: options.webhooks?.attemptLeaseMs,
+      faults: options.webhooks?.faults,
       dataPath: options.dataPath,
     });
     parts.add('the webhook pipeline', webhooks.stop);
@@ -114,7 +118,13 @@ async function startParts(options: LocalStackOptions, parts: StopSequence): Prom
   // the front applies every edge rule once per request (or none, `edgeProtection: false`). It travels here, in
   // process, never through the environment a deployed function reads.
   const switches: LocalSwitches = { ticketBridgeDown: options.switches?.ticketBridgeDown ?? (() => false), ...(webhooks ? { webhooks: webhooks.switches } : {}) };
-  configureSharedPlatform({ localSwitches: switches, edgeGuard: undefined });
+  const faults = options.webhooks ? options.webhooks.faults : undefined;
+  configureSharedPlatform({
+    localSwitches: switches,
+    edgeGuard: undefined,
+    // Fault-injection tests: the pipeline's DynamoDB calls go through the plan (calls outside its invocations never do).
+    ...(faults ? { documentClient: faults.instrument(createDocumentClient()) } : {}),
+  });
 
   const front = await startLocalFront({
     handlers: options.handlers ?? HANDLERS,
@@ -129,7 +139,11 @@ async function startParts(options: LocalStackOptions, parts: StopSequence): Prom
   if (webhooks) {
     // The webhook sweeper's job, on the shared platform the handlers use (its queue is the local pipeline's), every
     // minute scaled with the retry waits (at least every second).
-    const sweeper = startWebhookSweeper(Math.max(1000, SWEEP_INTERVAL_MS * (options.webhooks ? (options.webhooks.waitScale ?? 1) : 1)));
+    const run = () => runWebhookSweeper(sharedPlatform(), 'when-changed');
+    const sweeper = startWebhookSweeper(
+      Math.max(1000, SWEEP_INTERVAL_MS * (options.webhooks ? (options.webhooks.waitScale ?? 1) : 1)),
+      faults ? () => faults.invocation('sweeper', run) : run,
+    );
     parts.add('the webhook sweeper', sweeper.stop);
   }
   if (options.scheduledJobs !== false) {
@@ -172,10 +186,10 @@ function startScheduledJobs(endpoint: string, domainTable: string, intervalMs: n
 }
 
 /** The local counterpart of the `webhook-sweeper` schedule: the job's own code on an interval, one run at a time, logged when it requeued something. */
-function startWebhookSweeper(intervalMs: number) {
+function startWebhookSweeper(intervalMs: number, run: () => Promise<unknown>) {
   let running: Promise<unknown> | undefined;
   const tick = () => {
-    running ??= runWebhookSweeper(sharedPlatform(), 'when-changed')
+    running ??= run()
       .catch(() => undefined) // Logged by the run; the next tick tries again.
       .finally(() => (running = undefined));
   };

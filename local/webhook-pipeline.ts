@@ -13,7 +13,9 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { sealContextOf, type SealContext, type SecretSealer, type WebhookLocalSwitches } from '../lambdas/webhooks/webhook-runtime';
+import { DELIVERY_QUEUE_VISIBILITY_SECONDS } from '../lambdas/webhooks/pipeline-settings';
+import { sealContextOf, type SealContext, type SecretSealer, type WebhookLocalSwitches, type WebhookRuntime } from '../lambdas/webhooks/webhook-runtime';
+import type { FaultPlan } from './fault-injection';
 import { logger } from '../lambdas/shared/observability/logger';
 import type { TableId } from '../lambdas/shared/storage/table-definitions';
 import { LocalDeliveryQueue, type QueueConsumer } from './webhook-queue';
@@ -39,6 +41,13 @@ export interface LocalWebhookPipelineOptions {
   readonly dataPath?: string;
   /** Tests only: stand-ins for the fan-out and delivery worker entries (default: the deployed entries). */
   readonly consumers?: { readonly fanOut?: StreamConsumer; readonly deliver?: QueueConsumer };
+  /**
+   * Tests only: how long a claimed attempt is its worker's (default 45 s, as deployed). Shorter than the visibility
+   * timeout, as deployed: a message whose worker failed comes back to an attempt it can take over.
+   */
+  readonly attemptLeaseMs?: number;
+  /** Tests only: fault injection (local/fault-injection.ts) on every call the pipeline makes. */
+  readonly faults?: FaultPlan;
 }
 
 export interface LocalWebhookPipelineStats {
@@ -69,27 +78,37 @@ export interface LocalWebhookPipeline {
 
 export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOptions): Promise<LocalWebhookPipeline> {
   if (!(options.waitScale > 0 && options.waitScale <= 1)) throw new RangeError(`waitScale must be a number in (0, 1], got ${options.waitScale}`);
+  const visibilitySeconds = options.visibilityTimeoutSeconds ?? DELIVERY_QUEUE_VISIBILITY_SECONDS;
+  if (options.attemptLeaseMs !== undefined && !(options.attemptLeaseMs > 0 && options.attemptLeaseMs < visibilitySeconds * 1000)) {
+    throw new RangeError(`attemptLeaseMs must be positive and shorter than the visibility timeout (${visibilitySeconds} s), got ${options.attemptLeaseMs}`);
+  }
+  const faults = options.faults;
+  const deliver = options.consumers?.deliver ?? deployedEntry(() => import('../lambdas/jobs/webhook-delivery/handler'));
   const queue = new LocalDeliveryQueue({
-    consume: options.consumers?.deliver ?? deployedEntry(() => import('../lambdas/jobs/webhook-delivery/handler')),
-    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds,
+    consume: faults ? faults.consumer('worker', deliver) : deliver,
+    visibilityTimeoutSeconds: visibilitySeconds,
+    ...(faults ? { interceptDelete: (remove: () => Promise<void>) => faults.around('DeleteMessage', remove, 'worker') } : {}),
   });
-  const scheduler = new LocalRetryScheduler(queue);
+  const scheduler = new LocalRetryScheduler(faults ? faults.queue(queue, 'state-machine') : queue, { waitScale: options.waitScale });
   const sealer = options.dataPath ? LocalSecretSealer.keptIn(options.dataPath) : new LocalSecretSealer(randomBytes(32));
+  const fanOut = options.consumers?.fanOut ?? deployedEntry(() => import('../lambdas/jobs/webhook-fanout/handler'));
   const stream = await startStreamReader({
     dynamoEndpoint: options.dynamoEndpoint,
     table: options.tables.domain,
-    consume: options.consumers?.fanOut ?? deployedEntry(() => import('../lambdas/jobs/webhook-fanout/handler')),
+    consume: faults ? faults.consumer('fan-out', fanOut) : fanOut,
   });
 
   const switches: WebhookLocalSwitches = {
-    queue,
-    scheduler,
-    sealer,
+    queue: faults ? faults.queue(queue) : queue,
+    scheduler: faults ? faults.scheduler(scheduler) : scheduler,
+    sealer: faults ? faults.sealer(sealer) : sealer,
     allowLocalWebhooks: options.allowLocalWebhooks,
     waitScale: options.waitScale,
     ...(options.ownPorts ? { ownPorts: options.ownPorts } : {}),
     ...(options.resolve ? { resolve: options.resolve } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.attemptLeaseMs !== undefined ? { attemptLeaseMs: options.attemptLeaseMs } : {}),
+    ...(faults ? { wrapSend: (send: WebhookRuntime['send']) => faults.sender(send) } : {}),
   };
   let stopped = false;
   return {

@@ -48,6 +48,8 @@ export interface LocalQueueOptions {
   readonly maxConcurrency?: number;
   /** Messages per batch (default 10, the mapping's batch size). */
   readonly batchSize?: number;
+  /** Tests only: the mapping's DeleteMessage of a handled message goes through this (fault injection: local/fault-injection.ts). */
+  readonly interceptDelete?: (remove: () => Promise<void>) => Promise<void>;
 }
 
 interface StoredMessage {
@@ -210,9 +212,17 @@ export class LocalDeliveryQueue implements DeliveryQueue {
       failed = new Set(records.map((record) => record.messageId));
     }
     for (const record of records) {
+      if (failed.has(record.messageId)) continue;
       // DeleteMessage with this receive's handle: a message received again meanwhile (its visibility timeout ran out) stays.
-      const message = this.messages.get(record.messageId);
-      if (!failed.has(record.messageId) && message?.receiptHandle === record.receiptHandle) this.messages.delete(record.messageId);
+      const remove = async () => {
+        if (this.messages.get(record.messageId)?.receiptHandle === record.receiptHandle) this.messages.delete(record.messageId);
+      };
+      try {
+        await (this.options.interceptDelete ? this.options.interceptDelete(remove) : remove());
+      } catch (error) {
+        // As when the mapping's delete fails: the message comes back when its visibility timeout ends.
+        logger.warn('local webhook queue: a handled message was not deleted', { queue: LOCAL_QUEUE_ARN, message_id: record.messageId, error });
+      }
     }
   }
 

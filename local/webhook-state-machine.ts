@@ -25,6 +25,12 @@ async function loadRetryStateMachine(queueUrl: string): Promise<StateMachine> {
   return new StateMachine(retryStateMachineDefinition(queueUrl) as StateMachineDefinition);
 }
 
+/** The waits of the definition's `QueueAttempt` retrier, in order (IntervalSeconds, times BackoffRate after each retry). */
+export function queueRetryIntervalsSeconds(queueUrl: string): number[] {
+  const [retrier] = retryStateMachineDefinition(queueUrl).States[RETRY_STATES.queue].Retry;
+  return Array.from({ length: retrier.MaxAttempts }, (_, i) => retrier.IntervalSeconds * retrier.BackoffRate ** i);
+}
+
 /** The effective input of the `QueueAttempt` Task: its `Parameters` applied to the state's input. */
 export interface SendMessageParameters {
   readonly QueueUrl: string;
@@ -56,12 +62,20 @@ export class LocalRetryScheduler implements RetryScheduler {
   private counts = { executionsStarted: 0, executionsFailed: 0, transitions: 0 };
   private stopped = false;
   private readonly queueUrl: string;
+  /** The `QueueAttempt` retrier's waits, ms, when scaled (undefined: as the definition says). */
+  private readonly retryIntervalsMs: number[] | undefined;
 
   constructor(
     private readonly queue: DeliveryQueue,
-    options: { readonly queueUrl?: string } = {},
+    options: {
+      readonly queueUrl?: string;
+      /** The local stack's wait scale: the send's retry intervals shrink with the retry waits (default 1: as deployed). */
+      readonly waitScale?: number;
+    } = {},
   ) {
     this.queueUrl = options.queueUrl ?? LOCAL_QUEUE_URL;
+    const scale = options.waitScale ?? 1;
+    this.retryIntervalsMs = scale === 1 ? undefined : queueRetryIntervalsSeconds(this.queueUrl).map((seconds) => seconds * scale * 1000);
   }
 
   async schedule(name: string, input: RetryExecutionInput): Promise<void> {
@@ -128,6 +142,7 @@ export class LocalRetryScheduler implements RetryScheduler {
             return { MessageId: `${name}-attempt-${MessageBody.attempt}` };
           },
         },
+        ...(this.retryIntervalsMs ? { retryIntervalOverrides: { [RETRY_STATES.queue]: this.retryIntervalsMs } } : {}),
         // A bad wait_seconds is left to the definition's SecondsPath, which fails the execution as Step Functions would.
         ...(typeof waitSeconds === 'number' && Number.isFinite(waitSeconds) && waitSeconds >= 0
           ? { waitTimeOverrides: { [RETRY_STATES.wait]: waitSeconds * 1000 } }

@@ -9,23 +9,15 @@
 import { createHmac } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations as settingsOperations } from '../../lambdas/settings/handler';
-import { lookupSession } from '../../lambdas/settings/settings-operations';
-import { createApiHandler } from '../../lambdas/shared/http/pipeline';
-import { LIMITS } from '../../lambdas/shared/limits/limits-table';
-import { createPlatform, sharedPlatform, type Platform } from '../../lambdas/shared/platform';
 import { newEventId, type EventEnvelope } from '../../lambdas/outbox/outbox';
 import { Deliveries } from '../../lambdas/webhooks/deliveries';
 import { deliveryKey } from '../../lambdas/webhooks/webhook-items';
 import { runAdminCommand } from '../../scripts/admin-cli';
 import { RETRY_WAITS_SECONDS } from '../../lambdas/webhooks/delivery-schedule';
-import { webhookAdmissionHolders, webhookOperations } from '../../lambdas/webhooks/webhook-operations';
-import { HANDLERS } from '../../local/handlers';
 import { startHttpsReceiver } from '../support/https-receiver';
-import { recordInput } from '../support/record-input';
-import { SettingsBrowser, type JsonResponse } from '../support/settings-browser';
 import { startTestStack, type TestStack } from '../support/test-stack';
 import { eventually } from '../support/eventually';
+import { businessRequests, raisedWebhookHandlers, webhookWorld, type Delivery, type Receiver } from '../support/webhook-world';
 
 const WAIT_SCALE = 0.0001;
 const TIMEOUT_MS = 1500;
@@ -33,24 +25,9 @@ const UNRESOLVABLE = 'nowhere.webhook-tests.net';
 
 let stack: TestStack;
 
-/**
- * The webhooks function on a platform whose quotas are raised out of reach (the same rows, same writes): these
- * tests verify and resend far more than 3 a minute. The limits themselves: test/integration/webhook-limits.test.ts.
- */
-let raised: Platform | undefined;
-const raisedPlatform = () =>
-  (raised ??= createPlatform({
-    limits: LIMITS.map((l) => (l.kind === 'quota' ? { ...l, limit: 100_000 } : l)),
-    edgeGuard: undefined,
-    localSwitches: sharedPlatform().localSwitches,
-  }));
-const webhooks = createApiHandler({ operations: webhookOperations, sessions: lookupSession, admissionHolders: webhookAdmissionHolders, platform: raisedPlatform });
-// Signing in (many managers from 127.0.0.1) on the same raised platform.
-const settings = createApiHandler({ operations: settingsOperations, sessions: lookupSession, platform: raisedPlatform });
-
 beforeAll(async () => {
   stack = await startTestStack({
-    handlers: { ...HANDLERS, webhooks, settings },
+    handlers: raisedWebhookHandlers(),
     webhooks: {
       allowLocalWebhooks: true,
       waitScale: WAIT_SCALE,
@@ -64,62 +41,9 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 
-type Receiver = Awaited<ReturnType<typeof startHttpsReceiver>>;
-type Captured = Receiver['requests'][number];
-const receivers: Receiver[] = [];
-afterAll(() => Promise.all(receivers.map((r) => r.close())));
-
-/** A receiver that answers verification challenges, and business events with `status` (a function of the request count). */
-async function receiver(status: (n: number, request: Captured) => number = () => 200): Promise<Receiver> {
-  let n = 0;
-  const started = await startHttpsReceiver((request) => {
-    const event = JSON.parse(request.rawBody.toString('utf8')) as { type: string; data: { challenge?: string } };
-    if (event.type === 'webhook.verification') return { status: 200, body: JSON.stringify({ challenge: event.data.challenge }), headers: { 'content-type': 'application/json' } };
-    n += 1;
-    return { status: status(n, request) };
-  });
-  receivers.push(started);
-  return started;
-}
-
-const businessRequests = (r: Receiver) => r.requests.filter((q) => !q.rawBody.toString('utf8').includes('"type":"webhook.'));
-
-const PASSWORD = 'correct horse battery';
-let serial = 0;
-
-/** A signed-in manager of a new organization. */
-async function manager() {
-  serial += 1;
-  const email = `hooks-${serial}-${Date.now()}@example.com`;
-  const { account_id } = await stack.office.accounts.create('Hook manager', { email, password: PASSWORD });
-  const { partner_id } = await stack.office.organizations.create(`Hooked ${serial}`);
-  await stack.office.memberships.set(partner_id, account_id, 'manager');
-  const browser = new SettingsBrowser(stack);
-  expect((await browser.signIn(email, PASSWORD)).status).toBe(200);
-  return { account_id, partner_id, browser, email };
-}
-
+const world = webhookWorld(() => stack);
+const { receiver, receivers, manager, create, activeCallback, businessEvent, watched } = world;
 type Manager = Awaited<ReturnType<typeof manager>>;
-
-async function create(m: Manager, url: string, partnerId = m.partner_id): Promise<JsonResponse> {
-  return m.browser.post('/settings/api/webhooks', { partner_id: partnerId, url, password: PASSWORD });
-}
-
-/** A callback to `r`, created and verified: its id and secret. */
-async function activeCallback(m: Manager, r: Receiver): Promise<{ id: string; secret: string }> {
-  const created = await create(m, r.url);
-  expect(created.status).toBe(201);
-  const { webhook, secret } = await created.json();
-  const verified = await m.browser.post(`/settings/api/webhooks/${webhook.webhook_id}/verify`);
-  expect(verified.status).toBe(200);
-  expect((await verified.json()).verification).toEqual({ result: 'verified', failure_reason: null, http_status: 200 });
-  return { id: webhook.webhook_id, secret };
-}
-
-/** A business event of the organization (record.created), written by the back office: its event id. */
-async function businessEvent(partnerId: string): Promise<string> {
-  return (await stack.office.records!.put(partnerId, recordInput('Hook'))).event_id;
-}
 
 /** The callback's deliveries through the settings API (it counts toward the view quota: 30 a minute). */
 async function deliveries(m: Manager, id: string) {
@@ -128,13 +52,8 @@ async function deliveries(m: Manager, id: string) {
   return (await response.json()).deliveries as Delivery[];
 }
 
-type Delivery = { delivery_id: string; event_id: string; status: string; attempts: number; failure_reason: string | null; last_http_status: number | null; resends: number };
-
-/** The same list as the operator sees it (admin CLI): polling it spends no quota of the account. */
-const watched = async (id: string) => (await stack.office.webhooks.deliveriesOf(id)).deliveries as Delivery[];
-
 async function deliveryOf(_m: Manager, id: string, eventId: string, done: (d: Delivery) => boolean) {
-  return eventually(async () => (await watched(id)).find((d) => d.event_id === eventId && done(d)), `delivery of ${eventId}`);
+  return world.deliveryOf(id, eventId, done);
 }
 
 describe('callbacks in web settings', () => {
