@@ -65,7 +65,8 @@ export const SQS_SEND_MESSAGE_RESOURCE = 'arn:aws:states:::sqs:sendMessage';
 /**
  * The retry state machine (Amazon States Language): wait `wait_seconds`, then put `message` on the
  * delivery queue, retrying the send with backoff; a send that keeps failing fails the execution
- * (an alarm watches failed executions; the delivery stays `retrying` and is resendable by hand).
+ * (an alarm watches failed executions; the sweeper, delivery-sweeper.ts, queues the attempt once it
+ * is overdue past its grace).
  */
 export function retryStateMachineDefinition(queueUrl: string) {
   return {
