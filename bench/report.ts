@@ -723,7 +723,10 @@ export function webhookThroughputTable(rows: readonly WebhookResult[]): string {
     'run',
     'delivery limits',
     'events',
-    'deliveries',
+    'expected',
+    'delivered',
+    'failed',
+    'missing',
     'writers',
     'seconds',
     'deliveries/s',
@@ -746,7 +749,10 @@ export function webhookThroughputTable(rows: readonly WebhookResult[]): string {
       r.variant,
       LIMIT_NAMES[r.limits],
       r.events,
-      r.deliveries,
+      r.expected,
+      r.delivered,
+      r.failed,
+      r.missing,
       r.writers,
       fixed(r.elapsed_ms / 1000, 1),
       fixed(r.deliveries_per_second, 1),
@@ -763,7 +769,7 @@ export function webhookThroughputTable(rows: readonly WebhookResult[]): string {
       figure(r.total.rcu),
       figure(r.total.wcu),
     ]);
-  return table(headers, body, new Set([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18]));
+  return table(headers, body, new Set([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21]));
 }
 
 /** Per delivery: attempts, queue messages, Step Functions, and each stage's DynamoDB work. */
@@ -821,7 +827,11 @@ export function webhookNotes(rows: readonly WebhookResult[]): string[] {
   }
   const transitions = rows.filter((r) => r.measure === 'cost').map((r) => `${r.variant}: ${figure(r.sfn_transitions)}`);
   if (transitions.length > 0) notes.push(`Step Functions transitions per delivery (expected 0, 0 and 2: only waits over SQS's 15 minutes go through the state machine, Wait + QueueAttempt): ${transitions.join('; ')}.`);
+  const accounted = rows.map((r) => `${r.variant}: ${r.delivered} delivered, ${r.failed} failed, ${r.missing} missing of ${r.expected}`);
+  notes.push(`Every delivery accounted for (at the receiver, or ended failed in its record; missing: neither by the run's deadline): ${accounted.join('; ')}.`);
   for (const r of rows) {
+    if (r.missing > 0) notes.push(`${r.variant}: ${r.missing} deliveries MISSING (the run's stderr names each and what its record says).`);
+    if (r.stream_records_skipped > 0 || r.dead_lettered > 0) notes.push(`${r.variant}: ${r.stream_records_skipped} stream records skipped by the fan-out, ${r.dead_lettered} messages dead-lettered.`);
     if (r.errors > 0) notes.push(`${r.variant}: ${r.errors} error lines logged by the pipeline (see the run's stderr).`);
     if (r.measure === 'throughput' && r.deferred > 0) {
       notes.push(`${r.variant} (${LIMIT_NAMES[r.limits]} limits): ${Math.round(r.deferred * r.deliveries)} attempts deferred by the callback's limits (the worker puts the message back with Retry-After), costing ${figure(r.total.wcu)} WCU per delivery on average.`);

@@ -254,6 +254,9 @@ async function main(): Promise<void> {
     '',
   ];
   process.stdout.write(lines.join('\n'));
+  // A webhook delivery neither delivered nor ended failed is a loss: the run reports it and fails.
+  const lost = webhooks.filter((r) => r.missing > 0);
+  if (lost.length > 0) throw new Error(`webhook-delivery: deliveries missing in ${lost.map((r) => `"${r.variant}" (${r.missing} of ${r.expected})`).join(', ')}`);
 }
 
 main().then(

@@ -316,6 +316,17 @@ export interface WebhookRow {
   readonly receiver: string;
   readonly events: number;
   readonly deliveries: number;
+  /** Deliveries the run's events asked for (events × the organization's callbacks): each ends delivered, failed or missing. */
+  readonly expected: number;
+  /** Reached the receiver, answered 2xx. */
+  readonly delivered: number;
+  /** Ended `failed` after its 8 attempts (none expected: the receivers end by answering 200). */
+  readonly failed: number;
+  /** Neither by the run's deadline (60 s + 100 ms per delivery): lost, or stuck. 0 expected. */
+  readonly missing: number;
+  /** Stream records the local reader gave up on (deployed: the fan-out's on-failure destination), and messages dead-lettered. */
+  readonly stream_records_skipped: number;
+  readonly dead_lettered: number;
   /** Concurrent back-office writers (1: one event at a time, the next after its delivery). */
   readonly writers: number;
   /** From the first write's start to the last delivery's arrival at the receiver. */

@@ -24,15 +24,16 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { dynamoOperationOf } from '../lambdas/shared/storage/dynamo-client';
-import type { DeliveryQueue, RetryScheduler, SecretSealer, WebhookRuntime } from '../lambdas/webhooks/webhook-runtime';
+import type { DeliveryQueue, MessageVisibility, RetryScheduler, SecretSealer, WebhookRuntime } from '../lambdas/webhooks/webhook-runtime';
 
 /** The parts of the pipeline whose calls can be failed. */
 export type PipelineComponent = 'fan-out' | 'worker' | 'state-machine' | 'sweeper';
 
 /**
  * A kind of call: a DynamoDB operation (`Query`, `PutItem`, `BatchGetItem`, `UpdateItem`,
- * `TransactWriteItems`, ...), `SendMessage` (the delivery queue), `DeleteMessage` (the queue's
- * mapping acknowledging a handled message), `StartExecution` (the retry state machine), `Decrypt`
+ * `TransactWriteItems`, ...), `SendMessage` (the delivery queue), `ChangeMessageVisibility` (the
+ * worker setting when a message it failed on comes back), `DeleteMessage` (the queue's mapping
+ * acknowledging a handled message), `StartExecution` (the retry state machine), `Decrypt`
  * (opening a signing secret) or `https` (the attempt's request to the receiver).
  */
 export type FaultCall = string;
@@ -182,6 +183,10 @@ export class FaultPlan {
   /** The queue's SendMessage through the plan (`component`: sends of a part that is not an invocation of its own, the state machine's task). */
   queue(queue: DeliveryQueue, component?: PipelineComponent): DeliveryQueue {
     return { send: (message, delaySeconds) => this.around('SendMessage', () => queue.send(message, delaySeconds), component) };
+  }
+
+  visibility(visibility: MessageVisibility): MessageVisibility {
+    return { change: (receiptHandle, seconds) => this.around('ChangeMessageVisibility', () => visibility.change(receiptHandle, seconds)) };
   }
 
   scheduler(scheduler: RetryScheduler): RetryScheduler {

@@ -100,6 +100,7 @@ export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOpt
 
   const switches: WebhookLocalSwitches = {
     queue: faults ? faults.queue(queue) : queue,
+    visibility: faults ? faults.visibility(queue) : queue,
     scheduler: faults ? faults.scheduler(scheduler) : scheduler,
     sealer: faults ? faults.sealer(sealer) : sealer,
     allowLocalWebhooks: options.allowLocalWebhooks,

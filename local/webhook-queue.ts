@@ -19,7 +19,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { DeliveryMessage } from '../lambdas/webhooks/delivery-schedule';
 import { SQS_MAX_DELAY_SECONDS } from '../lambdas/webhooks/delivery-schedule';
-import type { DeliveryQueue } from '../lambdas/webhooks/webhook-runtime';
+import type { DeliveryQueue, MessageVisibility } from '../lambdas/webhooks/webhook-runtime';
 import { DELIVERY_QUEUE_VISIBILITY_SECONDS, WEBHOOK_PIPELINE } from '../lambdas/webhooks/pipeline-settings';
 import { logger } from '../lambdas/shared/observability/logger';
 
@@ -76,7 +76,7 @@ export interface LocalQueueStats {
   readonly deadLettered: number;
 }
 
-export class LocalDeliveryQueue implements DeliveryQueue {
+export class LocalDeliveryQueue implements DeliveryQueue, MessageVisibility {
   private readonly messages = new Map<string, StoredMessage>();
   private readonly deadLetterList: DeadLetter[] = [];
   private readonly visibilityMs: number;
@@ -118,6 +118,18 @@ export class LocalDeliveryQueue implements DeliveryQueue {
     });
     this.counts.queued++;
     this.pump();
+  }
+
+  /**
+   * SQS's ChangeMessageVisibility: the message received with this handle becomes visible `seconds` from now. Like SQS,
+   * refused once the message was deleted or received again (its handle no longer the latest).
+   */
+  async change(receiptHandle: string, seconds: number): Promise<void> {
+    if (!Number.isFinite(seconds) || seconds < 0 || seconds > 43_200) throw new RangeError(`VisibilityTimeout must be between 0 and 43200, got ${seconds}`);
+    const message = [...this.messages.values()].find((m) => m.receiptHandle === receiptHandle);
+    if (!message) throw new Error('ReceiptHandleIsInvalid: the message was deleted or received again');
+    message.visibleAt = Date.now() + seconds * 1000;
+    this.armTimer();
   }
 
   stats(): LocalQueueStats {

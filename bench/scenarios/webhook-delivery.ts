@@ -52,7 +52,7 @@ import { checkWebhookUrl } from '../../lambdas/webhooks/destination/url-rules';
 import { fanOutStreamEvent } from '../../lambdas/webhooks/fan-out';
 import { webhookServicesOf, type WebhookServices } from '../../lambdas/webhooks/services';
 import { newWebhookSecret } from '../../lambdas/webhooks/signing';
-import { newWebhookId } from '../../lambdas/webhooks/webhook-items';
+import { deliveryIdOf, newWebhookId } from '../../lambdas/webhooks/webhook-items';
 import { localDocumentClient } from '../../local/local-stack';
 import { startLocalWebhookPipeline, type LocalWebhookPipeline, type LocalWebhookPipelineStats } from '../../local/webhook-pipeline';
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest, type ReceiverAnswer } from '../../test/support/https-receiver';
@@ -119,13 +119,12 @@ class Receipts {
     return this.delivered.get(key);
   }
 
-  /** Resolves when every key was delivered; throws after the deadline, saying how many were. */
-  async waitFor(keys: readonly string[], deadlineMs: number): Promise<void> {
+  /** Resolves when every key was delivered, or at the deadline: the keys not delivered by then. */
+  async waitFor(keys: readonly string[], deadlineMs: number): Promise<string[]> {
     const deadline = Date.now() + deadlineMs;
     for (;;) {
-      const missing = keys.filter((key) => !this.delivered.has(key)).length;
-      if (missing === 0) return;
-      if (Date.now() > deadline) throw new Error(`webhook-delivery: ${missing} of ${keys.length} deliveries did not reach the receiver within ${deadlineMs / 1000} s`);
+      const missing = keys.filter((key) => !this.delivered.has(key));
+      if (missing.length === 0 || Date.now() > deadline) return missing;
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   }
@@ -172,10 +171,11 @@ function stageCost(tally: Tally, deliveries: number): WebhookStageCost {
   };
 }
 
-/** An organization and the receiver paths of its callbacks. */
+/** An organization and the receiver paths of its callbacks (and each path's callback). */
 interface Target {
   readonly partnerId: string;
   readonly paths: readonly string[];
+  readonly webhookIds: ReadonlyMap<string, string>;
 }
 
 interface State {
@@ -208,6 +208,7 @@ async function organizationWithCallbacks(office: BackOffice, services: WebhookSe
   const { account_id: accountId } = await office.accounts.create(`${name} manager`);
   const { partner_id: partnerId } = await office.organizations.create(name);
   await office.memberships.set(partnerId, accountId, 'manager');
+  const webhookIds = new Map<string, string>();
   for (const path of paths) {
     const checked = checkWebhookUrl(`https://127.0.0.1:${receiver.port}${path}`, services.runtime.policy);
     if (!checked.ok) throw new Error(`webhook-delivery: the callback address was refused: ${checked.detail}`);
@@ -224,8 +225,9 @@ async function organizationWithCallbacks(office: BackOffice, services: WebhookSe
     const verified = verificationResult(outcome, challenge as string);
     if (!verified.passed) throw new Error(`webhook-delivery: verification of ${found.item.url} failed: ${verified.reason}`);
     await services.callbacks.activate(found.item, { at: now.toISOString(), result: 'verified', http_status: verified.httpStatus }, SOURCE);
+    webhookIds.set(path, webhookId);
   }
-  return { partnerId, paths };
+  return { partnerId, paths, webhookIds };
 }
 
 interface RunSpec {
@@ -246,7 +248,24 @@ const statsDelta = (after: LocalWebhookPipelineStats, before: LocalWebhookPipeli
   executionsStarted: after.executionsStarted - before.executionsStarted,
   transitions: after.transitions - before.transitions,
   deadLettered: after.deadLettered - before.deadLettered,
+  streamRecordsSkipped: after.streamRecordsSkipped - before.streamRecordsSkipped,
 });
+
+/**
+ * The deliveries the receiver did not get: `failed` when the record ended so (8 failed attempts), else missing, each
+ * described by what its record says (absent: the fan-out never made it; open: its status, attempts and due time).
+ */
+async function accountFor(state: State, undelivered: readonly { eventId: string; webhookId: string }[]): Promise<{ failed: number; missing: string[] }> {
+  const deliveries = webhookServicesOf(state.platforms.raised).deliveries;
+  let failed = 0;
+  const missing: string[] = [];
+  for (const { eventId, webhookId } of undelivered) {
+    const item = await deliveries.get(webhookId, deliveryIdOf(eventId, webhookId));
+    if (item?.status === 'failed') failed += 1;
+    else missing.push(item ? `${item.delivery_id} ${item.status} after ${item.attempts} attempts (due ${item.due_at ?? '–'})` : `${eventId} → ${webhookId}: no delivery record`);
+  }
+  return { failed, missing };
+}
 
 async function deliveryRun(context: BenchContext, state: State, spec: RunSpec): Promise<WebhookRow> {
   const { pipeline, receipts, tallies } = state;
@@ -259,7 +278,7 @@ async function deliveryRun(context: BenchContext, state: State, spec: RunSpec): 
   const requestsBefore = receipts.requests;
   state.receiver.requests.length = 0; // the receiver keeps every request's bytes; Receipts keeps what the bench needs
 
-  const expected: { key: string; eventId: string; ack: number }[] = [];
+  const expected: { key: string; eventId: string; webhookId: string; ack: number }[] = [];
   let next = 0;
   let writeEnded = 0;
   const started = Date.now();
@@ -271,7 +290,7 @@ async function deliveryRun(context: BenchContext, state: State, spec: RunSpec): 
       const ack = Date.now();
       writeEnded = Math.max(writeEnded, ack);
       const keys = target.paths.map((path) => deliveryKeyOf(path, eventId));
-      for (const key of keys) expected.push({ key, eventId, ack });
+      for (const path of target.paths) expected.push({ key: deliveryKeyOf(path, eventId), eventId, webhookId: target.webhookIds.get(path) as string, ack });
       if (spec.oneAtATime) {
         await receipts.waitFor(keys, deliveryDeadlineMs(keys.length));
         await pipeline.idle();
@@ -281,14 +300,22 @@ async function deliveryRun(context: BenchContext, state: State, spec: RunSpec): 
     }
   };
   await Promise.all(Array.from({ length: spec.writers }, writer));
-  await receipts.waitFor(
-    expected.map((e) => e.key),
-    deliveryDeadlineMs(expected.length),
+  const notDelivered = new Set(
+    await receipts.waitFor(
+      expected.map((e) => e.key),
+      deliveryDeadlineMs(expected.length),
+    ),
   );
-  const deliveredAt = expected.map((e) => receipts.deliveredAt(e.key) as number);
+  // Every delivery accounted for: at the receiver, or ended `failed` in its record; the rest are missing.
+  const accounts = await accountFor(state, expected.filter((e) => notDelivered.has(e.key)));
+  if (accounts.missing.length > 0) {
+    context.progress(`warning: ${accounts.missing.length} of ${expected.length} deliveries missing after ${deliveryDeadlineMs(expected.length) / 1000} s in "${spec.variant}": ${accounts.missing.slice(0, 5).join('; ')}`);
+  }
+  const arrived = expected.filter((e) => !notDelivered.has(e.key));
+  const deliveredAt = arrived.map((e) => receipts.deliveredAt(e.key) as number);
   const lastDelivered = Math.max(...deliveredAt);
-  // The worker records the outcome and frees the slot after the receiver answered: count those writes too.
-  await pipeline.idle();
+  // The worker records the outcome and frees the slot after the receiver answered: count those writes too (a missing delivery: what is left).
+  if (accounts.missing.length === 0) await pipeline.idle();
   const delta = statsDelta(pipeline.stats(), before);
   const errors = context.accessLog.drainFailures();
   if (errors.length > 0) context.progress(`warning: ${errors.length} error lines during "${spec.variant}", e.g. ${errors[0].slice(0, 400)}`);
@@ -322,16 +349,22 @@ async function deliveryRun(context: BenchContext, state: State, spec: RunSpec): 
     deliveries_per_second: round((deliveries / elapsedMs) * 1000, 1),
     write_elapsed_ms: Math.round(writeElapsedMs),
     events_written_per_second: round((spec.events / writeElapsedMs) * 1000, 1),
+    expected: expected.length,
+    delivered: arrived.length,
+    failed: accounts.failed,
+    missing: accounts.missing.length,
+    stream_records_skipped: delta.streamRecordsSkipped,
+    dead_lettered: delta.deadLettered,
     latency: summarizeLatency(
-      expected.map((e, i) => deliveredAt[i] - e.ack),
+      arrived.map((e, i) => deliveredAt[i] - e.ack),
       elapsedMs,
     ),
     stream_latency: summarizeLatency(
-      expected.map((e) => fannedOut(e.eventId) - e.ack),
+      arrived.map((e) => fannedOut(e.eventId) - e.ack),
       elapsedMs,
     ),
     after_stream_latency: summarizeLatency(
-      expected.map((e, i) => deliveredAt[i] - fannedOut(e.eventId)),
+      arrived.map((e, i) => deliveredAt[i] - fannedOut(e.eventId)),
       elapsedMs,
     ),
     baseline: BASELINE,

@@ -31,6 +31,7 @@ import { recordMetric } from '../shared/observability/metrics';
 import type { Platform } from '../shared/platform';
 import { deliveryResult, post } from './attempt';
 import { nextAttemptRoute, type DeliveryMessage } from './delivery-schedule';
+import { DELIVERY_QUEUE_VISIBILITY_SECONDS, WEBHOOK_PIPELINE } from './pipeline-settings';
 import { webhookServicesOf, type WebhookServices } from './services';
 import { deliveryIdentity, deliveryKey, webhookKey, type DeactivationReason, type DeliveryItem } from './webhook-items';
 
@@ -70,11 +71,17 @@ export async function deliverBatch(event: SQSEvent, platform: Platform): Promise
         logger.warn('webhook delivery message ignored: not a delivery message', { messageId: record.messageId });
         continue;
       }
+      const progress: AttemptProgress = {};
       try {
-        const outcome = ATTEMPT_METRIC_OUTCOMES[await attemptDelivery(message, services, platform)];
+        const outcome = ATTEMPT_METRIC_OUTCOMES[await attemptDelivery(message, services, platform, progress)];
         if (outcome) recordMetric(METRICS.webhookAttempts, { outcome, attempt: String(message.attempt) });
       } catch (error) {
-        logger.error('webhook delivery attempt failed; the queue delivers the message again', { error, delivery: message.delivery_id });
+        const comesBackIn = failureBackoffSeconds(Number(record.attributes?.ApproximateReceiveCount ?? 1), progress.claimedUntil, platform.clock().getTime(), services.runtime.waitScale);
+        logger.error('webhook delivery attempt failed; the message comes back', { error, delivery: message.delivery_id, comes_back_in_seconds: comesBackIn });
+        // Sooner than the queue's visibility timeout (6 × the worker's): when the attempt's lease ends, or after a short backoff.
+        await services.runtime.visibility.change(record.receiptHandle, comesBackIn).catch((changeError: unknown) => {
+          logger.warn('webhook delivery message: its visibility could not be changed; it comes back after the visibility timeout', { error: changeError, delivery: message.delivery_id });
+        });
         failures.push({ itemIdentifier: record.messageId });
       }
     }
@@ -99,8 +106,25 @@ export function parseMessage(body: string): DeliveryMessage | undefined {
   }
 }
 
+/** What an attempt that failed half-way had done: whether it held the attempt, and until when. */
+export interface AttemptProgress {
+  /** Epoch ms by which the claim this attempt made has lapsed (another worker may take the attempt over). */
+  claimedUntil?: number;
+}
+
+/**
+ * When a message the worker failed on comes back: the backoff of its receive (failureBackoffSeconds,
+ * doubled per receive; scaled with the local wait scale, at least a second), after the lease of the
+ * attempt it claimed (a message back earlier would find the attempt held and be dropped).
+ */
+export function failureBackoffSeconds(receiveCount: number, claimedUntil: number | undefined, now: number, waitScale = 1): number {
+  const backoff = Math.max(1, WEBHOOK_PIPELINE.worker.failureBackoffSeconds * 2 ** Math.max(0, Math.min(receiveCount, 5) - 1) * waitScale);
+  const lease = claimedUntil === undefined ? 0 : Math.max(0, (claimedUntil - now) / 1000);
+  return Math.min(DELIVERY_QUEUE_VISIBILITY_SECONDS, Math.ceil(lease + backoff));
+}
+
 /** One attempt of `message`'s delivery, start to end. Throws only when the message must come back (a store or queue failure). */
-export async function attemptDelivery(message: DeliveryMessage, services: WebhookServices, platform: Platform): Promise<AttemptOutcome> {
+export async function attemptDelivery(message: DeliveryMessage, services: WebhookServices, platform: Platform, progress: AttemptProgress = {}): Promise<AttemptOutcome> {
   const { callbacks, deliveries, runtime } = services;
   // The delivery, the callback, its organization and its creator's account: one BatchGetItem.
   const read = await callbacks.withStanding(message.partner_id, message.webhook_id, message.account_id, [deliveryKey(message.webhook_id, message.delivery_id)]);
@@ -152,11 +176,14 @@ export async function attemptDelivery(message: DeliveryMessage, services: Webhoo
 
   try {
     if (!(await deliveries.claim(message.webhook_id, message.delivery_id, k, message.generation))) return 'duplicate';
+    progress.claimedUntil = platform.clock().getTime() + runtime.attemptLeaseMs;
     const secret = await services.secretOf(found.item);
     const result = deliveryResult(await post(runtime, { url: found.item.url, secret }, delivery.event_id, delivery.body, platform.clock()));
     const route = result.delivered ? undefined : nextAttemptRoute(k, runtime.waitScale);
     const nextAt = route ? new Date(platform.clock().getTime() + 1000 * (route.via === 'queue' ? route.delaySeconds : route.waitSeconds)) : undefined;
     const status = await deliveries.record(message.webhook_id, message.delivery_id, k, message.generation, result, nextAt);
+    // The attempt is no longer held: a message back after a later failure finds it recorded (and queues what follows).
+    progress.claimedUntil = undefined;
     if (status === 'retrying') await scheduleNext(message, k, services);
     logger.info('webhook delivery attempt', {
       delivery: message.delivery_id,

@@ -13,6 +13,12 @@ export const WEBHOOK_PIPELINE = {
     maxBatchingWindowSeconds: 2,
     /** Concurrent worker invocations the queue's poller starts (Lambda's minimum is 2). */
     maxConcurrency: 5,
+    /**
+     * A message the worker failed on comes back after this many seconds, doubled on each further
+     * receive (10, 20, 40, 80: the fifth failure dead-letters it), plus what is left of the attempt's
+     * lease when the worker had claimed it: not after the whole visibility timeout.
+     */
+    failureBackoffSeconds: 10,
   },
   queue: {
     retentionDays: 4,

@@ -11,7 +11,7 @@
  */
 import { KMSClient, DecryptCommand, EncryptCommand } from '@aws-sdk/client-kms';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { traceAwsClient } from '../shared/observability/tracer';
 import { perPlatform, type Platform } from '../shared/platform';
 import type { DeliveryMessage, RetryExecutionInput } from './delivery-schedule';
@@ -23,6 +23,12 @@ import { ATTEMPT_LEASE_MS } from './deliveries';
 /** The delivery queue: one message per attempt, delayed up to SQS's 15 minutes. */
 export interface DeliveryQueue {
   send(message: DeliveryMessage, delaySeconds: number): Promise<void>;
+}
+
+/** The delivery queue as its consumer sees it: when a received message comes back. */
+export interface MessageVisibility {
+  /** ChangeMessageVisibility: the received message (by its receipt handle) becomes visible again after `seconds`. */
+  change(receiptHandle: string, seconds: number): Promise<void>;
 }
 
 /** The retry state machine: hold `input.message` for `input.wait_seconds`, then queue it. `name` makes a start idempotent. */
@@ -45,6 +51,7 @@ export interface SecretSealer {
 /** The local stack's counterparts (local/webhook-pipeline.ts); never present in a deployed function. */
 export interface WebhookLocalSwitches {
   readonly queue: DeliveryQueue;
+  readonly visibility: MessageVisibility;
   readonly scheduler: RetryScheduler;
   readonly sealer: SecretSealer;
   /** `--allow-local-webhooks`: callbacks may point at https://127.0.0.1:<port> or https://localhost:<port>. */
@@ -65,6 +72,7 @@ export interface WebhookLocalSwitches {
 
 export interface WebhookRuntime {
   readonly queue: DeliveryQueue;
+  readonly visibility: MessageVisibility;
   readonly scheduler: RetryScheduler;
   readonly sealer: SecretSealer;
   readonly policy: UrlPolicy;
@@ -102,11 +110,15 @@ class KmsSealer implements SecretSealer {
   }
 }
 
-class SqsDeliveryQueue implements DeliveryQueue {
+class SqsDeliveryQueue implements DeliveryQueue, MessageVisibility {
   constructor(
     private readonly sqs: SQSClient,
     private readonly queueUrl: string,
   ) {}
+
+  async change(receiptHandle: string, seconds: number): Promise<void> {
+    await this.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: this.queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: Math.max(0, Math.min(43_200, Math.ceil(seconds))) }));
+  }
 
   async send(message: DeliveryMessage, delaySeconds: number): Promise<void> {
     await this.sqs.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(message), DelaySeconds: Math.max(0, Math.min(900, Math.ceil(delaySeconds))) }));
@@ -132,12 +144,15 @@ class StepFunctionsScheduler implements RetryScheduler {
   }
 }
 
-class MissingConfiguration implements DeliveryQueue, RetryScheduler, SecretSealer {
+class MissingConfiguration implements DeliveryQueue, MessageVisibility, RetryScheduler, SecretSealer {
   constructor(private readonly what: string) {}
   private fail(): never {
     throw new Error(`Webhooks are not configured in this function: ${this.what} is not set`);
   }
   async send(): Promise<void> {
+    this.fail();
+  }
+  async change(): Promise<void> {
     this.fail();
   }
   async schedule(): Promise<void> {
@@ -176,6 +191,7 @@ export function buildRuntime(platform: Pick<Platform, 'localSwitches'>, env: Nod
     const send = createWebhookSender({ policy, timeoutMs: local.timeoutMs ?? ATTEMPT_TIMEOUT_MS, ...(local.resolve ? { resolve: local.resolve } : {}) });
     return {
       queue: local.queue,
+      visibility: local.visibility,
       scheduler: local.scheduler,
       sealer: local.sealer,
       policy,
@@ -189,8 +205,10 @@ export function buildRuntime(platform: Pick<Platform, 'localSwitches'>, env: Nod
   const queueUrl = env[WEBHOOK_ENV.queueUrl];
   const stateMachineArn = env[WEBHOOK_ENV.retryStateMachineArn];
   const keyArn = env[WEBHOOK_ENV.secretKeyArn];
+  const queue = queueUrl ? new SqsDeliveryQueue(traceAwsClient(new SQSClient({})), queueUrl) : new MissingConfiguration(WEBHOOK_ENV.queueUrl);
   return {
-    queue: queueUrl ? new SqsDeliveryQueue(traceAwsClient(new SQSClient({})), queueUrl) : new MissingConfiguration(WEBHOOK_ENV.queueUrl),
+    queue,
+    visibility: queue,
     scheduler: stateMachineArn ? new StepFunctionsScheduler(traceAwsClient(new SFNClient({})), stateMachineArn) : new MissingConfiguration(WEBHOOK_ENV.retryStateMachineArn),
     sealer: keyArn ? new KmsSealer(traceAwsClient(new KMSClient({})), keyArn) : new MissingConfiguration(WEBHOOK_ENV.secretKeyArn),
     policy,

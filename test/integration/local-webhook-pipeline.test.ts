@@ -303,6 +303,31 @@ describe('local delivery queue', () => {
     await queue.stop();
   });
 
+  it('brings a failed message back when ChangeMessageVisibility says, not after the visibility timeout; refuses a handle no longer current', async () => {
+    // Prepare: the first receive asks to come back in 0.2 s and fails; the queue's own visibility timeout is a minute.
+    let queue: LocalDeliveryQueue | undefined;
+    let firstHandle: string | undefined;
+    const consumer = recordingQueueConsumer(async ([record]) => {
+      if (firstHandle) return { batchItemFailures: [] };
+      firstHandle = record.receiptHandle;
+      await queue!.change(record.receiptHandle, 0.2);
+      return { batchItemFailures: [{ itemIdentifier: record.messageId }] };
+    });
+    queue = new LocalDeliveryQueue({ consume: consumer.consume, visibilityTimeoutSeconds: 60 });
+
+    // Act
+    await queue.send(message(1), 0);
+    await queue.drained();
+
+    // Assess
+    const [first, second] = consumer.received;
+    expect(second.record.attributes.ApproximateReceiveCount).toBe('2');
+    expect(second.at - first.at).toBeGreaterThanOrEqual(195);
+    await expect(queue.change(firstHandle!, 1)).rejects.toThrow(/ReceiptHandleIsInvalid/);
+    await expect(queue.change(firstHandle!, 43_201)).rejects.toThrow(RangeError);
+    await queue.stop();
+  });
+
   it('fails the whole batch when the consumer throws, or reports an identifier not in the batch', async () => {
     // Prepare
     let calls = 0;

@@ -125,6 +125,11 @@ const CASES: readonly FaultCase[] = [
   { name: 'worker: giving the slot back fails', rules: [rule('worker', 'UpdateItem', 'fail', { matches: WRITES.release })], requests: 1 },
   { name: 'worker: the worker dies giving the slot back', rules: [rule('worker', 'UpdateItem', 'crash', { matches: WRITES.release })], requests: 1 },
   { name: 'the queue: DeleteMessage of the handled message fails (it comes back)', rules: [rule('worker', 'DeleteMessage', 'fail')], requests: 1 },
+  {
+    name: 'worker: after a failure, ChangeMessageVisibility fails too (the message comes back after the visibility timeout)',
+    rules: [rule('worker', 'UpdateItem', 'fail', { matches: WRITES.outcome }), rule('worker', 'ChangeMessageVisibility', 'fail')],
+    requests: 2,
+  },
   // The worker, a failed attempt and what queues the next one.
   { name: 'worker: SendMessage of the next attempt fails', rules: [rule('worker', 'SendMessage', 'fail')], failFirst: 1, requests: 2 },
   { name: 'worker: the worker dies before queuing the next attempt', rules: [rule('worker', 'SendMessage', 'crash')], failFirst: 1, requests: 2 },
@@ -148,6 +153,15 @@ describe('faults at every call site of the delivery pipeline', () => {
     expect(result.delivery).toMatchObject({ status: 'delivered', attempts: (failFirst ?? 0) + 1, last_http_status: 200 });
     expect(expectSameEvent(result.r, result.eventId, result.stored)).toBe(requests);
     expect(result.executionsFailed).toBe(executionsFailed ?? 0);
+  }, 90_000);
+
+  it('a message the worker failed on is set to come back after the attempt’s lease and a backoff (ChangeMessageVisibility), not the visibility timeout', async () => {
+    await deliverWith([rule('worker', 'Decrypt', 'fail')]);
+    const worker = faults.trace().filter((c) => c.component === 'worker');
+    const failedAt = worker.findIndex((c) => c.call === 'Decrypt');
+    // The failing invocation's own calls after the failure: it gives the slot back and sets the message's return.
+    const after = worker.slice(failedAt + 1).filter((c) => c.invocation === worker[failedAt].invocation).map((c) => c.call);
+    expect(after).toEqual(['UpdateItem', 'ChangeMessageVisibility']);
   }, 90_000);
 
   it('a message of an earlier cycle, arriving after the delivery was resent, makes no attempt', async () => {

@@ -29,6 +29,7 @@ const platform = createPlatform({
     ticketBridgeDown: () => false,
     webhooks: {
       queue: { send: async (message) => void queued.push(message) },
+      visibility: { change: unused },
       scheduler: { schedule: unused },
       sealer: { seal: unused, open: unused },
       allowLocalWebhooks: false,
