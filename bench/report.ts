@@ -831,6 +831,7 @@ export function webhookNotes(rows: readonly WebhookResult[]): string[] {
   notes.push(`Every delivery accounted for (at the receiver, or ended failed in its record; missing: neither by the run's deadline): ${accounted.join('; ')}.`);
   for (const r of rows) {
     if (r.missing > 0) notes.push(`${r.variant}: ${r.missing} deliveries MISSING (the run's stderr names each and what its record says).`);
+    if (r.faults_injected > 0) notes.push(`${r.variant}: ${r.faults_injected} faults injected into the worker; ${r.duplicates} deliveries reached the receiver twice (one per fault after a 2xx expected); ${r.missing} missing.`);
     if (r.stream_records_skipped > 0 || r.dead_lettered > 0) notes.push(`${r.variant}: ${r.stream_records_skipped} stream records skipped by the fan-out, ${r.dead_lettered} messages dead-lettered.`);
     if (r.errors > 0) notes.push(`${r.variant}: ${r.errors} error lines logged by the pipeline (see the run's stderr).`);
     if (r.measure === 'throughput' && r.deferred > 0) {

@@ -63,8 +63,8 @@ const HOT_ORGANIZATION: HotOrganizationPlan = {
   limits: { 'organization-minute': 50, 'account-minute': 1000, 'key-minute': 1000 },
 };
 /** Webhook delivery runs (scenarios/webhook-delivery.ts); the deployed-limits burst is 10 events per callback in both plans. */
-const FULL_WEBHOOKS: WebhookPlan = { events: 1000, fanOutEvents: 100, deployedLimitEvents: 100, writers: 4, costDeliveries: { success: 20, oneRetry: 20, stateMachine: 10 }, waitScale: 0.001 };
-const QUICK_WEBHOOKS: WebhookPlan = { events: 100, fanOutEvents: 10, deployedLimitEvents: 100, writers: 4, costDeliveries: { success: 5, oneRetry: 5, stateMachine: 3 }, waitScale: 0.001 };
+const FULL_WEBHOOKS: WebhookPlan = { events: 1000, fanOutEvents: 100, deployedLimitEvents: 100, writers: 4, costDeliveries: { success: 20, oneRetry: 20, stateMachine: 10 }, waitScale: 0.001, faultEvents: 300 };
+const QUICK_WEBHOOKS: WebhookPlan = { events: 100, fanOutEvents: 10, deployedLimitEvents: 100, writers: 4, costDeliveries: { success: 5, oneRetry: 5, stateMachine: 3 }, waitScale: 0.001, faultEvents: 60 };
 /**
  * The rate-limiter-flexible peer (scenarios/quota-peers.ts): fewer in-process requests than the HTTP rows (three paths at
  * two concurrencies), and a burst of one key at 10× a lowered key-minute quota, then 5 other keys asking for exactly

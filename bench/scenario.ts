@@ -66,6 +66,8 @@ export interface WebhookPlan {
   readonly costDeliveries: { readonly success: number; readonly oneRetry: number; readonly stateMachine: number };
   /** The local pipeline's retry waits are multiplied by this (the carrier still follows the real wait). */
   readonly waitScale: number;
+  /** Events of the run with faults injected into the worker (10 organizations of one callback each, raised limits). */
+  readonly faultEvents: number;
 }
 
 export interface HotOrganizationPlan {
@@ -327,6 +329,9 @@ export interface WebhookRow {
   /** Stream records the local reader gave up on (deployed: the fan-out's on-failure destination), and messages dead-lettered. */
   readonly stream_records_skipped: number;
   readonly dead_lettered: number;
+  /** Faults injected into the pipeline during the run (local/fault-injection.ts), and 2xx-answered requests beyond one per delivery. */
+  readonly faults_injected: number;
+  readonly duplicates: number;
   /** Concurrent back-office writers (1: one event at a time, the next after its delivery). */
   readonly writers: number;
   /** From the first write's start to the last delivery's arrival at the receiver. */

@@ -57,7 +57,7 @@ export interface LocalStackOptions {
 
 /** What a local stack may change in its webhook pipeline (the rest comes from the stack). */
 export type LocalWebhookOptions = Partial<
-  Pick<LocalWebhookPipelineOptions, 'allowLocalWebhooks' | 'waitScale' | 'resolve' | 'timeoutMs' | 'visibilityTimeoutSeconds' | 'attemptLeaseMs' | 'faults'>
+  Pick<LocalWebhookPipelineOptions, 'allowLocalWebhooks' | 'waitScale' | 'resolve' | 'timeoutMs' | 'visibilityTimeoutSeconds' | 'attemptLeaseMs' | 'sweepGraceMs' | 'faults'>
 >;
 
 export interface LocalStack {
@@ -109,6 +109,7 @@ async function startParts(options: LocalStackOptions, parts: StopSequence): Prom
       timeoutMs: options.webhooks?.timeoutMs,
       visibilityTimeoutSeconds: options.webhooks?.visibilityTimeoutSeconds,
       attemptLeaseMs: options.webhooks?.attemptLeaseMs,
+      sweepGraceMs: options.webhooks?.sweepGraceMs,
       faults: options.webhooks?.faults,
       dataPath: options.dataPath,
     });

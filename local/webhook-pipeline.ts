@@ -46,6 +46,8 @@ export interface LocalWebhookPipelineOptions {
    * timeout, as deployed: a message whose worker failed comes back to an attempt it can take over.
    */
   readonly attemptLeaseMs?: number;
+  /** Tests only: the sweeper's grace (WebhookLocalSwitches.sweepGraceMs). */
+  readonly sweepGraceMs?: number;
   /** Tests only: fault injection (local/fault-injection.ts) on every call the pipeline makes. */
   readonly faults?: FaultPlan;
 }
@@ -109,6 +111,7 @@ export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOpt
     ...(options.resolve ? { resolve: options.resolve } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.attemptLeaseMs !== undefined ? { attemptLeaseMs: options.attemptLeaseMs } : {}),
+    ...(options.sweepGraceMs !== undefined ? { sweepGraceMs: options.sweepGraceMs } : {}),
     ...(faults ? { wrapSend: (send: WebhookRuntime['send']) => faults.sender(send) } : {}),
   };
   let stopped = false;

@@ -54,6 +54,7 @@ import { webhookServicesOf, type WebhookServices } from '../../lambdas/webhooks/
 import { newWebhookSecret } from '../../lambdas/webhooks/signing';
 import { deliveryIdOf, newWebhookId } from '../../lambdas/webhooks/webhook-items';
 import { localDocumentClient } from '../../local/local-stack';
+import { FaultPlan, type FaultRule } from '../../local/fault-injection';
 import { startLocalWebhookPipeline, type LocalWebhookPipeline, type LocalWebhookPipelineStats } from '../../local/webhook-pipeline';
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest, type ReceiverAnswer } from '../../test/support/https-receiver';
 import { benchPlatform, OUT_OF_REACH } from '../platform';
@@ -97,6 +98,8 @@ export function raisedDeliveryLimits(): Limit[] {
 class Receipts {
   /** Business-event requests received (verifications not included). */
   requests = 0;
+  /** Requests answered 2xx for a delivery already answered 2xx. */
+  duplicates = 0;
   private readonly attempts = new Map<string, number>();
   private readonly delivered = new Map<string, number>();
 
@@ -112,6 +115,7 @@ class Receipts {
     const mode = request.path.split('/')[2] as Mode;
     if (n <= (MODES[mode] ?? 0)) return { status: 500, body: 'bench: failing on purpose' };
     if (!this.delivered.has(key)) this.delivered.set(key, request.receivedAt);
+    else this.duplicates += 1;
     return { status: 200, body: '{"ok":true}', headers: { 'content-type': 'application/json' } };
   }
 
@@ -184,6 +188,8 @@ interface State {
   /** When a fan-out invocation started on each event's stream record (first time), by event id. */
   readonly fannedOutAt: Map<string, number>;
   readonly pipeline: LocalWebhookPipeline;
+  /** Armed only for the faulted run; the pipeline and the platforms' clients go through it throughout. */
+  readonly faults: FaultPlan;
   readonly platforms: Readonly<Record<WebhookRow['limits'], Platform>>;
   /** Which platform the fan-out and the worker run on. */
   use(limits: WebhookRow['limits']): void;
@@ -197,6 +203,7 @@ interface State {
     readonly spread: readonly Target[];
     readonly fanOut: Target;
     readonly deployed: readonly Target[];
+    readonly faulted: readonly Target[];
   };
 }
 
@@ -240,6 +247,8 @@ interface RunSpec {
   readonly writers: number;
   /** Write the next event only after the previous one's delivery and the pipeline's return to idle. */
   readonly oneAtATime: boolean;
+  /** Faults to inject during the run. */
+  readonly faults?: readonly FaultRule[];
 }
 
 const statsDelta = (after: LocalWebhookPipelineStats, before: LocalWebhookPipelineStats) => ({
@@ -276,6 +285,9 @@ async function deliveryRun(context: BenchContext, state: State, spec: RunSpec): 
   context.accessLog.drainFailures();
   const before = pipeline.stats();
   const requestsBefore = receipts.requests;
+  const duplicatesBefore = receipts.duplicates;
+  state.faults.reset();
+  const armed = (spec.faults ?? []).map((rule) => state.faults.arm(rule));
   state.receiver.requests.length = 0; // the receiver keeps every request's bytes; Receipts keeps what the bench needs
 
   const expected: { key: string; eventId: string; webhookId: string; ack: number }[] = [];
@@ -355,6 +367,8 @@ async function deliveryRun(context: BenchContext, state: State, spec: RunSpec): 
     missing: accounts.missing.length,
     stream_records_skipped: delta.streamRecordsSkipped,
     dead_lettered: delta.deadLettered,
+    faults_injected: armed.filter((rule) => rule.fired()).length,
+    duplicates: receipts.duplicates - duplicatesBefore,
     latency: summarizeLatency(
       arrived.map((e, i) => deliveredAt[i] - e.ack),
       elapsedMs,
@@ -386,6 +400,26 @@ async function deliveryRun(context: BenchContext, state: State, spec: RunSpec): 
   };
 }
 
+/**
+ * Faults spread over a run of `events` first attempts (local/fault-injection.ts), each one the worker survives and
+ * reports (its message comes back when its lease ends plus a backoff, ChangeMessageVisibility): one in 20 of its reads
+ * fails, one in 30 claims is made but its answer lost (the attempt waits out its 45 s lease), one in 40 HTTPS sends
+ * throws before a byte leaves, one in 50 outcome writes fails after the receiver's 2xx (sent again: a duplicate). A
+ * worker that dies instead returns its whole batch after the queue's 182 s visibility timeout (test/integration/
+ * webhook-faults.test.ts covers those): longer than this run's deadline.
+ */
+function workerFaults(events: number): FaultRule[] {
+  const every = (n: number, rule: Omit<FaultRule, 'nth'>) => Array.from({ length: Math.floor(events / n) }, (_, i) => ({ ...rule, nth: (i + 1) * n }));
+  const isClaim = (input: Readonly<Record<string, unknown>>) => String(input.UpdateExpression).includes('attempt_deadline = :deadline');
+  const isOutcome = (input: Readonly<Record<string, unknown>>) => input.ConditionExpression === '#status = :attempting AND attempts = :attempt AND generation = :generation';
+  return [
+    ...every(20, { component: 'worker', call: 'BatchGetItem', effect: 'fail' }),
+    ...every(30, { component: 'worker', call: 'UpdateItem', effect: 'fail-after', matches: isClaim }),
+    ...every(40, { component: 'worker', call: 'https', effect: 'fail' }),
+    ...every(50, { component: 'worker', call: 'UpdateItem', effect: 'fail', matches: isOutcome }),
+  ];
+}
+
 const paths = (mode: Mode, tag: string, n: number) => Array.from({ length: n }, (_, i) => `/hook/${mode}/${tag}-${i + 1}`);
 
 export const webhookDelivery = defineScenario<State>({
@@ -409,11 +443,13 @@ export const webhookDelivery = defineScenario<State>({
       if (!inUse) throw new Error('webhook-delivery: no platform chosen for the pipeline');
       return inUse;
     };
+    const faults = new FaultPlan();
     const pipeline = await startLocalWebhookPipeline({
       dynamoEndpoint: stack.dynamoEndpoint,
       tables: stack.tables,
       allowLocalWebhooks: true,
       waitScale: plan.webhooks.waitScale,
+      faults,
       // The deployed fan-out and worker, on the run's platform, each invocation in a request scope of its own.
       consumers: {
         fanOut: (event) => {
@@ -429,8 +465,8 @@ export const webhookDelivery = defineScenario<State>({
     });
     const localSwitches = { ticketBridgeDown: () => false, webhooks: pipeline.switches };
     const platforms = {
-      raised: benchPlatform(raisedDeliveryLimits(), { tables: stack.tables, documentClient: benchDocumentClient(), localSwitches }),
-      deployed: benchPlatform(LIMITS, { tables: stack.tables, documentClient: benchDocumentClient(), localSwitches }),
+      raised: benchPlatform(raisedDeliveryLimits(), { tables: stack.tables, documentClient: faults.instrument(benchDocumentClient()), localSwitches }),
+      deployed: benchPlatform(LIMITS, { tables: stack.tables, documentClient: faults.instrument(benchDocumentClient()), localSwitches }),
     };
     const documentClient = localDocumentClient(stack.dynamoEndpoint);
     const office = createBackOffice(documentClient, stack.tables.access, undefined, stack.tables.domain);
@@ -450,6 +486,7 @@ export const webhookDelivery = defineScenario<State>({
       spread: await Promise.all(Array.from({ length: 10 }, (_, i) => target(`Hooks spread ${i + 1}`, paths('ok', `spread${i + 1}`, 1)))),
       fanOut: await target('Hooks fan-out', paths('ok', 'fanout', 10)),
       deployed: await Promise.all(Array.from({ length: 10 }, (_, i) => target(`Hooks deployed ${i + 1}`, paths('ok', `deployed${i + 1}`, 1)))),
+      faulted: await Promise.all(Array.from({ length: 10 }, (_, i) => target(`Hooks faulted ${i + 1}`, paths('ok', `faulted${i + 1}`, 1)))),
     };
     progress(`${organizations} organizations with ${callbacks} active callbacks to the local receiver ${receiver.url.replace(/\/hook$/, '')}`);
     return {
@@ -457,6 +494,7 @@ export const webhookDelivery = defineScenario<State>({
       receipts,
       fannedOutAt,
       pipeline,
+      faults,
       platforms,
       use: (limits) => void (inUse = platforms[limits]),
       tallies,
@@ -494,6 +532,11 @@ export const webhookDelivery = defineScenario<State>({
       progress(`throughput: ${variant}, ${events} events by ${w.writers} writers, ${limits} delivery limits`);
       rows.push(await deliveryRun(context, state, { measure: 'throughput', variant, limits, mode: 'ok', targets: runTargets, events, writers: w.writers, oneAtATime: false }));
     }
+    const faults = workerFaults(w.faultEvents);
+    progress(`throughput with ${faults.length} faults injected into the worker: 10 orgs × 1 callback, ${w.faultEvents} events by ${w.writers} writers`);
+    rows.push(
+      await deliveryRun(context, state, { measure: 'throughput', variant: `10 orgs × 1 callback, ${faults.length} worker faults`, limits: 'raised', mode: 'ok', targets: targets.faulted, events: w.faultEvents, writers: w.writers, oneAtATime: false, faults }),
+    );
     return rows;
   },
   teardown: async (_context, state) => {

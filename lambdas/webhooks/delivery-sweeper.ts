@@ -37,11 +37,6 @@ export const SWEEP_GRACE_MS = WEBHOOK_PIPELINE.sweeper.graceSeconds * 1000;
 export const SWEEP_INTERVAL_MS = WEBHOOK_PIPELINE.sweeper.intervalSeconds * 1000;
 /** Overdue entries examined per shard and run: a backlog larger than this is worked off over the next runs. */
 export const SWEEP_BATCH = 100;
-/** The local stack's scaled grace is never shorter than this: a queue hop takes a moment even there. */
-const MIN_SCALED_GRACE_MS = 2000;
-
-/** The grace at a wait scale (1 in AWS; the local stack's `--webhook-wait-scale` shortens it with the waits). */
-export const sweepGraceMs = (waitScale = 1) => (waitScale === 1 ? SWEEP_GRACE_MS : Math.max(MIN_SCALED_GRACE_MS, SWEEP_GRACE_MS * waitScale));
 
 export interface SweepDeps {
   readonly client: DynamoDBDocumentClient;

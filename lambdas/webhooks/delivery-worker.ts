@@ -175,8 +175,9 @@ export async function attemptDelivery(message: DeliveryMessage, services: Webhoo
   }
 
   try {
-    if (!(await deliveries.claim(message.webhook_id, message.delivery_id, k, message.generation))) return 'duplicate';
+    // Set before the claim: a claim whose answer is lost may have been made, and its message must wait out the lease.
     progress.claimedUntil = platform.clock().getTime() + runtime.attemptLeaseMs;
+    if (!(await deliveries.claim(message.webhook_id, message.delivery_id, k, message.generation))) return 'duplicate';
     const secret = await services.secretOf(found.item);
     const result = deliveryResult(await post(runtime, { url: found.item.url, secret }, delivery.event_id, delivery.body, platform.clock()));
     const route = result.delivered ? undefined : nextAttemptRoute(k, runtime.waitScale);

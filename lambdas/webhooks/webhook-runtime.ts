@@ -19,6 +19,16 @@ import { createWebhookSender, type SendOutcome, type WebhookRequest } from './de
 import type { UrlPolicy } from './destination/url-rules';
 import { WEBHOOK_ENV, WEBHOOK_SECRET_PURPOSE } from './webhook-env';
 import { ATTEMPT_LEASE_MS } from './deliveries';
+import { WEBHOOK_PIPELINE } from './pipeline-settings';
+
+/** The local stack's scaled sweeper grace is never shorter than this: a queue hop takes a moment even there. */
+const MIN_SCALED_GRACE_MS = 2000;
+
+/** The sweeper's grace at a wait scale (1 in AWS: 5 minutes; the local stack's `--webhook-wait-scale` shortens it with the waits). */
+export const sweepGraceMs = (waitScale = 1) => {
+  const grace = WEBHOOK_PIPELINE.sweeper.graceSeconds * 1000;
+  return waitScale === 1 ? grace : Math.max(MIN_SCALED_GRACE_MS, grace * waitScale);
+};
 
 /** The delivery queue: one message per attempt, delayed up to SQS's 15 minutes. */
 export interface DeliveryQueue {
@@ -66,6 +76,11 @@ export interface WebhookLocalSwitches {
   readonly timeoutMs?: number;
   /** Tests only: how long a claimed attempt is its worker's (default ATTEMPT_LEASE_MS, 45 s): a dead worker's attempt is taken over sooner. */
   readonly attemptLeaseMs?: number;
+  /**
+   * Tests only: the sweeper's grace (default: 5 min × the wait scale, at least 2 s). Fault tests keep it longer than an
+   * attempt's lease and backoff, as deployed, so that what the worker recovers by itself is not the sweeper's doing.
+   */
+  readonly sweepGraceMs?: number;
   /** Tests only: wraps the HTTPS sender (fault injection: local/fault-injection.ts). */
   readonly wrapSend?: (send: WebhookRuntime['send']) => WebhookRuntime['send'];
 }
@@ -79,6 +94,8 @@ export interface WebhookRuntime {
   readonly waitScale: number;
   /** How long a claimed attempt is its worker's before another may take it over. */
   readonly attemptLeaseMs: number;
+  /** How far past its due time an open delivery must be before the sweeper queues it again. */
+  readonly sweepGraceMs: number;
   send(request: WebhookRequest): Promise<SendOutcome>;
 }
 
@@ -197,6 +214,7 @@ export function buildRuntime(platform: Pick<Platform, 'localSwitches'>, env: Nod
       policy,
       waitScale: local.waitScale,
       attemptLeaseMs: local.attemptLeaseMs ?? ATTEMPT_LEASE_MS,
+      sweepGraceMs: local.sweepGraceMs ?? sweepGraceMs(local.waitScale),
       send: local.wrapSend ? local.wrapSend(send) : send,
     };
   }
@@ -214,6 +232,7 @@ export function buildRuntime(platform: Pick<Platform, 'localSwitches'>, env: Nod
     policy,
     waitScale: 1,
     attemptLeaseMs: ATTEMPT_LEASE_MS,
+    sweepGraceMs: sweepGraceMs(1),
     send: createWebhookSender({ policy, timeoutMs: ATTEMPT_TIMEOUT_MS }),
   };
 }

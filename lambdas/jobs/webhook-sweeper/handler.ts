@@ -9,7 +9,7 @@ import { observedJob } from '../../shared/observability/invocation';
 import { logger } from '../../shared/observability/logger';
 import { sharedPlatform, type Platform } from '../../shared/platform';
 import { requireTable } from '../../shared/storage/dynamo-client';
-import { sweepDeliveries, sweepGraceMs, type SweepResult } from '../../webhooks/delivery-sweeper';
+import { sweepDeliveries, type SweepResult } from '../../webhooks/delivery-sweeper';
 import { webhookServicesOf } from '../../webhooks/services';
 
 /** One run on the platform's access table and delivery queue. */
@@ -23,7 +23,7 @@ export async function runWebhookSweeper(platform: Platform, log: 'always' | 'whe
       deliveries: services.deliveries,
       queue: services.runtime.queue,
       clock: platform.clock,
-      graceMs: sweepGraceMs(services.runtime.waitScale),
+      graceMs: services.runtime.sweepGraceMs,
     });
     if (log === 'always' || result.requeued > 0) logger.info('webhook sweeper run', { job: 'webhook-sweeper', ...result, duration_ms: Date.now() - started });
     return result;
