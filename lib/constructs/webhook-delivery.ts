@@ -191,9 +191,13 @@ export class WebhookDelivery extends Construct {
       reportBatchItemFailures: true,
       maxConcurrency: workerSettings.maxConcurrency,
     });
-    // What Lambda's poller does with the queue (SqsEventSource's grantConsumeMessages adds GetQueueUrl and ChangeMessageVisibility).
+    // What Lambda's poller does with the queue (SqsEventSource's grantConsumeMessages adds GetQueueUrl), and the worker's
+    // own ChangeMessageVisibility: a message it failed on comes back after the attempt's lease and a backoff.
     this.worker.addToRolePolicy(
-      new iam.PolicyStatement({ actions: ['sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage'], resources: [this.queue.queueArn] }),
+      new iam.PolicyStatement({
+        actions: ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ReceiveMessage'],
+        resources: [this.queue.queueArn],
+      }),
     );
     // The delivery, its callback and the authority re-checks (GetItem, BatchGetItem, Query), the attempt's outcome,
     // slots and counters (UpdateItem).

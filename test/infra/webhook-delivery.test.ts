@@ -414,7 +414,7 @@ describe('webhook pipeline: least privilege, per role', () => {
     expect(Object.keys(variables).sort()).toEqual(['LOG_LEVEL', 'NODE_OPTIONS', 'POWERTOOLS_TRACE_ENABLED', 'STAGE', 'TABLE_ACCESS', WEBHOOK_ENV.queueUrl]);
   });
 
-  it('worker: consumes the queue, reads and updates the access table, opens secrets only, sends to the queue, starts retries', () => {
+  it('worker: consumes the queue (and sets when a failed message comes back), reads and updates the access table, opens secrets only, sends to the queue, starts retries', () => {
     expect(grantsOf(template, roleOfFunction(template, ids.worker))).toEqual(
       [
         ...FUNCTION_TRACING,
@@ -424,6 +424,7 @@ describe('webhook pipeline: least privilege, per role', () => {
         'dynamodb:Query on access-table',
         'dynamodb:UpdateItem on access-table',
         `kms:Decrypt on secrets-key${SECRET_CONDITION}`,
+        'sqs:ChangeMessageVisibility on queue',
         'sqs:DeleteMessage on queue',
         'sqs:GetQueueAttributes on queue',
         'sqs:ReceiveMessage on queue',

@@ -8,7 +8,7 @@
  */
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildRuntime } from '../../../lambdas/webhooks/webhook-runtime';
@@ -54,6 +54,16 @@ describe('webhook runtime in a deployed function', () => {
     const [first, second] = sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input);
     expect(first).toEqual({ QueueUrl: ENV[WEBHOOK_ENV.queueUrl], MessageBody: JSON.stringify(message), DelaySeconds: 60 });
     expect(second.DelaySeconds).toBe(900);
+  });
+
+  it('sets when a received message comes back in whole seconds SQS accepts (ChangeMessageVisibility)', async () => {
+    sqs.on(ChangeMessageVisibilityCommand).resolves({});
+    const runtime = buildRuntime({}, ENV);
+    await runtime.visibility.change('handle-1', 55.2);
+    await runtime.visibility.change('handle-2', 99_999);
+    const [first, second] = sqs.commandCalls(ChangeMessageVisibilityCommand).map((c) => c.args[0].input);
+    expect(first).toEqual({ QueueUrl: ENV[WEBHOOK_ENV.queueUrl], ReceiptHandle: 'handle-1', VisibilityTimeout: 56 });
+    expect(second.VisibilityTimeout).toBe(43_200);
   });
 
   it('starts one retry execution per name: a second start is no error', async () => {
