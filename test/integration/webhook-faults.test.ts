@@ -17,13 +17,11 @@
  * each case also says whether the sweeper had to step in (only when nothing else can: an execution
  * that failed for good).
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryMessage } from '../../lambdas/webhooks/delivery-schedule';
 import { FaultPlan, type FaultRule } from '../../local/fault-injection';
-import { eventually } from '../support/eventually';
 import { startTestStack, type TestStack } from '../support/test-stack';
-import { businessRequests, raisedWebhookHandlers, webhookWorld, type Receiver } from '../support/webhook-world';
+import { businessRequests, openDeliveries, raisedWebhookHandlers, webhookWorld, type Receiver } from '../support/webhook-world';
 
 const faults = new FaultPlan();
 let stack: TestStack;
@@ -196,12 +194,6 @@ describe('faults at every call site of the delivery pipeline', () => {
 
   it('leaves no delivery open: every delivery of every case ended', async () => {
     await stack.webhooks!.idle();
-    const open = await eventually(async () => {
-      const { Items = [] } = await stack.client.send(
-        new ScanCommand({ TableName: stack.tables.access, FilterExpression: '#type = :delivery AND #status IN (:p, :a, :r)', ExpressionAttributeNames: { '#type': 'type', '#status': 'status' }, ExpressionAttributeValues: { ':delivery': 'delivery', ':p': 'pending', ':a': 'attempting', ':r': 'retrying' } }),
-      );
-      return Items;
-    }, 'the scan');
-    expect(open).toEqual([]);
+    expect(await openDeliveries(stack)).toEqual([]);
   });
 });
