@@ -27,7 +27,7 @@ export function headlineHeaders(headline: QuotaLimit | undefined, used: number |
 }
 
 /** The quota that refused, in the window that refused (Reset = its end, Unix seconds). */
-export function quotaRejectionHeaders(limit: QuotaLimit, resetAt: number, now: Date): Record<string, string> {
+export function quotaRejectionHeaders(limit: QuotaLimit | RollingLimit, resetAt: number, now: Date): Record<string, string> {
   return {
     'X-RateLimit-Limit': String(limit.limit),
     'X-RateLimit-Remaining': '0',
@@ -39,14 +39,7 @@ export function quotaRejectionHeaders(limit: QuotaLimit, resetAt: number, now: D
 
 /** A full rolling limit: Reset and Retry-After when its oldest live entry expires (`freesAtMs`), the first moment one more fits. */
 export function rollingRejectionHeaders(limit: RollingLimit, freesAtMs: number, now: Date): Record<string, string> {
-  const resetAt = Math.ceil(freesAtMs / 1000);
-  return {
-    'X-RateLimit-Limit': String(limit.limit),
-    'X-RateLimit-Remaining': '0',
-    'X-RateLimit-Reset': String(resetAt),
-    'X-RateLimit-Policy': limit.policy,
-    'Retry-After': String(retryAfter(resetAt, now)),
-  };
+  return quotaRejectionHeaders(limit, Math.ceil(freesAtMs / 1000), now);
 }
 
 /** Concurrency rejections guarantee only the policy and Retry-After. */
