@@ -73,6 +73,8 @@ export interface LocalWebhookPipeline {
   readonly queue: LocalDeliveryQueue;
   readonly scheduler: LocalRetryScheduler;
   stats(): LocalWebhookPipelineStats;
+  /** The deliveries something of the pipeline will attempt again: a message in the queue, or a running retry execution. */
+  heldDeliveryIds(): Set<string>;
   /** Resolves when the stream reader is caught up, the queue holds no message (visible, delayed or in flight) and no execution runs. */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -120,6 +122,7 @@ export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOpt
     queue,
     scheduler,
     stats: () => ({ ...queue.stats(), ...scheduler.stats(), streamRecords: stream.forwarded(), streamRecordsSkipped: stream.skipped() }),
+    heldDeliveryIds: () => new Set([...queue.heldDeliveryIds(), ...scheduler.heldDeliveryIds()]),
     idle: async () => {
       // Each stage feeds the next (and the worker may write what the stream carries): done only when all three are quiet at once.
       while (!stopped) {

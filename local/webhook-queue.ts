@@ -141,6 +141,16 @@ export class LocalDeliveryQueue implements DeliveryQueue, MessageVisibility {
     return this.deadLetterList;
   }
 
+  /** The deliveries a held message (visible, delayed or in flight) asks an attempt of. */
+  heldDeliveryIds(): Set<string> {
+    const ids = new Set<string>();
+    for (const message of this.messages.values()) {
+      const id = (JSON.parse(message.body) as Partial<DeliveryMessage>).delivery_id;
+      if (id) ids.add(id);
+    }
+    return ids;
+  }
+
   /** Messages held: visible, delayed or in flight (not the dead-letter list). */
   size(): number {
     return this.messages.size;

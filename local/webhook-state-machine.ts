@@ -56,7 +56,7 @@ export class LocalRetryScheduler implements RetryScheduler {
   /** Schedules accepted whose execution has not started yet (the runner is loading). */
   private starting = 0;
   private readonly names = new Set<string>();
-  private readonly running = new Map<string, { abort: () => void; done: Promise<void> }>();
+  private readonly running = new Map<string, { abort: () => void; done: Promise<void>; deliveryId?: string }>();
   private readonly idleWaiters: Array<() => void> = [];
   private readonly transitionsByExecution = new Map<string, number>();
   private counts = { executionsStarted: 0, executionsFailed: 0, transitions: 0 };
@@ -102,6 +102,11 @@ export class LocalRetryScheduler implements RetryScheduler {
   /** Transitions of one execution so far (undefined for a name never started). */
   transitionsOf(name: string): number | undefined {
     return this.transitionsByExecution.get(name);
+  }
+
+  /** The deliveries whose next attempt a running execution holds. */
+  heldDeliveryIds(): Set<string> {
+    return new Set([...this.running.values()].flatMap((execution) => (execution.deliveryId ? [execution.deliveryId] : [])));
   }
 
   /** Executions running (most of them in their Wait). */
@@ -168,7 +173,7 @@ export class LocalRetryScheduler implements RetryScheduler {
       this.running.delete(name);
       this.notifyIfIdle();
     });
-    this.running.set(name, { abort: execution.abort, done: settled });
+    this.running.set(name, { abort: execution.abort, done: settled, deliveryId: input.message?.delivery_id });
   }
 
   private notifyIfIdle(): void {

@@ -9,6 +9,7 @@ import type { ApiHandler } from '../../lambdas/shared/http/pipeline';
 import type { Router } from '../../lambdas/shared/http/routes';
 import { localDocumentClient, startLocalStack, type LocalStack, type LocalStackOptions } from '../../local/local-stack';
 import { checkResponse } from './contract-check';
+import { stuckDeliveries } from './stuck-deliveries';
 
 export interface TestStack extends LocalStack {
   readonly office: BackOffice;
@@ -51,9 +52,12 @@ export async function startTestStack(
       await checkResponse(init?.method ?? 'GET', path, response);
       return response;
     },
+    // The file's last word: no delivery the pipeline lost (test/support/stuck-deliveries.ts).
     stop: async () => {
+      const stuck = stack.webhooks ? await stuckDeliveries({ client, tables: stack.tables }, stack.webhooks) : [];
       client.destroy();
       await stack.stop();
+      if (stuck.length > 0) throw new Error(`Webhook deliveries stuck (open, nothing of the pipeline holding them): ${JSON.stringify(stuck)}`);
     },
   };
 }

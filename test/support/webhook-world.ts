@@ -5,7 +5,6 @@
  * HTTPS receivers, signed-in managers of new organizations, active callbacks, business events, and the
  * operator's view of a callback's deliveries.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, expect } from 'vitest';
 import { operations as settingsOperations } from '../../lambdas/settings/handler';
 import { lookupSession } from '../../lambdas/settings/settings-operations';
@@ -118,22 +117,7 @@ export function webhookWorld(stack: () => TestStack) {
   return { receiver, receivers, manager, create, activeCallback, businessEvent, watched, deliveryOf, PASSWORD };
 }
 
-/**
- * The deliveries still open (pending, attempting, retrying) in the stack's access table. Once the pipeline is idle
- * (nothing queued, no execution waiting), an open delivery has nothing left that would move it: stuck.
- */
-export async function openDeliveries(stack: TestStack) {
-  const { Items = [] } = await stack.client.send(
-    new ScanCommand({
-      TableName: stack.tables.access,
-      FilterExpression: '#type = :delivery AND #status IN (:p, :a, :r)',
-      ExpressionAttributeNames: { '#type': 'type', '#status': 'status' },
-      ExpressionAttributeValues: { ':delivery': 'delivery', ':p': 'pending', ':a': 'attempting', ':r': 'retrying' },
-      ConsistentRead: true,
-    }),
-  );
-  return Items.map((item) => ({ delivery_id: item.delivery_id, status: item.status, attempts: item.attempts, due_at: item.due_at }));
-}
+export { openDeliveries } from './stuck-deliveries';
 
 /** The business events (not verification challenges) a receiver got. */
 export const businessRequests = (r: Receiver) => r.requests.filter((q) => !q.rawBody.toString('utf8').includes('"type":"webhook.'));
