@@ -95,10 +95,11 @@ export class ApiKeys {
       if (input.partnerId) {
         org = await this.store.getOrg(input.partnerId);
         if (!org) throw new BackOfficeError('ORG_NOT_FOUND', `No organization ${input.partnerId}`);
-        if (org.status !== 'active') throw new BackOfficeError('PARTNER_INACTIVE', 'The organization is archived');
+        // The grant first: an account that does not manage the organization learns nothing of its standing.
         if (!org.managers?.[input.accountId]) {
           throw new BackOfficeError('PARTNER_MANAGER_REQUIRED', 'Organization keys require an active manager of the organization');
         }
+        if (org.status !== 'active') throw new BackOfficeError('PARTNER_INACTIVE', 'The organization is archived');
       }
 
       // The snapshot just read decides the count; the transaction's version condition guards it.

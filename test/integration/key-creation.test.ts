@@ -52,6 +52,15 @@ describe('key creation', () => {
     });
   });
 
+  it('tells an account that does not manage an archived organization no more than that (no existence or standing oracle)', async () => {
+    const { account_id: outsider } = await stack.office.accounts.create();
+    const { partner_id } = await stack.office.organizations.create();
+    await stack.office.organizations.archive(partner_id);
+    await expect(stack.office.keys.create({ accountId: outsider, partnerId: partner_id, scopes: ['records:read'] })).rejects.toMatchObject({
+      code: 'PARTNER_MANAGER_REQUIRED',
+    });
+  });
+
   it('refuses scopes a key type may not carry and validities outside 1–365 days', async () => {
     const { account_id } = await stack.office.accounts.create();
     await expect(stack.office.keys.create({ accountId: account_id, scopes: ['records:read'] })).rejects.toMatchObject({ code: 'INVALID_SCOPES' });
