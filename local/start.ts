@@ -121,7 +121,7 @@ async function main(lifetime: StackLifetime) {
   }
   lines.push('', 'Web settings (open in a browser: keys, password, two-factor, activity):', `  ${stack.baseUrl}/settings`);
   if (demo?.email && demo.password) lines.push(`  sign in as ${demo.email} / ${demo.password}`);
-  lines.push('', 'Admin CLI: npm run -s admin -- account create --email you@example.com --password "…"   (Ctrl-C stops everything)', '');
+  lines.push('', 'Admin CLI: npm run -s admin -- account create --email you@example.com --password-prompt   (Ctrl-C stops everything)', '');
   console.log(lines.join('\n'));
 }
 

@@ -16,14 +16,21 @@ export class UsageError extends Error {
 }
 
 export const USAGE = `Usage: npm run -s admin -- <group> <verb> [--flags] [--stage <name>]
-  account create [--name N] [--email E [--password P]]
+  account create [--name N] [--email E [--password-prompt | --password-stdin]]
                                                -> {"account_id"}; with an e-mail the account can sign in to
                                                web settings once it has a password (10–128 characters)
-  account set-password --account A --password P
-                                               a reset: the new password, and every key of the account revoked
+  account set-password --account A [--password-stdin]
+                                               the new password, asked for twice at the terminal (or read from
+                                               standard input); every key, session and callback of the account ends
+  account reset-password --account A [--clear-two-factor]
+                                               a compromised account: no password signs in until set-password,
+                                               every key, session and callback ends; with the flag two-factor is off too
+  account reset-two-factor --account A         an owner who lost the authenticator: two-factor off (audited);
+                                               verify who asks first (docs/operations.md)
   account deactivate --account A
   account reactivate --account A               (old keys stay revoked)
-  account reset-password --account A           (revokes every key of the account)
+  Passwords never go on the command line (shell history, ps): --password-stdin reads one line.
+
   org create [--name N]                        -> {"partner_id"}
   org archive --org O
   org restore --org O                          (old keys stay revoked)
@@ -90,11 +97,27 @@ const OPTIONS = {
   webhook: { type: 'string' },
   delivery: { type: 'string' },
   event: { type: 'string' },
-  password: { type: 'string' },
+  'password-stdin': { type: 'boolean' },
+  'password-prompt': { type: 'boolean' },
+  'clear-two-factor': { type: 'boolean' },
   help: { type: 'boolean' },
 } as const;
 
+/** Where the CLI gets a password from (scripts/admin.ts: the terminal, hidden and asked twice, or standard input). */
+export interface PasswordSource {
+  read(from: 'prompt' | 'stdin'): Promise<string>;
+}
+
+const NO_PASSWORD_SOURCE: PasswordSource = {
+  read: async () => {
+    throw new UsageError('This command needs a password, and none can be read here');
+  },
+};
+
 export function parseAdminArgs(argv: readonly string[]) {
+  if (argv.some((arg) => arg === '--password' || arg.startsWith('--password='))) {
+    throw new UsageError('--password is not taken (it would stay in shell history and in ps): give the password at the prompt, or on standard input with --password-stdin');
+  }
   try {
     const { values, positionals } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
     return { values, positionals };
@@ -166,7 +189,7 @@ const POSITIONAL_SUBJECT: Readonly<Record<string, 'delivery' | 'event'>> = {
   'event fan-out': 'event',
 };
 
-export async function runAdminCommand(argv: readonly string[], office: BackOffice): Promise<unknown> {
+export async function runAdminCommand(argv: readonly string[], office: BackOffice, passwords: PasswordSource = NO_PASSWORD_SOURCE): Promise<unknown> {
   const parsed = parseAdminArgs(argv);
   const [group, verb, ...rest] = parsed.positionals;
   const subject = POSITIONAL_SUBJECT[`${group} ${verb}`];
@@ -177,16 +200,24 @@ export async function runAdminCommand(argv: readonly string[], office: BackOffic
   }
   if (rest.length > 0) throw new UsageError(`Unexpected arguments: ${rest.join(' ')}`);
   switch (`${group} ${verb}`) {
-    case 'account create':
-      return office.accounts.create(values.name, { email: values.email, password: values.password });
-    case 'account set-password':
-      return office.accounts.setPassword(required(values, 'account'), required(values, 'password'));
+    case 'account create': {
+      if (values['password-stdin'] && values['password-prompt']) throw new UsageError('Give the password one way: --password-prompt or --password-stdin');
+      const from = values['password-stdin'] ? 'stdin' : values['password-prompt'] ? 'prompt' : undefined;
+      if (from && values.email === undefined) throw new BackOfficeError('INVALID_ARGUMENT', 'A password needs an e-mail address to sign in with');
+      return office.accounts.create(values.name, { email: values.email, password: from ? await passwords.read(from) : undefined });
+    }
+    case 'account set-password': {
+      const accountId = required(values, 'account');
+      return office.accounts.setPassword(accountId, await passwords.read(values['password-stdin'] ? 'stdin' : 'prompt'));
+    }
+    case 'account reset-two-factor':
+      return office.signIn.resetTwoFactor(required(values, 'account'));
     case 'account deactivate':
       return office.accounts.deactivate(required(values, 'account'));
     case 'account reactivate':
       return office.accounts.reactivate(required(values, 'account'));
     case 'account reset-password':
-      return office.accounts.resetPassword(required(values, 'account'));
+      return office.accounts.resetPassword(required(values, 'account'), { clearTwoFactor: values['clear-two-factor'] });
     case 'org create':
       return office.organizations.create(values.name);
     case 'org archive':

@@ -6,7 +6,7 @@ import { createDocumentClient } from '../lambdas/shared/storage/dynamo-client';
 import { physicalTableName } from '../lambdas/shared/storage/table-definitions';
 import { localDynamoClient } from '../local/dynamo-local';
 import { LOCAL_STATE_FILE } from '../local/state-file';
-import { describeFailure, parseAdminArgs, runAdminCommand, runLocalCommand, USAGE } from './admin-cli';
+import { describeFailure, parseAdminArgs, runAdminCommand, runLocalCommand, USAGE, UsageError, type PasswordSource } from './admin-cli';
 
 class NotRunning extends Error {
   readonly code = 'LOCAL_STACK_NOT_RUNNING';
@@ -21,6 +21,52 @@ function backOffice(stage: string | undefined): BackOffice {
   return createBackOffice(createDocumentClient(localDynamoClient(state.dynamoEndpoint)), state.tables.access, undefined, state.tables.domain);
 }
 
+/** Everything standard input holds, without the line break that ends it. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+/** One line typed at the terminal, not echoed. */
+function hiddenLine(question: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const input = process.stdin;
+    process.stderr.write(question);
+    input.setRawMode(true);
+    input.resume();
+    let line = '';
+    const done = (error?: Error) => {
+      input.setRawMode(false);
+      input.pause();
+      input.off('data', onData);
+      process.stderr.write('\n');
+      if (error) reject(error);
+      else resolve(line);
+    };
+    const onData = (data: Buffer) => {
+      for (const char of data.toString('utf8')) {
+        if (char === '\r' || char === '\n') return done();
+        if (char === '\u0003') return done(new UsageError('Cancelled'));
+        if (char === '\u007f' || char === '\b') line = line.slice(0, -1);
+        else line += char;
+      }
+    };
+    input.on('data', onData);
+  });
+}
+
+/** The password at the terminal (asked twice), or on standard input (`--password-stdin`, for scripts). */
+const PASSWORDS: PasswordSource = {
+  async read(from) {
+    if (from === 'stdin') return readStdin();
+    if (!process.stdin.isTTY) throw new UsageError('No terminal to ask for the password: give it on standard input with --password-stdin');
+    const first = await hiddenLine('New password: ');
+    if ((await hiddenLine('The same again: ')) !== first) throw new UsageError('The two passwords differ');
+    return first;
+  },
+};
+
 async function main(argv: string[]): Promise<number> {
   try {
     const { values } = parseAdminArgs(argv);
@@ -29,7 +75,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (!values.stage && !existsSync(LOCAL_STATE_FILE)) throw new NotRunning('No local stack found: run `npm start` first, or pass --stage <name>');
-    const result = runLocalCommand(argv) ?? (await runAdminCommand(argv, backOffice(values.stage)));
+    const result = runLocalCommand(argv) ?? (await runAdminCommand(argv, backOffice(values.stage), PASSWORDS));
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {

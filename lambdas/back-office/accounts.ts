@@ -163,9 +163,60 @@ export class Accounts {
     );
   }
 
-  /** A password change or reset revokes every key (and, once webhooks exist, every webhook) of the account. */
-  async resetPassword(accountId: string) {
-    return this.update(accountId, 'SET cred_gen = cred_gen + :one, updated_at = :now', { ':one': 1 });
+  /**
+   * `account reset-password`, for an account that may be compromised: the password is removed (none
+   * signs in until the operator sets a new one with set-password), the credential generation rises
+   * (every key, session and webhook callback of the account ends for good), and, with
+   * `clearTwoFactor`, two-factor is turned off (for an owner who lost the authenticator: they enrol
+   * again once signed in). One transaction with its audit entries (`password.reset`, and
+   * `two_factor.reset`). An account without an e-mail has no password: its keys are revoked alone.
+   */
+  async resetPassword(accountId: string, options: { readonly clearTwoFactor?: boolean } = {}): Promise<{ account_id: string; status: string; two_factor_cleared: boolean }> {
+    const now = this.store.clock().toISOString();
+    const table = this.store.table;
+    let cleared = false;
+    await this.store.retryOnConflict(async () => {
+      const signIn = (await this.store.getItem(signInKey(accountId))) as SignInItem | undefined;
+      cleared = Boolean(options.clearTwoFactor && (signIn?.two_factor_secret || signIn?.two_factor_pending));
+      const removes = ['password_hash', ...(options.clearTwoFactor ? ['two_factor_secret', 'two_factor_pending', 'two_factor_step'] : [])];
+      try {
+        await this.store.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: table,
+                  Key: accountKey(accountId),
+                  UpdateExpression: 'SET cred_gen = cred_gen + :one, updated_at = :now',
+                  ConditionExpression: 'attribute_exists(pk)',
+                  ExpressionAttributeValues: { ':one': 1, ':now': now },
+                },
+              },
+              ...(signIn
+                ? [
+                    {
+                      Update: {
+                        TableName: table,
+                        Key: signInKey(accountId),
+                        UpdateExpression: `SET password_changed_at = :now REMOVE ${removes.join(', ')}`,
+                        ConditionExpression: 'attribute_exists(pk)',
+                        ExpressionAttributeValues: { ':now': now },
+                      },
+                    },
+                  ]
+                : []),
+              auditPut(this.store, accountId, 'password.reset', OPERATOR),
+              ...(cleared ? [auditPut(this.store, accountId, 'two_factor.reset', OPERATOR)] : []),
+            ],
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error) || isWriteConflict(error)) throw error;
+        throw new BackOfficeError('ACCOUNT_NOT_FOUND', `No account ${accountId}`);
+      }
+    });
+    const account = (await this.store.getAccount(accountId)) as AccountItem;
+    return { account_id: account.account_id, status: account.status, two_factor_cleared: cleared };
   }
 
   private async update(accountId: string, expression: string, values: Record<string, unknown>, condition = 'attribute_exists(pk)') {

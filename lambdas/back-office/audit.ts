@@ -26,6 +26,8 @@ export type AuditAction =
   | 'two_factor.enrolled'
   | 'two_factor.enabled'
   | 'two_factor.disabled'
+  /** The operator turned two-factor off (admin CLI `account reset-two-factor`, or `reset-password --clear-two-factor`). */
+  | 'two_factor.reset'
   | 'webhook.created'
   | 'webhook.verified'
   | 'webhook.deactivated'

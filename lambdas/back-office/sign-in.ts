@@ -105,6 +105,18 @@ export class SignIn {
   }
 
   /**
+   * The operator's recovery for an owner who lost the authenticator (admin CLI `account
+   * reset-two-factor`): two-factor off, pending enrolment dropped, audited `two_factor.reset`. The
+   * account's password, keys and sessions stay: the owner signs in with the password alone and
+   * enrols again. Verify who is asking before you run it (docs/operations.md).
+   */
+  async resetTwoFactor(accountId: string): Promise<{ account_id: string; two_factor: 'off' }> {
+    await this.read(accountId);
+    await this.change(accountId, 'REMOVE two_factor_secret, two_factor_pending, two_factor_step', 'attribute_exists(pk)', {}, 'two_factor.reset', OPERATOR);
+    return { account_id: accountId, two_factor: 'off' };
+  }
+
+  /**
    * Confirm the signed-in account again before a sensitive change (creating a webhook callback): its
    * password and, when two-factor is on, a code not used before.
    */

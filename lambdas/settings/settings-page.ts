@@ -147,6 +147,7 @@ const SCRIPT = `
     'two_factor.enrolled': 'Two-factor enrolment started',
     'two_factor.enabled': 'Two-factor sign-in turned on',
     'two_factor.disabled': 'Two-factor sign-in turned off',
+    'two_factor.reset': 'Two-factor turned off by an operator',
     'webhook.created': 'Webhook callback added',
     'webhook.verified': 'Webhook callback verified',
     'webhook.deactivated': 'Webhook callback deactivated',

@@ -1,42 +1,15 @@
 /**
- * What the webhook tests on the local stack share: the settings and webhooks functions on a platform
- * whose quotas are raised out of reach (the same rows, same writes: these tests create, verify and
- * resend far more than a manager may a minute; the limits themselves: webhook-limits.test.ts), local
+ * What the webhook tests on the local stack share: the raised-quota handlers (raised-quotas.ts), local
  * HTTPS receivers, signed-in managers of new organizations, active callbacks, business events, and the
  * operator's view of a callback's deliveries.
  */
 import { afterAll, expect } from 'vitest';
-import { operations as settingsOperations } from '../../lambdas/settings/handler';
-import { lookupSession } from '../../lambdas/settings/settings-operations';
-import { createApiHandler } from '../../lambdas/shared/http/pipeline';
-import { LIMITS } from '../../lambdas/shared/limits/limits-table';
-import { createPlatform, sharedPlatform, type Platform } from '../../lambdas/shared/platform';
-import { webhookAdmissionHolders, webhookOperations } from '../../lambdas/webhooks/webhook-operations';
-import { HANDLERS } from '../../local/handlers';
 import { eventually } from './eventually';
 import { startHttpsReceiver } from './https-receiver';
 import { recordInput } from './record-input';
 import { SettingsBrowser, type JsonResponse } from './settings-browser';
 import type { TestStack } from './test-stack';
-
-/** The local stack's handlers, with the webhooks and settings functions on the raised platform. */
-export function raisedWebhookHandlers() {
-  let raised: Platform | undefined;
-  const platform = () =>
-    (raised ??= createPlatform({
-      limits: LIMITS.map((l) => (l.kind === 'quota' ? { ...l, limit: 100_000 } : l)),
-      edgeGuard: undefined,
-      localSwitches: sharedPlatform().localSwitches,
-      // The shared platform's client: what the local stack gave it (fault-injection tests wrap it).
-      documentClient: sharedPlatform().documentClient,
-    }));
-  return {
-    ...HANDLERS,
-    webhooks: createApiHandler({ operations: webhookOperations, sessions: lookupSession, admissionHolders: webhookAdmissionHolders, platform }),
-    // Signing in (many managers from 127.0.0.1) on the same raised platform.
-    settings: createApiHandler({ operations: settingsOperations, sessions: lookupSession, platform }),
-  };
-}
+export { raisedWebhookHandlers } from './raised-quotas';
 
 export type Receiver = Awaited<ReturnType<typeof startHttpsReceiver>>;
 export type Captured = Receiver['requests'][number];

@@ -47,6 +47,7 @@ export const AuditEntrySchema = z.strictObject({
     'two_factor.enrolled',
     'two_factor.enabled',
     'two_factor.disabled',
+    'two_factor.reset',
     'webhook.created',
     'webhook.verified',
     'webhook.deactivated',

@@ -12,6 +12,7 @@ const OFFICE_METHODS = [
   'accounts.deactivate',
   'accounts.reactivate',
   'accounts.resetPassword',
+  'signIn.resetTwoFactor',
   'accounts.setPassword',
   'organizations.create',
   'organizations.archive',
@@ -68,14 +69,22 @@ describe('runAdminCommand: commands and flags', () => {
     { argv: ['account', 'create'], method: 'accounts.create', args: [undefined, { email: undefined, password: undefined }] },
     { argv: ['account', 'create', '--name', 'Acme'], method: 'accounts.create', args: ['Acme', { email: undefined, password: undefined }] },
     {
-      argv: ['account', 'create', '--email', 'a@example.com', '--password', 'a long passphrase'],
+      argv: ['account', 'create', '--email', 'a@example.com', '--password-stdin'],
       method: 'accounts.create',
-      args: [undefined, { email: 'a@example.com', password: 'a long passphrase' }],
+      args: [undefined, { email: 'a@example.com', password: 'from stdin' }],
     },
-    { argv: ['account', 'set-password', '--account', 'acc_1', '--password', 'a long passphrase'], method: 'accounts.setPassword', args: ['acc_1', 'a long passphrase'] },
+    {
+      argv: ['account', 'create', '--email', 'a@example.com', '--password-prompt'],
+      method: 'accounts.create',
+      args: [undefined, { email: 'a@example.com', password: 'from prompt' }],
+    },
+    { argv: ['account', 'set-password', '--account', 'acc_1'], method: 'accounts.setPassword', args: ['acc_1', 'from prompt'] },
+    { argv: ['account', 'set-password', '--account', 'acc_1', '--password-stdin'], method: 'accounts.setPassword', args: ['acc_1', 'from stdin'] },
+    { argv: ['account', 'reset-password', '--account', 'acc_1', '--clear-two-factor'], method: 'accounts.resetPassword', args: ['acc_1', { clearTwoFactor: true }] },
+    { argv: ['account', 'reset-two-factor', '--account', 'acc_1'], method: 'signIn.resetTwoFactor', args: ['acc_1'] },
     { argv: ['account', 'deactivate', '--account', 'acc_1'], method: 'accounts.deactivate', args: ['acc_1'] },
     { argv: ['account', 'reactivate', '--account', 'acc_1'], method: 'accounts.reactivate', args: ['acc_1'] },
-    { argv: ['account', 'reset-password', '--account=acc_1'], method: 'accounts.resetPassword', args: ['acc_1'] },
+    { argv: ['account', 'reset-password', '--account=acc_1'], method: 'accounts.resetPassword', args: ['acc_1', { clearTwoFactor: undefined }] },
     { argv: ['org', 'create', '--name', 'Org'], method: 'organizations.create', args: ['Org'] },
     { argv: ['org', 'archive', '--org', 'org_1'], method: 'organizations.archive', args: ['org_1'] },
     { argv: ['org', 'restore', '--org', 'org_1'], method: 'organizations.restore', args: ['org_1'] },
@@ -113,11 +122,25 @@ describe('runAdminCommand: commands and flags', () => {
     const { office, calls } = fakeOffice();
 
     // Act
-    const result = await runAdminCommand(argv, office);
+    const result = await runAdminCommand(argv, office, { read: async (from) => `from ${from}` });
 
     // Assess
     expect(result).toEqual({ method });
     expect(calls[method]).toHaveBeenCalledExactlyOnceWith(...args);
+  });
+
+  it('never takes a password on the command line (shell history, ps), and asks for one only where it is used', async () => {
+    const { office, calls } = fakeOffice();
+    const read = vi.fn(async () => 'a long passphrase');
+
+    await expect(runAdminCommand(['account', 'set-password', '--account', 'acc_1', '--password', 'hunter2hunter2'], office, { read })).rejects.toThrow(/--password is not taken/);
+    await expect(runAdminCommand(['account', 'create', '--email', 'a@example.com', '--password=hunter2hunter2'], office, { read })).rejects.toBeInstanceOf(UsageError);
+    await expect(runAdminCommand(['account', 'create', '--password-stdin'], office, { read })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await runAdminCommand(['account', 'create', '--email', 'a@example.com'], office, { read });
+
+    expect(read).not.toHaveBeenCalled();
+    expect(calls['accounts.setPassword']).not.toHaveBeenCalled();
+    expect(calls['accounts.create']).toHaveBeenCalledExactlyOnceWith(undefined, { email: 'a@example.com', password: undefined });
   });
 
   it('maps key create flags: organization, trimmed scope list, days', async () => {
