@@ -146,6 +146,7 @@ const SESSION_COOKIE_SETTERS: Readonly<Partial<Record<RouteId, string>>> = {
   'settings-sign-in': 'Opens the session: the new session cookie.',
   'settings-sign-out': 'Clears the session cookie (`Max-Age=0`).',
   'settings-password': 'Every other session ended: a new session cookie for this browser.',
+  'settings-two-factor-confirm': 'Every other session ended: a new session cookie for this browser.',
 };
 
 /** The policies a web-settings rejection can name: its own quotas, signing in, and the web side's edge rules. */

@@ -7,7 +7,8 @@
  *
  * A session is bound to the account's credential generation at sign-in: a
  * password change or reset, or a deactivation, ends every session of the
- * account at once, with nothing to find and delete. Resolving a session reads
+ * account at once, with nothing to find and delete; so does its session
+ * generation, raised when two-factor is turned on (keys stay). Resolving a session reads
  * the session; the settings API's admission then re-checks the account in
  * its counter write (lambdas/shared/limits/settings-admission.ts), and records activity at most once a minute (a
  * conditional write, so concurrent requests write once).
@@ -31,6 +32,8 @@ export const sessionKey = (token: string) => ({ pk: `SESSION#${sessionDigest(tok
 interface SessionItem {
   readonly account_id: string;
   readonly cred_gen: number;
+  /** Absent on sessions opened before session generations: 0. */
+  readonly session_gen?: number;
   readonly created_at: string;
   readonly seen_at: string;
   readonly expires_at: string;
@@ -53,7 +56,7 @@ export class Sessions {
     const now = this.store.clock();
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(now.getTime() + SESSION_ABSOLUTE_MS);
-    const item: SessionItem = { account_id: accountId, cred_gen: account.cred_gen, created_at: now.toISOString(), seen_at: now.toISOString(), expires_at: expiresAt.toISOString() };
+    const item: SessionItem = { account_id: accountId, cred_gen: account.cred_gen, session_gen: account.session_gen ?? 0, created_at: now.toISOString(), seen_at: now.toISOString(), expires_at: expiresAt.toISOString() };
     await this.store.client.send(
       new PutCommand({
         TableName: this.store.table,
@@ -69,14 +72,14 @@ export class Sessions {
    * it was opened under, for the settings admission to re-check in its counter write (one read here).
    * Records activity at most once a minute.
    */
-  async lookup(token: string | undefined): Promise<{ accountId: string; credGen: number; expiresAt: string } | undefined> {
+  async lookup(token: string | undefined): Promise<{ accountId: string; credGen: number; sessionGen: number; expiresAt: string } | undefined> {
     if (!token || !SESSION_TOKEN_PATTERN.test(token)) return undefined;
     const now = this.store.clock();
     const key = sessionKey(token);
     const session = (await this.store.getItem(key)) as SessionItem | undefined;
     if (!session || !this.isLive(session, now)) return undefined;
     if (now.getTime() - Date.parse(session.seen_at) >= ACTIVITY_RESOLUTION_MS) await this.touch(key, session, now);
-    return { accountId: session.account_id, credGen: session.cred_gen, expiresAt: session.expires_at };
+    return { accountId: session.account_id, credGen: session.cred_gen, sessionGen: session.session_gen ?? 0, expiresAt: session.expires_at };
   }
 
   /** The signed-in account behind `token`, or undefined when the session is unknown, idle, past its end, or its account changed. */
@@ -84,7 +87,7 @@ export class Sessions {
     const session = await this.lookup(token);
     if (!session) return undefined;
     const account = await this.store.getAccount(session.accountId);
-    if (!account || account.status !== 'active' || account.cred_gen !== session.credGen) return undefined;
+    if (!account || account.status !== 'active' || account.cred_gen !== session.credGen || (account.session_gen ?? 0) !== session.sessionGen) return undefined;
     return account;
   }
 

@@ -10,12 +10,16 @@
  * - A code is accepted once: the step it belongs to is written with a
  *   condition that it is later than the last accepted one, so of two
  *   concurrent sign-ins with one code exactly one passes.
- * - Enrolment stores a pending secret and shows it (and its `otpauth://`
- *   URI) once; the first valid code confirms it. Disabling needs the
- *   password and a code.
+ * - Enrolment needs the password, stores a pending secret and shows it (and
+ *   its `otpauth://` URI) once; the password and the first valid code confirm
+ *   it, which also ends every other session of the account (its session
+ *   generation rises in the same transaction: a stolen session cannot stay
+ *   signed in past the owner turning two-factor on). Disabling needs the
+ *   password and a current code. So a session alone, stolen or left open,
+ *   cannot enrol an attacker's authenticator and lock the owner out.
  */
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { AccountItem } from '../shared/identity/access-items';
+import { accountKey, type AccountItem } from '../shared/identity/access-items';
 import { verifyAgainstDecoy, verifyPassword } from '../shared/identity/passwords';
 import { signInKey, type SignInItem } from '../shared/identity/sign-in-items';
 import { acceptedStep, newTwoFactorSecret, twoFactorUri } from '../shared/identity/two-factor';
@@ -60,19 +64,24 @@ export class SignIn {
 
   /**
    * A new secret for the account, pending until confirmed: its value and `otpauth://` URI, shown this
-   * once. Refused while two-factor is on (disable it first: that needs the password and a code).
+   * once. Needs the password; refused while two-factor is on (disable it first: that needs the password and a code).
    */
-  async enrolTwoFactor(accountId: string, source: AuditSource = OPERATOR): Promise<{ secret: string; otpauth_uri: string }> {
+  async enrolTwoFactor(accountId: string, password: string, source: AuditSource = OPERATOR): Promise<{ secret: string; otpauth_uri: string }> {
     const signIn = await this.read(accountId);
+    await this.checkPassword(signIn, password);
     if (signIn.two_factor_secret) throw new BackOfficeError('TWO_FACTOR_ENABLED', 'Two-factor is already on; disable it first.');
     const secret = newTwoFactorSecret();
     await this.change(accountId, 'SET two_factor_pending = :secret', 'attribute_exists(pk) AND attribute_not_exists(two_factor_secret)', { ':secret': secret }, 'two_factor.enrolled', source);
     return { secret, otpauth_uri: twoFactorUri(signIn.email, secret) };
   }
 
-  /** The first valid code of the pending secret turns two-factor on with it. */
-  async confirmTwoFactor(accountId: string, code: string, source: AuditSource = OPERATOR): Promise<{ two_factor: 'on' }> {
+  /**
+   * The password and the first valid code of the pending secret turn two-factor on with it, and end every
+   * session of the account (the caller opens a new one for the browser that confirmed).
+   */
+  async confirmTwoFactor(accountId: string, password: string, code: string, source: AuditSource = OPERATOR): Promise<{ two_factor: 'on' }> {
     const signIn = await this.read(accountId);
+    await this.checkPassword(signIn, password);
     if (!signIn.two_factor_pending) throw new BackOfficeError('INVALID_TWO_FACTOR', 'Enrol first: there is no secret to confirm.');
     const step = await acceptedStep(signIn.two_factor_pending, code, this.store.clock());
     if (step === undefined) throw WRONG_CODE();
@@ -83,6 +92,7 @@ export class SignIn {
       { ':step': step, ':pending': signIn.two_factor_pending },
       'two_factor.enabled',
       source,
+      true,
     );
     return { two_factor: 'on' };
   }
@@ -90,7 +100,7 @@ export class SignIn {
   /** Two-factor off, with the password and a current code. */
   async disableTwoFactor(accountId: string, password: string, code: string, source: AuditSource = OPERATOR): Promise<{ two_factor: 'off' }> {
     const signIn = await this.read(accountId);
-    if (!(await verifyPassword(password, signIn.password_hash))) throw new BackOfficeError('INVALID_PASSWORD', 'The password is wrong.');
+    await this.checkPassword(signIn, password);
     if (!signIn.two_factor_secret) return { two_factor: 'off' };
     await this.useCode(signIn, signIn.two_factor_secret, code);
     await this.change(
@@ -107,12 +117,13 @@ export class SignIn {
   /**
    * The operator's recovery for an owner who lost the authenticator (admin CLI `account
    * reset-two-factor`): two-factor off, pending enrolment dropped, audited `two_factor.reset`. The
-   * account's password, keys and sessions stay: the owner signs in with the password alone and
-   * enrols again. Verify who is asking before you run it (docs/operations.md).
+   * account's password and keys stay; its sessions end (one may be on the lost device): the owner
+   * signs in with the password alone and enrols again. Verify who is asking before you run it
+   * (docs/operations.md).
    */
   async resetTwoFactor(accountId: string): Promise<{ account_id: string; two_factor: 'off' }> {
     await this.read(accountId);
-    await this.change(accountId, 'REMOVE two_factor_secret, two_factor_pending, two_factor_step', 'attribute_exists(pk)', {}, 'two_factor.reset', OPERATOR);
+    await this.change(accountId, 'REMOVE two_factor_secret, two_factor_pending, two_factor_step', 'attribute_exists(pk)', {}, 'two_factor.reset', OPERATOR, true);
     return { account_id: accountId, two_factor: 'off' };
   }
 
@@ -122,8 +133,12 @@ export class SignIn {
    */
   async confirm(accountId: string, password: string, code: string | undefined): Promise<void> {
     const signIn = await this.read(accountId);
-    if (!(await verifyPassword(password, signIn.password_hash))) throw new BackOfficeError('INVALID_PASSWORD', 'The password is wrong.');
+    await this.checkPassword(signIn, password);
     if (signIn.two_factor_secret) await this.useCode(signIn, signIn.two_factor_secret, code);
+  }
+
+  private async checkPassword(signIn: SignInItem, password: string): Promise<void> {
+    if (!(await verifyPassword(password, signIn.password_hash))) throw new BackOfficeError('INVALID_PASSWORD', 'The password is wrong.');
   }
 
   /** Accept `code` once: its step is recorded under the condition that it is later than the last accepted one. */
@@ -157,13 +172,13 @@ export class SignIn {
     return item as unknown as SignInItem;
   }
 
-  /** One conditional change of the sign-in item and its audit entry, in one transaction. */
-  private async change(accountId: string, expression: string, condition: string, values: Record<string, unknown>, action: AuditAction, source: AuditSource): Promise<void> {
+  /** One conditional change of the sign-in item and its audit entry (and, with `endSessions`, the account's session generation raised), in one transaction. */
+  private async change(accountId: string, expression: string, condition: string, values: Record<string, unknown>, action: AuditAction, source: AuditSource, endSessions = false): Promise<void> {
     // A lost race with another transaction on the item (TransactionConflict) is tried again; a failed condition is not.
-    return this.store.retryOnConflict(() => this.changeOnce(accountId, expression, condition, values, action, source));
+    return this.store.retryOnConflict(() => this.changeOnce(accountId, expression, condition, values, action, source, endSessions));
   }
 
-  private async changeOnce(accountId: string, expression: string, condition: string, values: Record<string, unknown>, action: AuditAction, source: AuditSource): Promise<void> {
+  private async changeOnce(accountId: string, expression: string, condition: string, values: Record<string, unknown>, action: AuditAction, source: AuditSource, endSessions: boolean): Promise<void> {
     try {
       await this.store.client.send(
         new TransactWriteCommand({
@@ -178,6 +193,19 @@ export class SignIn {
               },
             },
             auditPut(this.store, accountId, action, source),
+            ...(endSessions
+              ? [
+                  {
+                    Update: {
+                      TableName: this.store.table,
+                      Key: accountKey(accountId),
+                      UpdateExpression: 'SET session_gen = if_not_exists(session_gen, :zero) + :one',
+                      ConditionExpression: 'attribute_exists(pk)',
+                      ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+                    },
+                  },
+                ]
+              : []),
           ],
         }),
       );

@@ -110,10 +110,14 @@ const keysOperation: Operation = async (input) => {
 };
 
 const keyCreateOperation: Operation = async (input) => {
-  const body = input.body as { name?: string; partner_id?: string; scopes: string[]; days?: number; permanent?: boolean };
+  const body = input.body as { name?: string; partner_id?: string; scopes: string[]; days?: number; permanent?: boolean; password: string; two_factor_code?: string };
+  const office = officeOf(input.platform);
+  const { accountId } = sessionOf(input);
+  // A session alone (stolen, or a browser left open) does not mint a key: the password, and a code when two-factor is on.
+  await domain(() => office.signIn.confirm(accountId, body.password, body.two_factor_code));
   const created = await domain(() =>
-    officeOf(input.platform).keys.create({
-      accountId: sessionOf(input).accountId,
+    office.keys.create({
+      accountId,
       name: body.name,
       partnerId: body.partner_id,
       scopes: body.scopes,
@@ -147,13 +151,22 @@ const passwordOperation: Operation = async (input) => {
   };
 };
 
-const enrolOperation: Operation = async (input) => ({
-  data: await domain(() => officeOf(input.platform).signIn.enrolTwoFactor(sessionOf(input).accountId, sourceOf(input))),
-});
+const enrolOperation: Operation = async (input) => {
+  const { password } = input.body as { password: string };
+  return { data: await domain(() => officeOf(input.platform).signIn.enrolTwoFactor(sessionOf(input).accountId, password, sourceOf(input))) };
+};
 
 const confirmOperation: Operation = async (input) => {
-  const { code } = input.body as { code: string };
-  return { data: await domain(() => officeOf(input.platform).signIn.confirmTwoFactor(sessionOf(input).accountId, code, sourceOf(input))) };
+  const { password, code } = input.body as { password: string; code: string };
+  const office = officeOf(input.platform);
+  const { accountId } = sessionOf(input);
+  await domain(() => office.signIn.confirmTwoFactor(accountId, password, code, sourceOf(input)));
+  // Every session of the account ended with it; this browser signs in again at once.
+  const opened = await domain(() => office.sessions.open(accountId));
+  return {
+    data: { two_factor: 'on' as const, session_expires_at: opened.expires_at },
+    headers: { 'Set-Cookie': sessionCookie(opened.token, input.fullPath, SESSION_ABSOLUTE_MS / 1000) },
+  };
 };
 
 const disableOperation: Operation = async (input) => {

@@ -431,9 +431,27 @@ const SCRIPT = `
       }
       body.days = days;
     }
+    if (!$('key-password').value) {
+      say('create-status', 'Enter your password to confirm.', 'error');
+      return $('key-password').focus();
+    }
+    body.password = $('key-password').value;
+    if (account.two_factor === 'on') body.two_factor_code = $('key-code').value.trim();
     const result = await call('POST', 'keys', body);
     if (result.ended) return;
-    if (!result.ok) return say('create-status', errorText(result), 'error');
+    if (!result.ok) {
+      if (result.code === 'INVALID_TWO_FACTOR' && account.two_factor !== 'on') {
+        account.two_factor = 'on';
+        renderTwoFactor();
+      }
+      say('create-status', result.code === 'INVALID_PASSWORD' ? 'The password is wrong.' : errorText(result), 'error');
+      const field = { INVALID_PASSWORD: 'key-password', INVALID_TWO_FACTOR: 'key-code' }[result.code];
+      if (field) {
+        $(field).value = '';
+        $(field).focus();
+      }
+      return;
+    }
     $('create-key-form').reset();
     $('days').disabled = false;
     $('new-key-value').value = result.data.key;
@@ -503,9 +521,11 @@ const SCRIPT = `
     $('tf-off').hidden = state === 'on' || enrolling;
     $('tf-pending-note').hidden = state !== 'pending';
     $('tf-disable-form').hidden = state !== 'on';
+    $('key-code-field').hidden = state !== 'on';
     renderWebhookTwoFactor();
   }
   function clearEnrolment() {
+    $('tf-enrol-password').value = '';
     $('tf-secret').textContent = '';
     $('tf-uri').textContent = '';
     $('tf-confirm-code').value = '';
@@ -513,14 +533,24 @@ const SCRIPT = `
   }
   $('tf-enrol').addEventListener('click', async () => {
     say('tf-status', '');
+    if (!$('tf-enrol-password').value) {
+      say('tf-status', 'Enter your password to confirm.', 'error');
+      return $('tf-enrol-password').focus();
+    }
     $('tf-enrol').disabled = true;
-    const result = await call('POST', 'two-factor/enrol');
+    // The password stays in its field until the code confirms the enrolment (that call needs it too).
+    const result = await call('POST', 'two-factor/enrol', { password: $('tf-enrol-password').value });
     $('tf-enrol').disabled = false;
     if (result.ended) return;
     if (!result.ok) {
       if (result.code === 'TWO_FACTOR_ENABLED') account.two_factor = 'on';
       renderTwoFactor();
-      return say('tf-status', errorText(result), 'error');
+      say('tf-status', result.code === 'INVALID_PASSWORD' ? 'The password is wrong.' : errorText(result), 'error');
+      if (result.code === 'INVALID_PASSWORD') {
+        $('tf-enrol-password').value = '';
+        $('tf-enrol-password').focus();
+      }
+      return;
     }
     $('tf-secret').textContent = result.data.secret;
     $('tf-uri').textContent = result.data.otpauth_uri;
@@ -537,8 +567,15 @@ const SCRIPT = `
   });
   onSubmit($('tf-confirm-form'), async () => {
     say('tf-status', '');
-    const result = await call('POST', 'two-factor/confirm', { code: $('tf-confirm-code').value.trim() });
+    const result = await call('POST', 'two-factor/confirm', { password: $('tf-enrol-password').value, code: $('tf-confirm-code').value.trim() });
     if (result.ended) return;
+    if (!result.ok && result.code === 'INVALID_PASSWORD') {
+      // Not expected (the password was checked a moment ago, unless it changed meanwhile): start again.
+      clearEnrolment();
+      renderTwoFactor();
+      say('tf-status', 'The password is wrong: enter it and enable two-factor again.', 'error');
+      return $('tf-enrol-password').focus();
+    }
     if (!result.ok) {
       say('tf-status', errorText(result), 'error');
       $('tf-confirm-code').select();
@@ -548,7 +585,7 @@ const SCRIPT = `
     clearEnrolment();
     account.two_factor = 'on';
     renderTwoFactor();
-    say('tf-status', 'Two-factor sign-in is on: from now on, signing in needs a code from your app.', 'success');
+    say('tf-status', 'Two-factor sign-in is on: from now on, signing in needs a code from your app. Your other sessions were signed out.', 'success');
     $('tf-title').focus();
     loadAudit();
   });
@@ -683,6 +720,12 @@ const BODY = `
           <label for="days" class="check">Valid for <input id="days" type="number" min="1" max="365" step="1" value="90" class="days"> days (1 to 365)</label>
           <label for="permanent" class="check"><input id="permanent" type="checkbox"> Permanent (never expires)</label>
         </fieldset>
+        <label for="key-password">Your password <span class="hint">Creating a key needs your password.</span></label>
+        <input id="key-password" type="password" autocomplete="current-password" maxlength="${PASSWORD_MAX_CHARACTERS}">
+        <div id="key-code-field" hidden>
+          <label for="key-code">Two-factor code <span class="hint">The 6-digit code your authenticator app shows now.</span></label>
+          <input id="key-code" type="text" ${CODE_INPUT}>
+        </div>
         <div class="actions"><button id="create-submit" type="submit">Create key</button></div>
       </form>
     </section>
@@ -711,6 +754,8 @@ ${webhooksBody({ codeInput: CODE_INPUT, passwordMax: PASSWORD_MAX_CHARACTERS })}
         <div id="tf-off">
           <p class="muted">With two-factor on, signing in needs a 6-digit code from an authenticator app as well as your password.</p>
           <p id="tf-pending-note" class="muted" hidden>An enrolment was started but not confirmed. Enable two-factor again to get a new secret.</p>
+          <label for="tf-enrol-password">Your password <span class="hint">Turning two-factor on needs your password.</span></label>
+          <input id="tf-enrol-password" type="password" autocomplete="current-password" maxlength="${PASSWORD_MAX_CHARACTERS}">
           <div class="actions"><button id="tf-enrol" type="button">Enable two-factor</button></div>
         </div>
         <div id="tf-enrolment" hidden>

@@ -129,7 +129,7 @@ const wholePage = (page: Page) =>
   page.evaluate<string>(`[document.documentElement.outerHTML, document.body.innerText, ...[...document.querySelectorAll('input')].map((i) => i.value)].join('\\n')`);
 
 /** Creates a key through the form; returns its id and value as the page shows them once. */
-async function createKey(page: Page, options: { name: string; partnerId?: string; scopes: string[]; days?: number; permanent?: boolean }) {
+async function createKey(page: Page, options: { name: string; partnerId?: string; scopes: string[]; days?: number; permanent?: boolean; code?: string }) {
   await page.fill('#key-name', options.name);
   await page.selectOption('#key-partner', options.partnerId ?? '');
   for (const box of await page.$$('#create-key-form input[name=scope]')) {
@@ -138,8 +138,13 @@ async function createKey(page: Page, options: { name: string; partnerId?: string
   }
   await page.setChecked('#permanent', options.permanent === true);
   if (!options.permanent) await page.fill('#days', String(options.days ?? 90));
+  await page.fill('#key-password', PASSWORD);
+  expect(await page.isVisible('#key-code')).toBe(options.code !== undefined);
+  if (options.code !== undefined) await page.fill('#key-code', options.code);
   await page.click('#create-submit');
   await page.waitForSelector('#new-key', { state: 'visible' });
+  // The password and the code leave the form with the key shown.
+  expect([await page.inputValue('#key-password'), await page.inputValue('#key-code')]).toEqual(['', '']);
   expect(await page.isVisible('#create-key-form')).toBe(false);
   expect(await text(page, '#new-key .warning')).toBe('This is the only time the key is shown. Store it now; it cannot be shown again.');
   const value = await page.inputValue('#new-key-value');
@@ -198,7 +203,17 @@ describe('the settings page in Chromium', { timeout: 60_000 }, () => {
     expect(await page.evaluate('document.cookie')).toBe('');
     expect(page.url()).toBe(settingsUrl);
 
-    // 3. Two-factor on: the secret and the setup link as text, confirmed with the app's code.
+    // 3. Two-factor on: the password first (a session alone does not enrol), then the secret and the setup link as text, confirmed with the app's code.
+    await page.click('#tf-enrol');
+    expect(await said(page, 'tf-status')).toBe('Enter your password to confirm.');
+    expect(await focused(page)).toBe('tf-enrol-password');
+    await page.fill('#tf-enrol-password', 'not the password at all');
+    await page.click('#tf-enrol');
+    await page.waitForSelector('#tf-status.error:has-text("The password is wrong.")');
+    expect(await page.inputValue('#tf-enrol-password')).toBe('');
+    expect(await text(page, '#tf-state')).toBe('Off');
+    await screenshot(page, '03a-two-factor-password-wrong');
+    await page.fill('#tf-enrol-password', PASSWORD);
     await page.click('#tf-enrol');
     await page.waitForSelector('#tf-enrolment', { state: 'visible' });
     const secret = await text(page, '#tf-secret');
@@ -209,7 +224,9 @@ describe('the settings page in Chromium', { timeout: 60_000 }, () => {
     await screenshot(page, '03-two-factor-enrol');
     await page.fill('#tf-confirm-code', await codeAt(secret, now()));
     await page.click('#tf-confirm-submit');
-    expect(await said(page, 'tf-status')).toMatch(/^Two-factor sign-in is on/);
+    expect(await said(page, 'tf-status')).toMatch(/^Two-factor sign-in is on: .* Your other sessions were signed out\.$/);
+    // The password typed for the enrolment is gone from the page.
+    expect(await page.inputValue('#tf-enrol-password')).toBe('');
     expect(await text(page, '#tf-state')).toBe('On');
     expect(await page.isVisible('#tf-enrolment')).toBe(false);
     expect(await page.isVisible('#tf-disable-form')).toBe(true);
@@ -247,8 +264,19 @@ describe('the settings page in Chromium', { timeout: 60_000 }, () => {
     expect(await text(page, '#account-email')).toBe(email);
     expect(await text(page, '#tf-state')).toBe('On');
 
-    // 5. An organization key, shown once: copied, then gone after "Done" and after a reload.
-    const org = await createKey(page, { name: 'CI deploy', partnerId: partner_id, scopes: ['public:read', 'records:read'], days: 30 });
+    // 5. An organization key, shown once: copied, then gone after "Done" and after a reload. It needs the password and,
+    // two-factor being on, a code (one not used before).
+    await page.fill('#key-name', 'No password');
+    await page.click('#create-submit');
+    expect(await said(page, 'create-status')).toBe('Enter your password to confirm.');
+    expect(await focused(page)).toBe('key-password');
+    await page.fill('#key-password', PASSWORD);
+    await page.click('#create-submit');
+    await page.waitForSelector('#create-status.error:has-text("two-factor code")');
+    expect(await focused(page)).toBe('key-code');
+    await screenshot(page, '05a-key-needs-code');
+    nextStep();
+    const org = await createKey(page, { name: 'CI deploy', partnerId: partner_id, scopes: ['public:read', 'records:read'], days: 30, code: await codeAt(secret, now()) });
     expect(await said(page, 'create-status')).toBe('Key CI deploy created. Copy its value now.');
     await screenshot(page, '06-key-shown-once');
     await page.click('#copy-key');
@@ -261,7 +289,8 @@ describe('the settings page in Chromium', { timeout: 60_000 }, () => {
     await page.evaluate(`navigator.clipboard.writeText('')`);
 
     // A personal key that never expires (shown once too).
-    const personal = await createKey(page, { name: 'My scripts', scopes: ['public:read', 'entitlements:read'], permanent: true });
+    nextStep();
+    const personal = await createKey(page, { name: 'My scripts', scopes: ['public:read', 'entitlements:read'], permanent: true, code: await codeAt(secret, now()) });
     await page.click('#new-key-done');
     await page.waitForSelector('#new-key', { state: 'hidden' });
 
@@ -376,6 +405,7 @@ describe('the settings page in Chromium', { timeout: 60_000 }, () => {
     // The session is gone (as after 30 idle minutes): the next call answers 401 SESSION_REQUIRED.
     await context.clearCookies();
     await page.fill('#key-name', 'Too late');
+    await page.fill('#key-password', PASSWORD);
     await page.click('#create-submit');
     await shown(page, 'sign-in');
     expect(await said(page, 'sign-in-status')).toBe('Your session has ended. Please sign in again.');

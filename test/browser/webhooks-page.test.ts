@@ -462,8 +462,8 @@ describe('the webhooks of the settings page in Chromium', { timeout: 120_000 }, 
     // Two-factor on through the settings API.
     const api = new SettingsBrowser(stack);
     expect((await api.signIn(email, PASSWORD)).status).toBe(200);
-    const { secret } = await (await api.post('/settings/api/two-factor/enrol')).json();
-    expect((await api.post('/settings/api/two-factor/confirm', { code: await codeAt(secret, now()) })).status).toBe(200);
+    const { secret } = await (await api.post('/settings/api/two-factor/enrol', { password: PASSWORD })).json();
+    expect((await api.post('/settings/api/two-factor/confirm', { password: PASSWORD, code: await codeAt(secret, now()) })).status).toBe(200);
 
     const { page, problems } = await newPage();
     await signIn(page, email);

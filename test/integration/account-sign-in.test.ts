@@ -93,8 +93,8 @@ describe('account reset-password and reset-two-factor (a compromised account, a 
     const key = (await admin('key', 'create', '--account', account_id, '--scopes', 'public:read', '--permanent')) as { key: string };
     let secret: string | undefined;
     if (twoFactor) {
-      secret = (await stack.office.signIn.enrolTwoFactor(account_id)).secret;
-      await stack.office.signIn.confirmTwoFactor(account_id, await codeAt(secret, new Date()));
+      secret = (await stack.office.signIn.enrolTwoFactor(account_id, password)).secret;
+      await stack.office.signIn.confirmTwoFactor(account_id, password, await codeAt(secret, new Date()));
     }
     const browser = new SettingsBrowser(stack);
     const code = secret ? await codeAt(secret, new Date(Date.now() + 30_000)) : undefined;
@@ -132,11 +132,13 @@ describe('account reset-password and reset-two-factor (a compromised account, a 
     expect((await new SettingsBrowser(stack).signIn(cleared.email, 'a brand new passphrase')).status).toBe(200);
   });
 
-  it('reset-two-factor: the owner signs in with the password alone and may enrol again; audited; keys stay', async () => {
-    const { account_id, email, password, key } = await signedInAccount(true);
+  it('reset-two-factor: the owner signs in with the password alone and may enrol again; audited; keys stay, sessions end', async () => {
+    const { account_id, email, password, key, browser: lostDevice } = await signedInAccount(true);
     expect((await new SettingsBrowser(stack).signIn(email, password)).status).toBe(401);
 
     expect(await admin('account', 'reset-two-factor', '--account', account_id)).toEqual({ account_id, two_factor: 'off' });
+    // A session may be open on the lost device.
+    expect((await lostDevice.get('/settings/api/session')).status).toBe(401);
 
     const browser = new SettingsBrowser(stack);
     expect((await browser.signIn(email, password)).status).toBe(200);

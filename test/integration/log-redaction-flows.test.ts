@@ -78,7 +78,7 @@ describe('what the flows write', () => {
       expect((await browser.signIn(email, secrets.wrongPassword)).status).toBe(401);
       expect((await browser.signIn(email, password)).status).toBe(200);
       secrets.session = browser.token as string;
-      const created = await browser.post('/settings/api/keys', { name: 'Redaction', scopes: ['public:read'], days: 30 });
+      const created = await browser.post('/settings/api/keys', { password: password, name: 'Redaction', scopes: ['public:read'], days: 30 });
       expect(created.status).toBe(201);
       secrets.personalKey = (await created.json()).key;
 

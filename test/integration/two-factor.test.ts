@@ -51,12 +51,12 @@ describe('signing in', () => {
 describe('two-factor', () => {
   it('is enrolled with a secret shown once, on only after a valid code, then needed at every sign-in, each code once', async () => {
     const { email, account_id } = await account();
-    const { secret, otpauth_uri } = await office.signIn.enrolTwoFactor(account_id);
+    const { secret, otpauth_uri } = await office.signIn.enrolTwoFactor(account_id, PASSWORD);
     expect(otpauth_uri).toBe(`otpauth://totp/Partner%20API:${encodeURIComponent(email)}?secret=${secret}&issuer=Partner%20API`);
     // Pending: sign-in still needs no code.
     await office.signIn.verify({ email, password: PASSWORD });
-    await expect(office.signIn.confirmTwoFactor(account_id, '000000')).rejects.toMatchObject({ code: 'INVALID_TWO_FACTOR' });
-    await office.signIn.confirmTwoFactor(account_id, await codeAt(secret, now));
+    await expect(office.signIn.confirmTwoFactor(account_id, PASSWORD, '000000')).rejects.toMatchObject({ code: 'INVALID_TWO_FACTOR' });
+    await office.signIn.confirmTwoFactor(account_id, PASSWORD, await codeAt(secret, now));
 
     nextStep();
     await expect(office.signIn.verify({ email, password: PASSWORD })).rejects.toMatchObject({ code: 'INVALID_TWO_FACTOR' });
@@ -70,8 +70,8 @@ describe('two-factor', () => {
 
   it('accepts one code for exactly one of 4 concurrent sign-ins', async () => {
     const { email, account_id } = await account();
-    const { secret } = await office.signIn.enrolTwoFactor(account_id);
-    await office.signIn.confirmTwoFactor(account_id, await codeAt(secret, now));
+    const { secret } = await office.signIn.enrolTwoFactor(account_id, PASSWORD);
+    await office.signIn.confirmTwoFactor(account_id, PASSWORD, await codeAt(secret, now));
     nextStep();
     const code = await codeAt(secret, now);
     const outcomes = await Promise.allSettled(Array.from({ length: 4 }, () => office.signIn.verify({ email, password: PASSWORD, twoFactorCode: code })));
@@ -80,8 +80,8 @@ describe('two-factor', () => {
 
   it('is turned off with the password and a current code only', async () => {
     const { email, account_id } = await account();
-    const { secret } = await office.signIn.enrolTwoFactor(account_id);
-    await office.signIn.confirmTwoFactor(account_id, await codeAt(secret, now));
+    const { secret } = await office.signIn.enrolTwoFactor(account_id, PASSWORD);
+    await office.signIn.confirmTwoFactor(account_id, PASSWORD, await codeAt(secret, now));
     nextStep();
     await expect(office.signIn.disableTwoFactor(account_id, 'not the password', await codeAt(secret, now))).rejects.toMatchObject({ code: 'INVALID_PASSWORD' });
     await expect(office.signIn.disableTwoFactor(account_id, PASSWORD, '000000')).rejects.toMatchObject({ code: 'INVALID_TWO_FACTOR' });

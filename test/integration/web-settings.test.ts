@@ -89,10 +89,10 @@ describe('signing in', () => {
 
   it('with two-factor on, needs a current code, refuses a wrong one and a replayed one', async () => {
     const { email, browser: b } = await signedIn();
-    const enrolled = (await (await b.post('/settings/api/two-factor/enrol')).json()) as { secret: string; otpauth_uri: string };
+    const enrolled = (await (await b.post('/settings/api/two-factor/enrol', { password: PASSWORD })).json()) as { secret: string; otpauth_uri: string };
     expect(enrolled.otpauth_uri).toMatch(/^otpauth:\/\/totp\//);
     expect((await (await b.get('/settings/api/session')).json()).two_factor).toBe('pending');
-    const confirm = await b.post('/settings/api/two-factor/confirm', { code: await codeAt(enrolled.secret, now) });
+    const confirm = await b.post('/settings/api/two-factor/confirm', { password: PASSWORD, code: await codeAt(enrolled.secret, now) });
     expect(confirm.status).toBe(200);
     expect((await (await b.get('/settings/api/session')).json()).two_factor).toBe('on');
 
@@ -220,7 +220,7 @@ describe('cross-site requests', () => {
 describe('keys', () => {
   it('creates a personal key whose value is shown once, works on the partner API, and is listed without it', async () => {
     const { account_id, browser: b } = await signedIn();
-    const created = await b.post('/settings/api/keys', { name: 'CI deploy', scopes: ['public:read', 'entitlements:read'], days: 30 });
+    const created = await b.post('/settings/api/keys', { password: PASSWORD, name: 'CI deploy', scopes: ['public:read', 'entitlements:read'], days: 30 });
     expect(created.status).toBe(201);
     const key = (await created.json()) as { key_id: string; key: string; expires_at: string; partner_id: null; name: string };
     expect(key).toMatchObject({ name: 'CI deploy', partner_id: null, scopes: ['public:read', 'entitlements:read'] });
@@ -239,23 +239,23 @@ describe('keys', () => {
   it('creates organization keys for active managers only', async () => {
     const { account_id, browser: b } = await signedIn();
     const { partner_id } = await office.organizations.create('Org');
-    const asOutsider = await b.post('/settings/api/keys', { partner_id, scopes: ['records:read'] });
+    const asOutsider = await b.post('/settings/api/keys', { password: PASSWORD, partner_id, scopes: ['records:read'] });
     expect(asOutsider.status).toBe(403);
     expect((await asOutsider.json()).code).toBe('PARTNER_MANAGER_REQUIRED');
     await office.memberships.set(partner_id, account_id, 'member');
-    expect((await (await b.post('/settings/api/keys', { partner_id, scopes: ['records:read'] })).json()).code).toBe('PARTNER_MANAGER_REQUIRED');
-    const unknown = await b.post('/settings/api/keys', { partner_id: 'org_does_not_exist', scopes: ['records:read'] });
+    expect((await (await b.post('/settings/api/keys', { password: PASSWORD, partner_id, scopes: ['records:read'] })).json()).code).toBe('PARTNER_MANAGER_REQUIRED');
+    const unknown = await b.post('/settings/api/keys', { password: PASSWORD, partner_id: 'org_does_not_exist', scopes: ['records:read'] });
     expect((await unknown.json()).code).toBe('PARTNER_MANAGER_REQUIRED');
 
     await office.memberships.set(partner_id, account_id, 'manager');
-    const created = await b.post('/settings/api/keys', { partner_id, scopes: ['records:read', 'invitations:write'], permanent: true });
+    const created = await b.post('/settings/api/keys', { password: PASSWORD, partner_id, scopes: ['records:read', 'invitations:write'], permanent: true });
     expect(created.status).toBe(201);
     const key = (await created.json()) as { key: string; expires_at: null; partner_id: string };
     expect(key).toMatchObject({ partner_id, expires_at: null });
     expect((await (await call('/me', { headers: bearer(key.key) })).json()).data).toMatchObject({ partner_id });
 
     await office.organizations.archive(partner_id);
-    const archived = await b.post('/settings/api/keys', { partner_id, scopes: ['records:read'] });
+    const archived = await b.post('/settings/api/keys', { password: PASSWORD, partner_id, scopes: ['records:read'] });
     expect(archived.status).toBe(409);
     expect((await archived.json()).code).toBe('PARTNER_INACTIVE');
   });
@@ -296,7 +296,7 @@ describe('keys', () => {
       [{ scopes: ['public:read'], colour: 'blue' }, 422, 'UNKNOWN_FIELD'],
     ];
     for (const [body, status, code] of cases) {
-      const response = await b.post('/settings/api/keys', body);
+      const response = await b.post('/settings/api/keys', { password: PASSWORD, ...(body as object) });
       expect(response.status, JSON.stringify(body)).toBe(status);
       expect((await response.json()).code, JSON.stringify(body)).toBe(code);
     }
@@ -309,18 +309,18 @@ describe('keys', () => {
   it('answers KEY_LIMIT at the 21st live key, permanent ones included; a revoked key frees its place', async () => {
     const { account_id, browser: b } = await signedIn();
     for (let i = 0; i < 19; i += 1) await office.keys.create({ accountId: account_id, scopes: ['public:read'] });
-    const twentieth = await b.post('/settings/api/keys', { scopes: ['public:read'], permanent: true });
+    const twentieth = await b.post('/settings/api/keys', { password: PASSWORD, scopes: ['public:read'], permanent: true });
     expect(twentieth.status).toBe(201);
-    const refused = await b.post('/settings/api/keys', { scopes: ['public:read'] });
+    const refused = await b.post('/settings/api/keys', { password: PASSWORD, scopes: ['public:read'] });
     expect(refused.status).toBe(409);
     expect((await refused.json()).code).toBe('KEY_LIMIT');
     await b.post(`/settings/api/keys/${((await twentieth.json()) as { key_id: string }).key_id}/revoke`);
-    expect((await b.post('/settings/api/keys', { scopes: ['public:read'] })).status).toBe(201);
+    expect((await b.post('/settings/api/keys', { password: PASSWORD, scopes: ['public:read'] })).status).toBe(201);
   });
 
   it('revokes its creator\u2019s key for good; another account\u2019s key is not found and keeps working', async () => {
     const { browser: b, account_id } = await signedIn();
-    const mine = (await (await b.post('/settings/api/keys', { scopes: ['public:read'] })).json()) as { key_id: string; key: string };
+    const mine = (await (await b.post('/settings/api/keys', { password: PASSWORD, scopes: ['public:read'] })).json()) as { key_id: string; key: string };
     const other = await account();
     const theirs = await office.keys.create({ accountId: other.account_id, scopes: ['public:read'] });
 
@@ -360,8 +360,8 @@ describe('password', () => {
     const { email, account_id, browser: b } = await signedIn();
     const other = browser();
     expect((await other.signIn(email, PASSWORD)).status).toBe(200);
-    const permanent = (await (await b.post('/settings/api/keys', { scopes: ['public:read'], permanent: true })).json()) as { key: string };
-    const ordinary = (await (await b.post('/settings/api/keys', { scopes: ['public:read'] })).json()) as { key: string };
+    const permanent = (await (await b.post('/settings/api/keys', { password: PASSWORD, scopes: ['public:read'], permanent: true })).json()) as { key: string };
+    const ordinary = (await (await b.post('/settings/api/keys', { password: PASSWORD, scopes: ['public:read'] })).json()) as { key: string };
 
     const wrong = await b.post('/settings/api/password', { current_password: 'not the password at all', new_password: 'a brand new password' });
     expect(wrong.status).toBe(401);
@@ -391,7 +391,7 @@ describe('password', () => {
 
   it('is reset by the operator (admin CLI set-password): keys revoked, sessions ended', async () => {
     const { email, account_id, browser: b } = await signedIn();
-    const key = (await (await b.post('/settings/api/keys', { scopes: ['public:read'] })).json()) as { key: string };
+    const key = (await (await b.post('/settings/api/keys', { password: PASSWORD, scopes: ['public:read'] })).json()) as { key: string };
     await office.accounts.setPassword(account_id, 'set by the operator');
     expect((await b.get('/settings/api/keys')).status).toBe(401);
     expect((await call('/me', { headers: bearer(key.key) })).status).toBe(401);
@@ -419,12 +419,12 @@ describe('password', () => {
 describe('two-factor in settings', () => {
   it('enrols, confirms, refuses a second enrolment, and disables with the password and a code', async () => {
     const { browser: b } = await signedIn();
-    const { secret } = (await (await b.post('/settings/api/two-factor/enrol')).json()) as { secret: string };
-    const wrong = await b.post('/settings/api/two-factor/confirm', { code: '000000' === (await codeAt(secret, now)) ? '111111' : '000000' });
+    const { secret } = (await (await b.post('/settings/api/two-factor/enrol', { password: PASSWORD })).json()) as { secret: string };
+    const wrong = await b.post('/settings/api/two-factor/confirm', { password: PASSWORD, code: '000000' === (await codeAt(secret, now)) ? '111111' : '000000' });
     expect(wrong.status).toBe(401);
     expect((await wrong.json()).code).toBe('INVALID_TWO_FACTOR');
-    expect((await b.post('/settings/api/two-factor/confirm', { code: await codeAt(secret, now) })).status).toBe(200);
-    const twice = await b.post('/settings/api/two-factor/enrol');
+    expect((await b.post('/settings/api/two-factor/confirm', { password: PASSWORD, code: await codeAt(secret, now) })).status).toBe(200);
+    const twice = await b.post('/settings/api/two-factor/enrol', { password: PASSWORD });
     expect(twice.status).toBe(409);
     expect((await twice.json()).code).toBe('TWO_FACTOR_ENABLED');
 
@@ -438,17 +438,78 @@ describe('two-factor in settings', () => {
   });
 });
 
+describe('a session alone is not enough (a stolen cookie, a browser left open)', () => {
+  const WRONG = 'not the password at all';
+  async function refused(response: JsonResponse, status: number, code: string) {
+    expect(response.status).toBe(status);
+    expect((await response.json()).code).toBe(code);
+  }
+
+  it('enrolling and confirming two-factor need the password: without it nothing changes', async () => {
+    const { account_id, browser: b } = await signedIn();
+    await refused(await b.post('/settings/api/two-factor/enrol'), 400, 'INVALID_JSON');
+    await refused(await b.post('/settings/api/two-factor/enrol', {}), 422, 'INVALID_FIELD');
+    await refused(await b.post('/settings/api/two-factor/enrol', { password: WRONG }), 401, 'INVALID_PASSWORD');
+    expect((await (await b.get('/settings/api/session')).json()).two_factor).toBe('off');
+    const { secret } = (await (await b.post('/settings/api/two-factor/enrol', { password: PASSWORD })).json()) as { secret: string };
+    await refused(await b.post('/settings/api/two-factor/confirm', { code: await codeAt(secret, now) }), 422, 'INVALID_FIELD');
+    await refused(await b.post('/settings/api/two-factor/confirm', { password: WRONG, code: await codeAt(secret, now) }), 401, 'INVALID_PASSWORD');
+    expect((await (await b.get('/settings/api/session')).json()).two_factor).toBe('pending');
+    expect((await office.signIn.get(account_id))?.two_factor_secret).toBeUndefined();
+  });
+
+  it('creating a key needs the password, and a current code when two-factor is on', async () => {
+    const { account_id, browser: b } = await signedIn();
+    const body = { scopes: ['public:read'], permanent: true };
+    await refused(await b.post('/settings/api/keys', body), 422, 'INVALID_FIELD');
+    await refused(await b.post('/settings/api/keys', { ...body, password: WRONG }), 401, 'INVALID_PASSWORD');
+    expect((await office.keys.list(account_id)).keys).toEqual([]);
+    expect((await b.post('/settings/api/keys', { ...body, password: PASSWORD })).status).toBe(201);
+
+    const { secret } = (await (await b.post('/settings/api/two-factor/enrol', { password: PASSWORD })).json()) as { secret: string };
+    expect((await b.post('/settings/api/two-factor/confirm', { password: PASSWORD, code: await codeAt(secret, now) })).status).toBe(200);
+    nextStep();
+    await refused(await b.post('/settings/api/keys', { ...body, password: PASSWORD }), 401, 'INVALID_TWO_FACTOR');
+    const code = await codeAt(secret, now);
+    expect((await b.post('/settings/api/keys', { ...body, password: PASSWORD, two_factor_code: code })).status).toBe(201);
+    // A code is used once.
+    await refused(await b.post('/settings/api/keys', { ...body, password: PASSWORD, two_factor_code: code }), 401, 'INVALID_TWO_FACTOR');
+    expect((await office.keys.list(account_id)).keys).toHaveLength(2);
+  });
+
+  it('turning two-factor on ends every other session of the account; this browser gets a new one; keys stay', async () => {
+    const { email, account_id, browser: owner } = await signedIn();
+    const other = browser();
+    expect((await other.signIn(email, PASSWORD)).status).toBe(200);
+    const key = await office.keys.create({ accountId: account_id, scopes: ['public:read'] });
+    const before = owner.token;
+    const { secret } = (await (await owner.post('/settings/api/two-factor/enrol', { password: PASSWORD })).json()) as { secret: string };
+    // Enrolling alone ends nothing.
+    expect((await other.get('/settings/api/keys')).status).toBe(200);
+    const on = await owner.post('/settings/api/two-factor/confirm', { password: PASSWORD, code: await codeAt(secret, now) });
+    expect(on.status).toBe(200);
+    expect(await on.json()).toEqual({ two_factor: 'on', session_expires_at: expect.any(String) });
+    expect(owner.token).not.toBe(before);
+    await refused(await other.get('/settings/api/keys'), 401, 'SESSION_REQUIRED');
+    const stale = new SettingsBrowser(stack);
+    stale.token = before;
+    await refused(await stale.get('/settings/api/session'), 401, 'SESSION_REQUIRED');
+    expect((await owner.get('/settings/api/keys')).status).toBe(200);
+    expect((await call('/me', { headers: bearer(key.key) })).status).toBe(200);
+  });
+});
+
 describe('audit', () => {
   it('records every settings change with its time and source IP, newest first, for 30 days', async () => {
     const { browser: b, account_id } = await signedIn();
     const start = now.toISOString();
-    const key = (await (await b.post('/settings/api/keys', { scopes: ['public:read'] })).json()) as { key_id: string };
+    const key = (await (await b.post('/settings/api/keys', { password: PASSWORD, scopes: ['public:read'] })).json()) as { key_id: string };
     later(1000);
     await b.post(`/settings/api/keys/${key.key_id}/revoke`);
     later(1000);
-    const { secret } = (await (await b.post('/settings/api/two-factor/enrol')).json()) as { secret: string };
+    const { secret } = (await (await b.post('/settings/api/two-factor/enrol', { password: PASSWORD })).json()) as { secret: string };
     later(1000);
-    await b.post('/settings/api/two-factor/confirm', { code: await codeAt(secret, now) });
+    await b.post('/settings/api/two-factor/confirm', { password: PASSWORD, code: await codeAt(secret, now) });
     later(1000);
     const changed = await b.post('/settings/api/password', { current_password: PASSWORD, new_password: 'a brand new password' });
     b.take(changed);

@@ -192,7 +192,7 @@ describe('the 10-callback limits', () => {
       ids.push((await created.json()).webhook.webhook_id);
     }
     // Spend the change quota (10 a minute, the 3 creations included).
-    const changes = await concurrently(12, () => m.browser.post('/settings/api/two-factor/enrol'));
+    const changes = await concurrently(12, () => m.browser.post('/settings/api/two-factor/enrol', { password: PASSWORD }));
     expect(changes.filter((r) => r.status === 429)).toHaveLength(5);
     const refused = await m.browser.post('/settings/api/webhooks', { partner_id: m.partner_id, url: 'https://more.partner-receiver.net/', password: PASSWORD });
     expect(refused.status).toBe(429);

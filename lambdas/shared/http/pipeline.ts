@@ -51,6 +51,8 @@ import { enforceSameOrigin, presentedSessionToken } from './web-session';
 export interface SettingsSession {
   readonly accountId: string;
   readonly credGen: number;
+  /** The account's session generation it was opened under. */
+  readonly sessionGen: number;
   /** The session's absolute end. */
   readonly expiresAt: string;
   readonly token: string;
@@ -326,7 +328,7 @@ const admission = (holders: AdmissionHolders | undefined): Middleware => ({
         // A group may count the call on more items than the account (a webhook callback, its organization): one decision.
         const extra = holders ? await holders({ route, pathParameters: state.event.pathParameters, session, platform }) : [];
         await admitSettingsCall(
-          { category, accountId: session.accountId, credGen: session.credGen, extra },
+          { category, accountId: session.accountId, credGen: session.credGen, sessionGen: session.sessionGen, extra },
           decisionDepsOf(platform, state.signal),
         );
       }

@@ -218,7 +218,7 @@ export const ROUTES = [
   { id: 'settings-key-create', method: 'POST', path: '/settings/api/keys', group: 'settings', auth: 'session', category: 'settings-key-create', query: [], body: 'json' },
   { id: 'settings-key-revoke', method: 'POST', path: '/settings/api/keys/{key_id}/revoke', group: 'settings', auth: 'session', category: 'settings-revoke', query: [], body: 'none' },
   { id: 'settings-password', method: 'POST', path: '/settings/api/password', group: 'settings', auth: 'session', category: 'settings-change', query: [], body: 'json' },
-  { id: 'settings-two-factor-enrol', method: 'POST', path: '/settings/api/two-factor/enrol', group: 'settings', auth: 'session', category: 'settings-change', query: [], body: 'none' },
+  { id: 'settings-two-factor-enrol', method: 'POST', path: '/settings/api/two-factor/enrol', group: 'settings', auth: 'session', category: 'settings-change', query: [], body: 'json' },
   { id: 'settings-two-factor-confirm', method: 'POST', path: '/settings/api/two-factor/confirm', group: 'settings', auth: 'session', category: 'settings-change', query: [], body: 'json' },
   { id: 'settings-two-factor-disable', method: 'POST', path: '/settings/api/two-factor/disable', group: 'settings', auth: 'session', category: 'settings-change', query: [], body: 'json' },
   { id: 'settings-audit', method: 'GET', path: '/settings/api/audit', group: 'settings', auth: 'session', category: 'settings-view', query: [], body: 'none' },

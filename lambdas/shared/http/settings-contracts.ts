@@ -110,7 +110,7 @@ export const SETTINGS_CONTRACTS = {
   'settings-key-create': {
     summary: 'Create an API key: its value is in this answer only',
     description:
-      'A personal key (no partner_id: public:read, entitlements:read) or an organization key (partner_id: the account must be an active manager of it). Validity `days` 1–365 (default 90) or `permanent: true`. At most 20 unexpired, unrevoked keys per account.',
+      'Needs your password and, when two-factor is on, a current code (401 INVALID_PASSWORD / INVALID_TWO_FACTOR): a session alone does not mint a key. A personal key (no partner_id: public:read, entitlements:read) or an organization key (partner_id: the account must be an active manager of it). Validity `days` 1–365 (default 90) or `permanent: true`. At most 20 unexpired, unrevoked keys per account.',
     body: z.strictObject({
       name: withErrorCode(z.optional(text(64)), 'INVALID_FIELD'),
       partner_id: withErrorCode(z.optional(z.string().check(z.minLength(1), z.maxLength(128))), 'INVALID_FIELD'),
@@ -118,6 +118,8 @@ export const SETTINGS_CONTRACTS = {
       // The code sits on the field as the object declares it (the optional wrapper), where parseInput looks.
       days: withErrorCode(z.optional(z.number()), 'INVALID_EXPIRY'),
       permanent: withErrorCode(z.optional(z.boolean()), 'INVALID_EXPIRY'),
+      password,
+      two_factor_code: withErrorCode(z.optional(text(16)), 'INVALID_FIELD'),
     }),
     status: 201,
     data: z.strictObject({
@@ -133,6 +135,8 @@ export const SETTINGS_CONTRACTS = {
     errors: [
       'SESSION_REQUIRED',
       'CSRF_CHECK_FAILED',
+      'INVALID_PASSWORD',
+      'INVALID_TWO_FACTOR',
       'INVALID_SCOPES',
       'INVALID_EXPIRY',
       'INVALID_FIELD',
@@ -162,16 +166,19 @@ export const SETTINGS_CONTRACTS = {
   },
   'settings-two-factor-enrol': {
     summary: 'Start two-factor: a new secret and its otpauth:// URI, shown this once',
+    description: 'Needs your password (401 INVALID_PASSWORD).',
+    body: z.strictObject({ password }),
     status: 200,
     data: z.strictObject({ secret: z.string(), otpauth_uri: z.string() }),
-    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'TWO_FACTOR_ENABLED', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'TWO_FACTOR_ENABLED', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
   },
   'settings-two-factor-confirm': {
-    summary: 'Turn two-factor on with a first code of the enrolled secret',
-    body: z.strictObject({ code: twoFactorCode }),
+    summary: 'Turn two-factor on with your password and a first code of the enrolled secret: ends every other session',
+    description: 'Every session of the account ends (401 SESSION_REQUIRED on its next call); this browser gets a new session cookie. Keys stay.',
+    body: z.strictObject({ password, code: twoFactorCode }),
     status: 200,
-    data: z.strictObject({ two_factor: z.literal('on') }),
-    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_TWO_FACTOR', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+    data: z.strictObject({ two_factor: z.literal('on'), session_expires_at: z.string() }),
+    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_TWO_FACTOR', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
   },
   'settings-two-factor-disable': {
     summary: 'Turn two-factor off (the password and a current code)',

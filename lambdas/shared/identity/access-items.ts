@@ -29,6 +29,11 @@ export interface AccountItem {
   name: string;
   status: AccountStatus;
   cred_gen: number;
+  /**
+   * Raised when two-factor is turned on (or reset by the operator): every web-settings session opened
+   * under an earlier value ends, while keys stay (they follow `cred_gen`). Absent means 0.
+   */
+  session_gen?: number;
   /** Optimistic lock serializing key creation, so the 20-key limit holds under concurrency. */
   key_set_version: number;
   created_at: string;

@@ -38,7 +38,8 @@ export type Guard =
   /** Nothing to re-check (the player site's IP and join-link items: counters only, created on first use). */
   | { readonly kind: 'none' }
   | { readonly kind: 'key' }
-  | { readonly kind: 'account'; readonly credGen: number }
+  /** `sessionGen` for a web-settings session (absent on the account item means 0); a key does not follow it. */
+  | { readonly kind: 'account'; readonly credGen: number; readonly sessionGen?: number }
   | { readonly kind: 'organization'; readonly keyGen: number; readonly accountId: string; readonly grant: string }
   /** A webhook callback's item (the delivery pipeline's slots and starts): it must still be active. */
   | { readonly kind: 'webhook' };
@@ -155,6 +156,10 @@ export function buildAdmissionUpdate(table: string, plan: ItemPlan) {
       break;
     case 'account':
       conditions.push(`${x.name('status')} = ${x.value('active')} AND cred_gen = ${x.value(plan.guard.credGen)}`);
+      if (plan.guard.sessionGen !== undefined) {
+        const gen = x.name('session_gen');
+        conditions.push(plan.guard.sessionGen === 0 ? `(attribute_not_exists(${gen}) OR ${gen} = ${x.value(0)})` : `${gen} = ${x.value(plan.guard.sessionGen)}`);
+      }
       break;
     case 'webhook':
       conditions.push(`${x.name('status')} = ${x.value('active')}`);

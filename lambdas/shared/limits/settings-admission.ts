@@ -6,9 +6,9 @@
  * - A signed-in call counts on its account's item (`ACCOUNT#<id>` /
  *   `ACCOUNT`, the item the partner API's account quotas use, under their own
  *   attributes), in one conditional update that also re-checks what ends a
- *   session: the account active and its credential generation the session's
- *   (a password change or reset, or a deactivation, answers 401
- *   SESSION_REQUIRED from the same write). So a settings call costs the
+ *   session: the account active, its credential generation and its session
+ *   generation the session's (a password change or reset, a deactivation, or
+ *   two-factor turned on answers 401 SESSION_REQUIRED from the same write). So a settings call costs the
  *   session read and this write: two sequential round trips, one write unit.
  * - A sign-in counts before the password is checked, by source IP and by the
  *   e-mail address (its SHA-256, known or not: an unknown address is limited
@@ -44,6 +44,8 @@ export interface SettingsCall {
   readonly accountId: string;
   /** The credential generation the session was opened under. */
   readonly credGen: number;
+  /** The account's session generation the session was opened under (two-factor turned on ends older sessions). */
+  readonly sessionGen: number;
   /** More items counted in the same decision (AdmissionHolders in pipeline.ts). */
   readonly extra?: readonly SettingsHolderItem[];
 }
@@ -52,7 +54,7 @@ export interface SettingsCall {
 export async function admitSettingsCall(call: SettingsCall, deps: DecisionDeps): Promise<void> {
   const items = planHolderItems(
     [
-      { holder: 'settings-account', key: accountKey(call.accountId), guard: { kind: 'account', credGen: call.credGen } },
+      { holder: 'settings-account', key: accountKey(call.accountId), guard: { kind: 'account', credGen: call.credGen, sessionGen: call.sessionGen } },
       ...(call.extra ?? []).map((item) => counterItem(item.holder, item.key, deps.now)),
     ],
     { category: call.category },
@@ -60,7 +62,9 @@ export async function admitSettingsCall(call: SettingsCall, deps: DecisionDeps):
   );
   await decide(
     items,
-    (item, old) => (item.holder === 'settings-account' && (!old || old.status !== 'active' || old.cred_gen !== call.credGen) ? 'SESSION_REQUIRED' : undefined),
+    (item, old) => (item.holder === 'settings-account' && (!old || old.status !== 'active' || old.cred_gen !== call.credGen || (old.session_gen ?? 0) !== call.sessionGen)
+        ? 'SESSION_REQUIRED'
+        : undefined),
     deps,
   );
 }

@@ -3,34 +3,40 @@
  * conditional write to the account item (status, credential generation),
  * and repeating one on an account already in that state changes nothing.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { accountKey } from '../../../lambdas/shared/identity/access-items';
+import { signInKey } from '../../../lambdas/shared/identity/sign-in-items';
 import { ACCOUNT_ID, accountItem, serveItems } from '../support/identity-fixtures';
-import { conditionFailed, failure, TABLE, useMockedBackOffice } from './mocked-back-office';
+import { conditionFailed, failure, TABLE, transactionCanceled, useMockedBackOffice } from './mocked-back-office';
 
 const { ddbMock, office } = useMockedBackOffice();
 
 describe('account lifecycle', () => {
-  it('resetPassword raises the credential generation', async () => {
+  it('resetPassword raises the credential generation and removes the password, audited, in one transaction', async () => {
     // Prepare
-    ddbMock.on(UpdateCommand).resolves({ Attributes: { ...accountItem({ cred_gen: 4 }) } });
+    serveItems(ddbMock, [accountItem({ cred_gen: 4 }), { ...signInKey(ACCOUNT_ID), account_id: ACCOUNT_ID, email: 'a@example.com', password_hash: 'scrypt$x' }]);
+    ddbMock.on(TransactWriteCommand).resolves({});
 
     // Act
     const result = await office.accounts.resetPassword(ACCOUNT_ID);
 
     // Assess
-    expect(result).toEqual({ account_id: ACCOUNT_ID, status: 'active' });
-    const update = ddbMock.commandCalls(UpdateCommand)[0].args[0].input;
-    expect(update).toMatchObject({ TableName: TABLE, Key: accountKey(ACCOUNT_ID), ConditionExpression: 'attribute_exists(pk)' });
-    expect(update.UpdateExpression).toMatch(/cred_gen = cred_gen \+ :one/);
-    expect(update.ExpressionAttributeValues).toMatchObject({ ':one': 1 });
+    expect(result).toEqual({ account_id: ACCOUNT_ID, status: 'active', two_factor_cleared: false });
+    const items = ddbMock.commandCalls(TransactWriteCommand)[0].args[0].input.TransactItems ?? [];
+    const [account, signIn, audit] = items;
+    expect(account.Update).toMatchObject({ TableName: TABLE, Key: accountKey(ACCOUNT_ID), ConditionExpression: 'attribute_exists(pk)' });
+    expect(account.Update?.UpdateExpression).toMatch(/cred_gen = cred_gen \+ :one/);
+    expect(signIn.Update).toMatchObject({ Key: signInKey(ACCOUNT_ID) });
+    expect(signIn.Update?.UpdateExpression).toMatch(/REMOVE password_hash$/);
+    expect(audit.Put?.Item).toMatchObject({ action: 'password.reset', via: 'operator' });
+    expect(items).toHaveLength(3);
   });
 
   it('resetPassword of a missing account fails with ACCOUNT_NOT_FOUND', async () => {
     // Prepare
     serveItems(ddbMock, []);
-    ddbMock.on(UpdateCommand).rejects(conditionFailed());
+    ddbMock.on(TransactWriteCommand).rejects(transactionCanceled());
 
     // Act
     const error = await failure(office.accounts.resetPassword(ACCOUNT_ID));

@@ -52,6 +52,8 @@ describe('the documents together', () => {
       const contract = ROUTE_CONTRACTS[route.id];
       expect(contract, route.id).toBeDefined();
       expect(Object.keys(contract.query?.shape ?? {}).sort(), route.id).toEqual([...route.query].sort());
+      // A contract with a body needs the route to take one (else the body is refused or never parsed), and back.
+      expect(contract.body !== undefined, route.id).toBe(route.body === 'json');
       const method = route.method.toLowerCase();
       const [partner, settings] = [operationOf(route.path, method, PARTNER_SURFACE), operationOf(route.path, method, SETTINGS_SURFACE)];
       // Web settings, the webhook callbacks' routes included.
@@ -153,8 +155,8 @@ describe('the web settings document', () => {
     }
   });
 
-  it('documents Set-Cookie on signing in, signing out and the password change only', () => {
+  it('documents Set-Cookie on signing in, signing out, the password change and turning two-factor on only', () => {
     const setters = settingsRoutes.filter((route) => 'Set-Cookie' in operationOfRoute(route).responses[String(ROUTE_CONTRACTS[route.id].status)].headers);
-    expect(setters.map((route) => route.id).sort()).toEqual(['settings-password', 'settings-sign-in', 'settings-sign-out']);
+    expect(setters.map((route) => route.id).sort()).toEqual(['settings-password', 'settings-sign-in', 'settings-sign-out', 'settings-two-factor-confirm']);
   });
 });
