@@ -9,7 +9,8 @@
  */
 import { request } from 'node:http';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { captureLogs } from '../support/log-capture';
 import { operations as invitationOperations } from '../../lambdas/invitations/handler';
 import { operations as playerOperations, possession as playerPossession } from '../../lambdas/player/handler';
 import { createApiHandler } from '../../lambdas/shared/http/pipeline';
@@ -453,5 +454,40 @@ describe('player limits', () => {
     } finally {
       useLimited = false;
     }
+  });
+});
+
+describe('what a player call costs in DynamoDB', () => {
+  it("keeps the holder's calls at their round trips and write units, and charges a call that proves nothing one IP count (and a credential-shaped cookie one read)", async () => {
+    const target = await invitation();
+    const logs = captureLogs();
+    try {
+      await view(target.page);
+      await view(target.page, { Cookie: `player_credential=${'A'.repeat(43)}` });
+      await message(target.page, 'hi');
+      await view(target.page, { 'X-Join-Token': target.token });
+      const claimed = await claim(target.page, { token: target.token, ...player });
+      const cookie = (claimed.headers.get('set-cookie') as string).split(';')[0];
+      await message(target.page, 'hi', cookie);
+      await view(target.page, { Cookie: cookie });
+    } finally {
+      vi.restoreAllMocks();
+    }
+    const costs = logs
+      .lines()
+      .filter((line) => line.message === 'request' && String(line.route).startsWith('player-'))
+      .map((line) => ({ route: line.route, status: line.status, ...(line.dynamo as { round_trips: number; wcu: number }) }))
+      .map(({ route, status, round_trips, wcu }) => [route, status, round_trips, wcu]);
+    expect(costs).toEqual([
+      // Proving nothing: the IP's counter only (before: the IP's and the link's, then the invitation's read).
+      ['player-view', 404, 1, 1],
+      ['player-view', 404, 2, 1],
+      ['player-message', 403, 1, 1],
+      // The holder: as before (the credential's read now comes before the limits' round trip, not after).
+      ['player-view', 200, 2, 2],
+      ['player-claim', 201, 6, 16],
+      ['player-message', 201, 5, 4],
+      ['player-view', 200, 3, 2],
+    ]);
   });
 });
