@@ -382,11 +382,11 @@ function wellFormedInvitationId(event: ApiEvent): string | undefined {
 
 /**
  * What a player-site call proves about its join link (the page itself proves nothing and is counted by nothing).
- * A function serving player routes without a check fails instead of counting every call on its link.
+ * A function without a check serves no player route (createApiHandler refuses that): such a call proves nothing.
  */
 async function playerPossession(state: PipelineState, route: RouteDefinition, check: PossessionCheck | undefined): Promise<PlayerPossession | undefined> {
   if (!isPlayerCategory(route.category)) return undefined;
-  if (!check) throw new Error(`No possession check for the player route ${route.id}: pass createApiHandler's possession option`);
+  if (!check) return { proof: 'none' };
   const invitationId = wellFormedInvitationId(state.event);
   if (invitationId === undefined) return { proof: 'none' };
   const { event, platform } = state;
@@ -455,6 +455,11 @@ export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Prom
 
 export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const router = options.router ?? defaultRouter;
+  // Without a possession check no player call would ever count on its join link: refuse to build such a function.
+  const unchecked = router.routes.filter((r) => isPlayerCategory(r.category) && options.operations[r.id] !== undefined);
+  if (unchecked.length > 0 && !options.possession) {
+    throw new Error(`createApiHandler: the player routes ${unchecked.map((r) => r.id).join(', ')} need the possession option`);
+  }
   const getPlatform = options.platform ?? sharedPlatform;
 
   const pipeline = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PipelineContext>()

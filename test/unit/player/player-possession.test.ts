@@ -9,7 +9,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { credentialDigest } from '../../../lambdas/invitations/claim';
 import { invitationKey } from '../../../lambdas/invitations/invitation-store';
 import { joinToken } from '../../../lambdas/invitations/join-link';
+import { operations as playerOperations, possession } from '../../../lambdas/player/handler';
 import { invitationRead, provePossession } from '../../../lambdas/player/player-possession';
+import { createApiHandler } from '../../../lambdas/shared/http/pipeline';
 import { ROUTES, type RouteDefinition } from '../../../lambdas/shared/http/routes';
 import { createPlatform } from '../../../lambdas/shared/platform';
 import { documentClient } from '../support/admission-fixtures';
@@ -105,5 +107,11 @@ describe('possession of a join link', () => {
     const missing = await check('player-view', { cookie: `player_credential=${CREDENTIAL}` });
     expect(missing.proof).toBe('none');
     expect(invitationRead(missing)).toEqual({ invitation: undefined });
+  });
+
+  it('is required to build a function that serves player calls', () => {
+    expect(() => createApiHandler({ operations: playerOperations, platform: () => platform })).toThrow(/player-view, player-claim, player-message need the possession option/);
+    expect(() => createApiHandler({ operations: playerOperations, possession, platform: () => platform })).not.toThrow();
+    expect(() => createApiHandler({ operations: { 'player-page': playerOperations['player-page'] }, platform: () => platform })).not.toThrow();
   });
 });
