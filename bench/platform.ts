@@ -20,7 +20,7 @@
 import { operations as entitlementOperations } from '../lambdas/entitlements/handler';
 import { operations as identityOperations } from '../lambdas/identity/handler';
 import { operations as invitationOperations } from '../lambdas/invitations/handler';
-import { operations as playerOperations } from '../lambdas/player/handler';
+import { operations as playerOperations, possession as playerPossession } from '../lambdas/player/handler';
 import { operations as recordOperations } from '../lambdas/records/handler';
 import { operations as settingsOperations } from '../lambdas/settings/handler';
 import { lookupSession } from '../lambdas/settings/settings-operations';
@@ -81,7 +81,10 @@ export function benchHandlers(platform: () => Platform): Record<string, ApiHandl
   const missing = ROUTES.filter((r) => groups[r.group] && !groups[r.group][r.id]).map((r) => r.id);
   if (missing.length > 0) throw new Error(`bench/platform.ts: add the operations ${missing.join(', ')}`);
   const rebuilt = Object.fromEntries(
-    Object.entries(groups).map(([group, operations]) => [group, createApiHandler({ operations, platform, ...(group === 'settings' ? { sessions: lookupSession } : {}) })]),
+    Object.entries(groups).map(([group, operations]) => [
+      group,
+      createApiHandler({ operations, platform, ...(group === 'settings' ? { sessions: lookupSession } : {}), ...(group === 'player' ? { possession: playerPossession } : {}) }),
+    ]),
   );
   return { ...HANDLERS, ...rebuilt };
 }

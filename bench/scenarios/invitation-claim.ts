@@ -23,7 +23,8 @@
  * invitation of its own and costs about ten GetItems); views the plan's usual
  * counts.
  *
- * The player site counts every call by source IP and join link (30 calls a
+ * The player site counts every call by source IP, and by join link the calls
+ * that prove they hold it, as all of these do: they carry the token (30 calls a
  * minute per IP, 10 claims an hour per link as deployed): the bench's
  * requests all come from 127.0.0.1, so the player handler runs on the
  * latency platform (bench/platform.ts), whose player limits are raised out

@@ -11,6 +11,12 @@
  * - anyone else: 404 INVITE_UNAVAILABLE, the same for a missing invitation
  *   and a wrong token.
  *
+ * The pipeline decided before admission what the call proves
+ * (player-possession.ts: the link's rows of the limits table count only
+ * proven calls); an operation answers nothing but its refusal to a call that
+ * proved nothing, so a call the link's limits did not count never gets
+ * further. The invitation the check read is reused: one read per call.
+ *
  * Opening the page or the view changes nothing (a preview occupies no slot
  * and creates nothing); only the claim writes. A claiming invitation seen by
  * its own browser is finished on the spot when the ticket store answers
@@ -25,7 +31,6 @@
 import { ApiError } from '../shared/errors';
 import type { Operation, OperationInput } from '../shared/http/pipeline';
 import type { PlayerView } from '../shared/http/player-contracts';
-import { JOIN_TOKEN_PATTERN } from '../shared/http/player-contracts';
 import { API_STAGE_NAME } from '../shared/http/routes';
 import { METRICS } from '../shared/observability/metric-catalog';
 import { recordMetric } from '../shared/observability/metrics';
@@ -34,9 +39,9 @@ import { claimInvitation, finishClaim, type ClaimOutcome } from '../invitations/
 import type { PlayerData } from '../invitations/player-data';
 import { stateAt, type InvitationItem } from '../invitations/invitation-model';
 import { invitationStoreOf } from '../invitations/invitation-store';
-import { isJoinToken } from '../invitations/join-link';
 import { ticketBridgeOf, TicketServiceUnavailable, type DynamoTicketBridge } from '../tickets/ticket-bridge';
 import { holdsCredential, playerCookie, presentedCredentials } from './player-credential';
+import { invitationRead, isLinkToken, provedPossession } from './player-possession';
 import { PLAYER_PAGE_HEADERS, PLAYER_PAGE_HTML } from './player-page';
 
 /** Conversation entries the page shows: the latest ones. */
@@ -46,9 +51,12 @@ const storesOf = (platform: Platform) => ({ invitations: invitationStoreOf(platf
 
 const invitationIdOf = (input: OperationInput) => String(input.pathParameters.invitation_id);
 
-async function isLinkHolder(input: OperationInput, item: InvitationItem, token: string | undefined): Promise<boolean> {
-  if (token === undefined || !JOIN_TOKEN_PATTERN.test(token)) return false;
-  return isJoinToken(token, item.id, await input.platform.secret('invitation-token').versions());
+const isLinkHolder = (input: OperationInput, item: InvitationItem, token: string | undefined) => isLinkToken(input.platform, item.id, token);
+
+/** The path's invitation: as the possession check read it, or read now. */
+async function findInvitation(input: OperationInput): Promise<InvitationItem | undefined> {
+  const read = invitationRead(input.possession);
+  return read ? read.invitation : invitationStoreOf(input.platform).find(invitationIdOf(input));
 }
 
 const isClaimingBrowser = (input: OperationInput, item: InvitationItem) => holdsCredential(item, presentedCredentials(input.headers.get('cookie')), input.now);
@@ -70,8 +78,9 @@ export const playerPage: Operation = async () => ({ data: PLAYER_PAGE_HTML, page
 
 /** GET /join/{invitation_id}/view: the claiming browser's ticket, or to the link's holder the invitation's game and state. */
 export const viewInvitation: Operation = async (input) => {
-  const { invitations, tickets } = storesOf(input.platform);
-  let item = await invitations.find(invitationIdOf(input));
+  if (!provedPossession(input)) throw new ApiError('INVITE_UNAVAILABLE');
+  const { tickets } = storesOf(input.platform);
+  let item = await findInvitation(input);
   if (!item) throw new ApiError('INVITE_UNAVAILABLE');
   if (isClaimingBrowser(input, item)) {
     if (item.state === 'claiming') item = await finishIfPossible(input, item);
@@ -101,7 +110,8 @@ async function finishIfPossible(input: OperationInput, item: InvitationItem): Pr
 export const claim: Operation = async (input) => {
   const body = input.body as PlayerData & { token: string };
   const stores = storesOf(input.platform);
-  const item = await stores.invitations.find(invitationIdOf(input));
+  // Only the link's token proves a claim (and counted it on the link); then the invitation is read.
+  const item = input.possession?.proof === 'token' ? await findInvitation(input) : undefined;
   if (!item || !(await isLinkHolder(input, item, body.token))) {
     recordMetric(METRICS.claims, { outcome: 'invalid_link' });
     throw new ApiError('INVITE_UNAVAILABLE', 'This link is not valid.');
@@ -147,8 +157,9 @@ const UNAVAILABLE_MESSAGES = {
 
 /** POST /join/{invitation_id}/messages: the claiming browser adds a message to its ticket (ticket.message.created). */
 export const addMessage: Operation = async (input) => {
-  const { invitations, tickets } = storesOf(input.platform);
-  const item = await invitations.find(invitationIdOf(input));
+  if (input.possession?.proof !== 'credential') throw new ApiError('PLAYER_CREDENTIAL_REQUIRED');
+  const { tickets } = storesOf(input.platform);
+  const item = await findInvitation(input);
   if (!item || !isClaimingBrowser(input, item)) throw new ApiError('PLAYER_CREDENTIAL_REQUIRED');
   if (item.state !== 'joined' || !item.ticket_id) throw new ApiError('PLAYER_NOT_JOINED');
   const changed = await tickets.change(item.ticket_id, { kind: 'message', author: 'user', text: (input.body as { text: string }).text }, input.now);

@@ -18,7 +18,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { operations as invitationOperations } from '../../lambdas/invitations/handler';
-import { operations as playerOperations } from '../../lambdas/player/handler';
+import { operations as playerOperations, possession as playerPossession } from '../../lambdas/player/handler';
 import { createApiHandler } from '../../lambdas/shared/http/pipeline';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
@@ -36,7 +36,7 @@ let shots: string;
 beforeAll(async () => {
   shots = artifactsDir('player-site');
   const raised = LIMITS.map((l) => (l.kind === 'edge' ? l : { ...l, limit: 100_000 }));
-  const player = createApiHandler({ operations: playerOperations, platform: () => platform });
+  const player = createApiHandler({ operations: playerOperations, possession: playerPossession, platform: () => platform });
   const invitations = createApiHandler({ operations: invitationOperations, platform: () => platform });
   stack = await startTestStack({ handlers: { ...HANDLERS, player, invitations } });
   platform = createPlatform({ limits: raised, edgeGuard: undefined, localSwitches: { ticketBridgeDown: () => bridgeDown } });

@@ -9,9 +9,10 @@
  */
 import { request } from 'node:http';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { captureLogs } from '../support/log-capture';
 import { operations as invitationOperations } from '../../lambdas/invitations/handler';
-import { operations as playerOperations } from '../../lambdas/player/handler';
+import { operations as playerOperations, possession as playerPossession } from '../../lambdas/player/handler';
 import { createApiHandler } from '../../lambdas/shared/http/pipeline';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
@@ -28,7 +29,7 @@ let useLimited = false;
 
 beforeAll(async () => {
   const raised = LIMITS.map((l) => (l.kind === 'edge' ? l : { ...l, limit: 100_000 }));
-  const player = createApiHandler({ operations: playerOperations, platform: () => (useLimited ? limited : platform) });
+  const player = createApiHandler({ operations: playerOperations, possession: playerPossession, platform: () => (useLimited ? limited : platform) });
   const invitations = createApiHandler({ operations: invitationOperations, platform: () => platform });
   stack = await startTestStack({ handlers: { ...HANDLERS, player, invitations } });
   platform = createPlatform({ limits: raised, edgeGuard: undefined, localSwitches: { ticketBridgeDown: () => bridgeDown } });
@@ -84,6 +85,33 @@ function viewFrom(localAddress: string, page: string, token: string): Promise<{ 
     });
     req.on('error', reject);
     req.end();
+  });
+}
+/** Any player call from another loopback address: the source IP the player limits count by. */
+function callFrom(
+  localAddress: string,
+  url: string,
+  init: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<{ status: number; headers: Record<string, unknown>; body: Body | undefined }> {
+  return new Promise((resolve, reject) => {
+    const payload = init.body === undefined ? undefined : JSON.stringify(init.body);
+    const headers = { ...(payload === undefined ? {} : json), ...init.headers };
+    const req = request(url, { method: init.method ?? 'GET', localAddress, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: Body | undefined;
+        try {
+          body = JSON.parse(text) as Body;
+        } catch {
+          body = undefined;
+        }
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body });
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
   });
 }
 const claim = (page: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
@@ -360,5 +388,106 @@ describe('player limits', () => {
     } finally {
       useLimited = false;
     }
+  });
+
+  it("does not let calls without the link's token or the player's cookie spend the link's limits: the holder's next view, claim and message pass", async () => {
+    useLimited = true;
+    try {
+      const target = await invitation();
+      const other = await invitation();
+      const bogusCookie: Record<string, string> = { Cookie: 'player_credential=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' };
+      // Three attackers who know only the id (from the link's path, a history, a screenshot), 30 calls each: one
+      // address's whole minute, more than the link's 20 calls a minute, 10 claims an hour and 20 messages an hour.
+      const views: number[] = [];
+      for (let i = 0; i < 30; i += 1) {
+        const headers: Record<string, string> = [{}, { 'X-Join-Token': other.token }, { 'X-Join-Token': 'x'.repeat(43) }, bogusCookie][i % 4];
+        views.push((await callFrom('127.0.0.21', `${target.page}/view`, { headers })).status);
+      }
+      const claims: number[] = [];
+      for (let i = 0; i < 30; i += 1) {
+        const token = [other.token, 'x'.repeat(43), 'short'][i % 3];
+        claims.push((await callFrom('127.0.0.22', `${target.page}/claim`, { method: 'POST', body: { token, ...player }, headers: i % 2 ? bogusCookie : {} })).status);
+      }
+      const messages: number[] = [];
+      for (let i = 0; i < 30; i += 1) {
+        const headers: Record<string, string> = [{}, bogusCookie, { 'X-Join-Token': other.token }][i % 3];
+        messages.push((await callFrom('127.0.0.23', `${target.page}/messages`, { method: 'POST', body: { text: `spam ${i}` }, headers })).status);
+      }
+
+      // The holder, from an address of its own.
+      const preview = await callFrom('127.0.0.24', `${target.page}/view`, { headers: { 'X-Join-Token': target.token } });
+      const claimed = await callFrom('127.0.0.24', `${target.page}/claim`, { method: 'POST', body: { token: target.token, ...player } });
+      const cookie = String((claimed.headers['set-cookie'] as string[] | undefined)?.[0] ?? '').split(';')[0];
+      const posted = await callFrom('127.0.0.24', `${target.page}/messages`, { method: 'POST', body: { text: 'my clip' }, headers: { Cookie: cookie } });
+      const mine = await callFrom('127.0.0.24', `${target.page}/view`, { headers: { Cookie: cookie } });
+      expect([preview.status, claimed.status, posted.status, mine.status]).toEqual([200, 201, 201, 200]);
+      expect(mine.body?.data).toMatchObject({ access: 'player', ticket: { messages: [{ author: 'player', text: 'my clip' }] } });
+
+      // The attackers were answered as anyone without the link is, and only their own address's limit refused them.
+      expect(views).toEqual(Array(30).fill(404));
+      expect(claims).toEqual(Array(30).fill(409));
+      expect(messages).toEqual(Array(30).fill(403));
+      for (const address of ['127.0.0.21', '127.0.0.22', '127.0.0.23']) {
+        const refused = await callFrom(address, `${target.page}/view`, { headers: { 'X-Join-Token': target.token } });
+        expect(refused.status, address).toBe(429);
+        expect(refused.headers['x-ratelimit-policy'], address).toContain('player-ip-minute');
+      }
+    } finally {
+      useLimited = false;
+    }
+  });
+
+  it('still counts refused claims of the token’s holder: 10 an hour, invalid player data included', async () => {
+    useLimited = true;
+    try {
+      const target = await invitation();
+      const refused: number[] = [];
+      for (let i = 0; i < 10; i += 1) {
+        refused.push((await callFrom('127.0.0.25', `${target.page}/claim`, { method: 'POST', body: { token: target.token, ...player, in_game_name: '' } })).status);
+      }
+      expect(refused).toEqual(Array(10).fill(422));
+      const eleventh = await callFrom('127.0.0.26', `${target.page}/claim`, { method: 'POST', body: { token: target.token, ...player } });
+      expect(eleventh.status).toBe(429);
+      expect(eleventh.headers['x-ratelimit-policy']).toContain('join-claim-hour');
+      // The link's view is still open to its holder: the claim rows are the claims'.
+      expect((await callFrom('127.0.0.26', `${target.page}/view`, { headers: { 'X-Join-Token': target.token } })).status).toBe(200);
+    } finally {
+      useLimited = false;
+    }
+  });
+});
+
+describe('what a player call costs in DynamoDB', () => {
+  it("keeps the holder's calls at their round trips and write units, and charges a call that proves nothing one IP count (and a credential-shaped cookie one read)", async () => {
+    const target = await invitation();
+    const logs = captureLogs();
+    try {
+      await view(target.page);
+      await view(target.page, { Cookie: `player_credential=${'A'.repeat(43)}` });
+      await message(target.page, 'hi');
+      await view(target.page, { 'X-Join-Token': target.token });
+      const claimed = await claim(target.page, { token: target.token, ...player });
+      const cookie = (claimed.headers.get('set-cookie') as string).split(';')[0];
+      await message(target.page, 'hi', cookie);
+      await view(target.page, { Cookie: cookie });
+    } finally {
+      vi.restoreAllMocks();
+    }
+    const costs = logs
+      .lines()
+      .filter((line) => line.message === 'request' && String(line.route).startsWith('player-'))
+      .map((line) => ({ route: line.route, status: line.status, ...(line.dynamo as { round_trips: number; wcu: number }) }))
+      .map(({ route, status, round_trips, wcu }) => [route, status, round_trips, wcu]);
+    expect(costs).toEqual([
+      // Proving nothing: the IP's counter only (before: the IP's and the link's, then the invitation's read).
+      ['player-view', 404, 1, 1],
+      ['player-view', 404, 2, 1],
+      ['player-message', 403, 1, 1],
+      // The holder: as before (the credential's read now comes before the limits' round trip, not after).
+      ['player-view', 200, 2, 2],
+      ['player-claim', 201, 6, 16],
+      ['player-message', 201, 5, 4],
+      ['player-view', 200, 3, 2],
+    ]);
   });
 });

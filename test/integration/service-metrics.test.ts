@@ -11,7 +11,7 @@ import type { Context } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { operations as invitationOperations } from '../../lambdas/invitations/handler';
 import { handler as claimReconciler, runClaimReconciler } from '../../lambdas/jobs/claim-reconciler/handler';
-import { operations as playerOperations } from '../../lambdas/player/handler';
+import { operations as playerOperations, possession as playerPossession } from '../../lambdas/player/handler';
 import { operations as settingsOperations } from '../../lambdas/settings/handler';
 import { lookupSession } from '../../lambdas/settings/settings-operations';
 import { createApiHandler } from '../../lambdas/shared/http/pipeline';
@@ -46,7 +46,7 @@ const raisedPlatform = () =>
 
 beforeAll(async () => {
   const handlers = {
-    player: createApiHandler({ operations: playerOperations, platform: raisedPlatform }),
+    player: createApiHandler({ operations: playerOperations, possession: playerPossession, platform: raisedPlatform }),
     invitations: createApiHandler({ operations: invitationOperations, platform: raisedPlatform }),
     settings: createApiHandler({ operations: settingsOperations, sessions: lookupSession, platform: raisedPlatform }),
     webhooks: createApiHandler({ operations: webhookOperations, sessions: lookupSession, admissionHolders: webhookAdmissionHolders, platform: raisedPlatform }),

@@ -9,12 +9,15 @@
  *   3. transport      – HTTPS, sizes, credentials in the URL, encodings (before routing)
  *   4. routing        – the route API Gateway invoked, or 404 NOT_FOUND
  *   5. authentication – the key behind the Authorization header (cached facts or one read);
- *                       the web side's routes take no key (and refuse one); web settings:
- *                       the cross-site request checks, then the session cookie (one read)
+ *                       the web side's routes take no key (and refuse one); the player site:
+ *                       what the call proves about its join link (the token, checked locally,
+ *                       or the player's credential: one read); web settings: the cross-site
+ *                       request checks, then the session cookie (one read)
  *   6. admission      – the key's standing (revocation, account, organization, membership,
  *                       re-checked inside the quota writes), quotas, concurrency; on the
- *                       player site, its limits by source IP and join link; in web settings,
- *                       the account's limits, re-checking the session's account in the same write
+ *                       player site, its limits by source IP, and by join link for a call that
+ *                       proved possession; in web settings, the account's limits, re-checking
+ *                       the session's account in the same write
  *   7. authorization  – scope and organization binding of the admitted request
  *   8. input          – query parameters and body against the route's declaration
  * The envelope middleware is attached before the others, so its after/onError
@@ -70,6 +73,28 @@ export type AdmissionHolders = (call: {
   readonly platform: Platform;
 }) => Promise<readonly SettingsHolderItem[]>;
 
+/**
+ * What a player-site call proved about its join link before admission counts it (lambdas/player/player-possession.ts):
+ * the link's token, the claiming browser's credential, or nothing. Only a proof spends the link's limits (`join-*`);
+ * a call that proves nothing counts by source IP alone, so knowing an invitation id cannot deny its holder.
+ */
+export interface PlayerPossession {
+  readonly proof: 'token' | 'credential' | 'none';
+  /** What the check read to decide (the player group's invitation), handed to the operation so the call reads it once. */
+  readonly read?: unknown;
+}
+
+/** How the player function decides a call's possession, for a well-formed invitation id of the path. */
+export type PossessionCheck = (call: {
+  readonly route: RouteDefinition;
+  readonly invitationId: string;
+  readonly headers: ApiEvent['headers'];
+  /** The raw body (at most 4096 bytes, after the transport rules): a claim's token travels in it. */
+  readonly body: Buffer | undefined;
+  readonly platform: Platform;
+  readonly now: Date;
+}) => Promise<PlayerPossession>;
+
 /** How a function with web-settings routes finds the live session behind a cookie's token (lambdas/settings). */
 export type SessionLookup = (token: string, platform: Platform) => Promise<Omit<SettingsSession, 'token'> | undefined>;
 
@@ -86,6 +111,8 @@ export interface OperationInput {
   readonly principal?: Principal;
   /** Present on web-settings routes that need a session. */
   readonly session?: SettingsSession;
+  /** Present on the player site's calls (not the page): what the call proved about its join link. */
+  readonly possession?: PlayerPossession;
   /** The caller's address as API Gateway saw it. */
   readonly sourceIp: string | undefined;
   /** The request's admission deadline, for an operation that admits what only its parsed body names (signing in). */
@@ -117,6 +144,7 @@ interface PipelineState {
   principal?: Principal;
   admission?: Admission;
   session?: SettingsSession;
+  possession?: PlayerPossession;
   pathParameters?: Readonly<Record<string, unknown>>;
   query?: Readonly<Record<string, unknown>>;
   body?: unknown;
@@ -271,8 +299,8 @@ function admissionSignal(context: Context): AbortSignal {
   return AbortSignal.timeout(Math.max(1, Math.min(ADMISSION_BUDGET_MS, remaining - RESPONSE_RESERVE_MS)));
 }
 
-/** Who is calling: the key behind the Authorization header (401 otherwise), or the web settings' session. */
-const authentication = (sessions: SessionLookup | undefined): Middleware => ({
+/** Who is calling: the key behind the Authorization header (401 otherwise), the player site's proof of its link, or the web settings' session. */
+const authentication = (sessions: SessionLookup | undefined, possession: PossessionCheck | undefined): Middleware => ({
   before: async (request) => {
     const state = request.context.pipeline;
     const route = state.route as RouteDefinition;
@@ -285,7 +313,10 @@ const authentication = (sessions: SessionLookup | undefined): Middleware => ({
     if (route.auth === 'player' || route.auth === 'web' || route.auth === 'session') {
       // The web side is not reachable with API keys, nor does it take one.
       if (event.headers.has('authorization')) throw apiError('API_KEY_NOT_ACCEPTED');
-      if (route.auth === 'player') return;
+      if (route.auth === 'player') {
+        state.possession = await playerPossession(state, route, possession);
+        return;
+      }
       enforceSameOrigin(event);
       if (route.auth === 'web') return;
       const token = presentedSessionToken(event.headers.get('cookie'));
@@ -345,13 +376,39 @@ const admission = (holders: AdmissionHolders | undefined): Middleware => ({
   },
 });
 
-/** The player site's abuse limits (by source IP and join link) for a route that has a category; the page itself has none. */
+/** The path's invitation id, when it is a well-formed one. */
+function wellFormedInvitationId(event: ApiEvent): string | undefined {
+  const id = event.pathParameters.invitation_id;
+  return id !== undefined && INVITATION_ID_PATTERN.test(id) ? id : undefined;
+}
+
+/**
+ * What a player-site call proves about its join link (the page itself proves nothing and is counted by nothing).
+ * A function without a check serves no player route (createApiHandler refuses that): such a call proves nothing.
+ */
+async function playerPossession(state: PipelineState, route: RouteDefinition, check: PossessionCheck | undefined): Promise<PlayerPossession | undefined> {
+  if (!isPlayerCategory(route.category)) return undefined;
+  if (!check) return { proof: 'none' };
+  const invitationId = wellFormedInvitationId(state.event);
+  if (invitationId === undefined) return { proof: 'none' };
+  const { event, platform } = state;
+  return check({ route, invitationId, headers: event.headers, body: event.body, platform, now: platform.clock() });
+}
+
+/**
+ * The player site's abuse limits for a route that has a category (the page itself has none): by source IP always,
+ * by join link only for a call that proved possession (authentication above).
+ */
 async function admitPlayerRoute(state: PipelineState, route: RouteDefinition): Promise<void> {
   const { platform, event } = state;
   if (isPlayerCategory(route.category)) {
-    const id = event.pathParameters.invitation_id;
     await admitPlayerCall(
-      { category: route.category, sourceIp: event.sourceIp ?? 'unknown', invitationId: id !== undefined && INVITATION_ID_PATTERN.test(id) ? id : undefined },
+      {
+        category: route.category,
+        sourceIp: event.sourceIp ?? 'unknown',
+        invitationId: wellFormedInvitationId(event),
+        possession: state.possession !== undefined && state.possession.proof !== 'none',
+      },
       decisionDepsOf(platform, state.signal),
     );
   }
@@ -392,12 +449,19 @@ export interface ApiHandlerOptions {
   readonly admissionHolders?: AdmissionHolders;
   /** The session lookup of a function with web-settings routes; without one, no session is ever found. */
   readonly sessions?: SessionLookup;
+  /** The possession check of a function with player-site routes (see PlayerPossession); required to serve them. */
+  readonly possession?: PossessionCheck;
 }
 
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
   const router = options.router ?? defaultRouter;
+  // Without a possession check no player call would ever count on its join link: refuse to build such a function.
+  const unchecked = router.routes.filter((r) => isPlayerCategory(r.category) && options.operations[r.id] !== undefined);
+  if (unchecked.length > 0 && !options.possession) {
+    throw new Error(`createApiHandler: the player routes ${unchecked.map((r) => r.id).join(', ')} need the possession option`);
+  }
   const getPlatform = options.platform ?? sharedPlatform;
 
   const pipeline = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PipelineContext>()
@@ -406,7 +470,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
     .use(edge())
     .use(transport())
     .use(routing(router))
-    .use(authentication(options.sessions))
+    .use(authentication(options.sessions, options.possession))
     .use(admission(options.admissionHolders))
     .use(authorization())
     .use(input())
@@ -424,6 +488,7 @@ export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
         fullPath: state.event.fullPath,
         principal: state.admission?.principal,
         session: state.session,
+        possession: state.possession,
         sourceIp: state.event.sourceIp,
         admissionSignal: state.signal,
         requestId: state.event.requestId,

@@ -7,6 +7,14 @@
  * one write unit each), compensated when the other refuses; the store not
  * answering fails closed (503 RATE_LIMIT_UNAVAILABLE).
  *
+ * The link's item counts only calls that proved possession of the link
+ * before admission (its token, or the claiming browser's credential: the
+ * pipeline's authentication step, lambdas/player/player-possession.ts). An
+ * invitation id is no secret (it is in the link's path, a browser history, a
+ * proxy log, a screenshot): were calls that prove nothing counted on the
+ * link, anyone knowing the id could spend the link's windows and refuse its
+ * holder. Those calls count by source IP only, which still bounds guessing.
+ *
  * The counters live in the `access` table beside the keys' (items
  * `PLAYER#IP#<ip>` and `PLAYER#LINK#<invitation id>`, sort key `LIMITS`),
  * created on first use, with a `ttl` two days ahead (after every window
@@ -27,14 +35,17 @@ export interface PlayerCall {
   readonly sourceIp: string;
   /** The invitation of the join link; undefined when the path's id is not a well-formed invitation id. */
   readonly invitationId: string | undefined;
+  /** Whether the call proved it holds the link (its token) or is its claiming browser (its credential). */
+  readonly possession: boolean;
 }
 
 /** Count the call under every player limit covering it, or throw the 429 (Retry-After: the longest wait). */
 export async function admitPlayerCall(call: PlayerCall, deps: DecisionDeps): Promise<void> {
+  const linkCounted = call.invitationId !== undefined && call.possession;
   const items = planHolderItems(
     [
       counterItem('player-ip', playerIpKey(call.sourceIp), deps.now),
-      ...(call.invitationId ? [counterItem('join-link', joinLinkKey(call.invitationId), deps.now)] : []),
+      ...(linkCounted ? [counterItem('join-link', joinLinkKey(call.invitationId as string), deps.now)] : []),
     ],
     { category: call.category },
     deps,

@@ -1,9 +1,9 @@
 /**
  * The player site's admission: the source IP's and the join link's counters
  * in two conditional updates at once (no standing to re-check), the longest
- * full window answering 429, the other item compensated, a malformed
- * invitation id counted by IP only, and a store that does not answer failing
- * closed.
+ * full window answering 429, the other item compensated, a call that proved
+ * no possession of the link and a malformed invitation id counted by IP
+ * only, and a store that does not answer failing closed.
  */
 import { DynamoDBDocumentClient, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -26,7 +26,7 @@ beforeEach(() => ddbMock.reset());
 describe('player admission', () => {
   it('counts a claim under the IP and the link (minute, hour and claim windows) with no standing condition', async () => {
     ddbMock.on(UpdateCommand).resolves({ Attributes: {} });
-    await admitPlayerCall({ category: 'player-claim', sourceIp: '203.0.113.7', invitationId: INVITATION }, deps());
+    await admitPlayerCall({ category: 'player-claim', sourceIp: '203.0.113.7', invitationId: INVITATION, possession: true }, deps());
     const [ip, link] = updates();
     expect(ip.Key).toEqual(playerIpKey('203.0.113.7'));
     expect(link.Key).toEqual(joinLinkKey(INVITATION));
@@ -47,7 +47,7 @@ describe('player admission', () => {
       .on(UpdateCommand, { Key: joinLinkKey(INVITATION) })
       .rejects(conditionFailed({ pk: 'x', q_join_link_minute: { w: W.minute, n: 20 }, q_join_message_hour: { w: W.hour, n: 3 }, q_join_message_day: { w: W.day, n: 3 } }));
     ddbMock.on(UpdateCommand, { Key: playerIpKey('203.0.113.7') }).resolves({ Attributes: {} });
-    await expect(admitPlayerCall({ category: 'player-message', sourceIp: '203.0.113.7', invitationId: INVITATION }, deps())).rejects.toMatchObject({
+    await expect(admitPlayerCall({ category: 'player-message', sourceIp: '203.0.113.7', invitationId: INVITATION, possession: true }, deps())).rejects.toMatchObject({
       code: 'RATE_LIMITED',
       status: 429,
       headers: expect.objectContaining({ 'Retry-After': String(W.minuteEnd - NOW.getTime() / 1000) }),
@@ -57,14 +57,30 @@ describe('player admission', () => {
     expect(resolveUpdate(compensation[1]).update).toContain('q_player_ip_minute.n = q_player_ip_minute.n - 1');
   });
 
+  it.each(['player-view', 'player-claim', 'player-message'] as const)('counts a %s call that proved no possession of the link by IP only, and lets its operation answer', async (category) => {
+    ddbMock.on(UpdateCommand).resolves({ Attributes: {} });
+    await admitPlayerCall({ category, sourceIp: '203.0.113.7', invitationId: INVITATION, possession: false }, deps());
+    expect(updates().map((u) => u.Key)).toEqual([playerIpKey('203.0.113.7')]);
+    expect(resolveUpdate(updates()[0]).update).not.toContain('q_join_');
+  });
+
+  it('answers 429 from the IP window alone to a call that proved nothing, whatever the link holds', async () => {
+    ddbMock.on(UpdateCommand, { Key: playerIpKey('203.0.113.7') }).rejects(conditionFailed({ pk: 'x', q_player_ip_minute: { w: W.minute, n: 30 } }));
+    await expect(admitPlayerCall({ category: 'player-claim', sourceIp: '203.0.113.7', invitationId: INVITATION, possession: false }, deps())).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+      headers: expect.objectContaining({ 'X-RateLimit-Policy': 'player-ip-minute' }),
+    });
+    expect(updates().map((u) => u.Key)).toEqual([playerIpKey('203.0.113.7')]);
+  });
+
   it('counts a malformed invitation id by IP only, then answers INVITE_UNAVAILABLE', async () => {
     ddbMock.on(UpdateCommand).resolves({ Attributes: {} });
-    await expect(admitPlayerCall({ category: 'player-view', sourceIp: '203.0.113.7', invitationId: undefined }, deps())).rejects.toMatchObject({ code: 'INVITE_UNAVAILABLE' });
+    await expect(admitPlayerCall({ category: 'player-view', sourceIp: '203.0.113.7', invitationId: undefined, possession: false }, deps())).rejects.toMatchObject({ code: 'INVITE_UNAVAILABLE' });
     expect(updates().map((u) => u.Key)).toEqual([playerIpKey('203.0.113.7')]);
   });
 
   it('fails closed with 503 RATE_LIMIT_UNAVAILABLE when the store does not answer', async () => {
     ddbMock.on(UpdateCommand).rejects(throttled());
-    await expect(admitPlayerCall({ category: 'player-view', sourceIp: '203.0.113.7', invitationId: INVITATION }, deps())).rejects.toMatchObject({ code: 'RATE_LIMIT_UNAVAILABLE', status: 503 });
+    await expect(admitPlayerCall({ category: 'player-view', sourceIp: '203.0.113.7', invitationId: INVITATION, possession: true }, deps())).rejects.toMatchObject({ code: 'RATE_LIMIT_UNAVAILABLE', status: 503 });
   });
 });
