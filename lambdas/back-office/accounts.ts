@@ -10,7 +10,7 @@ import { accountKey, type AccountItem } from '../shared/identity/access-items';
 import { hashPassword, isAcceptablePassword, PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS, verifyPassword } from '../shared/identity/passwords';
 import { emailKey, normalizeEmail, signInKey, type SignInItem } from '../shared/identity/sign-in-items';
 import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
-import { auditPut, OPERATOR, type AuditSource } from './audit';
+import { auditPut, OPERATOR, type AuditAction, type AuditSource } from './audit';
 import { BackOfficeError } from './errors';
 import { randomId, type IdentityStore } from './identity-store';
 
@@ -147,7 +147,7 @@ export class Accounts {
 
   /** Deactivation revokes every key of the account (the status check plus, for after re-activation, the generation). */
   async deactivate(accountId: string) {
-    return this.update(accountId, 'SET #status = :deactivated, updated_at = :now', { ':deactivated': 'deactivated' });
+    return this.update(accountId, 'SET #status = :deactivated, updated_at = :now', { ':deactivated': 'deactivated' }, 'account.deactivated');
   }
 
   /**
@@ -159,6 +159,7 @@ export class Accounts {
       accountId,
       'SET #status = :active, cred_gen = cred_gen + :one, updated_at = :now',
       { ':active': 'active', ':deactivated': 'deactivated', ':one': 1 },
+      'account.reactivated',
       'attribute_exists(pk) AND #status = :deactivated',
     );
   }
@@ -219,8 +220,14 @@ export class Accounts {
     return { account_id: account.account_id, status: account.status, two_factor_cleared: cleared };
   }
 
-  private async update(accountId: string, expression: string, values: Record<string, unknown>, condition = 'attribute_exists(pk)') {
-    const item = await this.store.updateExisting<AccountItem>(accountKey(accountId), { expression, condition, values }, () => new BackOfficeError('ACCOUNT_NOT_FOUND', `No account ${accountId}`));
+  /** An operator's change of the account item, audited in the account's trail in the same transaction (none when its condition does not hold). */
+  private async update(accountId: string, expression: string, values: Record<string, unknown>, action: AuditAction, condition = 'attribute_exists(pk)') {
+    const item = await this.store.updateAudited<AccountItem>(
+      accountKey(accountId),
+      { expression, condition, values },
+      () => [auditPut(this.store, accountId, action, OPERATOR)],
+      () => new BackOfficeError('ACCOUNT_NOT_FOUND', `No account ${accountId}`),
+    );
     return { account_id: item.account_id, status: item.status };
   }
 }

@@ -30,7 +30,7 @@ export interface BackOffice {
   readonly organizations: Organizations;
   readonly memberships: Memberships;
   readonly keys: ApiKeys;
-  /** The account's audit trail of web-settings changes (30 days). */
+  /** The account's audit trail (30 days): settings changes, sign-ins, the operator's changes. */
   readonly audit: Audit;
   /** Webhook callbacks and their deliveries (the operator's view). */
   readonly webhooks: WebhooksOffice;
@@ -45,14 +45,15 @@ export function createBackOffice(client: DynamoDBDocumentClient, table: string, 
   const store = new IdentityStore(client, table, clock);
   const organizationIsActive = async (partnerId: string) => (await store.getOrg(partnerId))?.status === 'active';
   const accounts = new Accounts(store);
+  const audit = new Audit(store);
   return {
     accounts,
-    signIn: new SignIn(store, accounts),
+    signIn: new SignIn(store, accounts, audit),
     sessions: new Sessions(store),
     organizations: new Organizations(store),
     memberships: new Memberships(store),
     keys: new ApiKeys(store),
-    audit: new Audit(store),
+    audit,
     webhooks: new WebhooksOffice(client, table, clock, domainTable),
     ...(domainTable ? {
           records: new RecordsOffice(client, domainTable, clock, organizationIsActive),

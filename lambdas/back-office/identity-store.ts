@@ -7,9 +7,9 @@
  * number of times, so a stale read can never undo a revocation.
  */
 import { randomBytes } from 'node:crypto';
-import { BatchGetCommand, GetCommand, PutCommand, UpdateCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { accountKey, membershipKey, orgKey, type AccountItem, type MembershipItem, type OrgItem } from '../shared/identity/access-items';
-import { isConditionFailure, retryOnConflict } from '../shared/storage/conditions';
+import { isConditionFailure, isWriteConflict, retryOnConflict } from '../shared/storage/conditions';
 import { BackOfficeError } from './errors';
 
 export type Clock = () => Date;
@@ -99,6 +99,53 @@ export class IdentityStore {
       if (!current) throw notFound();
       return current as T;
     }
+  }
+
+  /**
+   * As updateExisting, with the audit entries of the change (built from the item as read: an organization's
+   * managers, say) in the same transaction. The item is read first and the write is conditioned on it being
+   * unchanged (`updated_at`), so the entries describe what changed; a change meanwhile reads again. When the
+   * update's own condition does not hold (a restore of an active organization), nothing is written, no entry
+   * either, and the item is answered as it is.
+   */
+  async updateAudited<T extends { updated_at: string }>(
+    key: { pk: string; sk: string },
+    update: { expression: string; condition: string; values: Record<string, unknown> },
+    audits: (current: T) => readonly { Put: { TableName: string; Item: Record<string, unknown> } }[],
+    notFound: () => BackOfficeError,
+  ): Promise<T> {
+    return this.retryOnConflict(async () => {
+      const current = (await this.getItem(key)) as T | undefined;
+      if (!current) throw notFound();
+      const uses = (name: string) => `${update.expression} ${update.condition}`.includes(name);
+      try {
+        await this.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: this.table,
+                  Key: key,
+                  UpdateExpression: update.expression,
+                  ConditionExpression: `(${update.condition}) AND updated_at = :read`,
+                  ExpressionAttributeNames: uses('#status') ? { '#status': 'status' } : undefined,
+                  ExpressionAttributeValues: { ...update.values, ':read': current.updated_at, ...(uses(':now') ? { ':now': this.clock().toISOString() } : {}) },
+                },
+              },
+              ...audits(current),
+            ],
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error) || isWriteConflict(error)) throw error;
+        const after = (await this.getItem(key)) as T | undefined;
+        if (!after) throw notFound();
+        // Changed meanwhile: the condition error makes retryOnConflict read again. Unchanged: its own condition.
+        if (after.updated_at !== current.updated_at) throw error;
+        return after;
+      }
+      return (await this.getItem(key)) as T;
+    });
   }
 
   /** One item, read consistently. */

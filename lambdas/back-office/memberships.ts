@@ -14,6 +14,7 @@
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { membershipKey, orgKey, type MembershipItem, type Role } from '../shared/identity/access-items';
 import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
+import { auditPut, OPERATOR } from './audit';
 import { BackOfficeError } from './errors';
 import { randomId, type IdentityStore } from './identity-store';
 
@@ -67,6 +68,7 @@ export class Memberships {
                 },
               },
             },
+            auditPut(this.store, accountId, 'membership.set', OPERATOR, { partner_id: partnerId, role }),
           ],
         }),
       );
@@ -125,6 +127,7 @@ export class Memberships {
                   ExpressionAttributeValues: { ':now': now },
                 },
               },
+              auditPut(this.store, accountId, 'membership.removed', OPERATOR, { partner_id: partnerId }),
             ],
           }),
         );

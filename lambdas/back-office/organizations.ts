@@ -1,10 +1,12 @@
 /**
  * Organizations: creation, archive (the organization's keys answer 409
  * PARTNER_INACTIVE) and restore (the key generation rises: keys from before
- * the archive stay revoked). Each is one conditional write to the
- * organization item.
+ * the archive stay revoked). Archive and restore are one conditional write to
+ * the organization item, with an audit entry in each manager's trail (their
+ * keys and callbacks are the ones that change) in the same transaction.
  */
 import { orgKey, type OrgItem } from '../shared/identity/access-items';
+import { auditPut, OPERATOR, type AuditAction } from './audit';
 import { BackOfficeError } from './errors';
 import { randomId, type IdentityStore } from './identity-store';
 
@@ -32,7 +34,7 @@ export class Organizations {
 
   /** Archiving suspends the organization's keys (409 PARTNER_INACTIVE) ... */
   async archive(partnerId: string) {
-    return this.update(partnerId, 'SET #status = :archived, updated_at = :now', 'attribute_exists(pk)', { ':archived': 'archived' });
+    return this.update(partnerId, 'SET #status = :archived, updated_at = :now', 'attribute_exists(pk)', { ':archived': 'archived' }, 'organization.archived');
   }
 
   /** ... and restoring revokes them for good: the key generation rises. */
@@ -42,11 +44,17 @@ export class Organizations {
       'SET #status = :active, key_gen = key_gen + :one, updated_at = :now',
       'attribute_exists(pk) AND #status = :archived',
       { ':active': 'active', ':archived': 'archived', ':one': 1 },
+      'organization.restored',
     );
   }
 
-  private async update(partnerId: string, expression: string, condition: string, values: Record<string, unknown>) {
-    const item = await this.store.updateExisting<OrgItem>(orgKey(partnerId), { expression, condition, values }, () => new BackOfficeError('ORG_NOT_FOUND', `No organization ${partnerId}`));
+  private async update(partnerId: string, expression: string, condition: string, values: Record<string, unknown>, action: AuditAction) {
+    const item = await this.store.updateAudited<OrgItem>(
+      orgKey(partnerId),
+      { expression, condition, values },
+      (org) => Object.keys(org.managers ?? {}).map((accountId) => auditPut(this.store, accountId, action, OPERATOR, { partner_id: partnerId })),
+      () => new BackOfficeError('ORG_NOT_FOUND', `No organization ${partnerId}`),
+    );
     return { partner_id: item.partner_id, status: item.status };
   }
 }

@@ -25,7 +25,7 @@ import { signInKey, type SignInItem } from '../shared/identity/sign-in-items';
 import { acceptedStep, newTwoFactorSecret, twoFactorUri } from '../shared/identity/two-factor';
 import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
 import type { Accounts } from './accounts';
-import { auditPut, OPERATOR, type AuditAction, type AuditSource } from './audit';
+import { auditPut, OPERATOR, type Audit, type AuditAction, type AuditSource } from './audit';
 import { BackOfficeError } from './errors';
 import type { IdentityStore } from './identity-store';
 
@@ -33,6 +33,10 @@ export interface SignInAttempt {
   readonly email: string;
   readonly password: string;
   readonly twoFactorCode?: string;
+  /** Where the attempt comes from: a wrong code after the right password is audited with it. */
+  readonly source?: AuditSource;
+  /** Told the account the address belongs to, whatever the outcome (the call log names it). */
+  readonly onAccount?: (accountId: string) => void;
 }
 
 const WRONG_CREDENTIALS = () => new BackOfficeError('INVALID_PASSWORD', 'The e-mail address or the password is wrong.');
@@ -42,6 +46,7 @@ export class SignIn {
   constructor(
     private readonly store: IdentityStore,
     private readonly accounts: Accounts,
+    private readonly audit: Audit,
   ) {}
 
   /** The account signing in, or INVALID_PASSWORD / INVALID_TWO_FACTOR / ACCOUNT_INACTIVE. */
@@ -52,12 +57,23 @@ export class SignIn {
   /** As verify, with the sign-in item read on the way (the settings API shows its e-mail and two-factor state). */
   async authenticate(attempt: SignInAttempt): Promise<{ account: AccountItem; signIn: SignInItem }> {
     const found = await this.accounts.findByEmail(attempt.email);
+    if (found) attempt.onAccount?.(found.account.account_id);
     if (!found?.signIn.password_hash) {
       await verifyAgainstDecoy(attempt.password);
       throw WRONG_CREDENTIALS();
     }
     if (!(await verifyPassword(attempt.password, found.signIn.password_hash))) throw WRONG_CREDENTIALS();
-    if (found.signIn.two_factor_secret) await this.useCode(found.signIn, found.signIn.two_factor_secret, attempt.twoFactorCode);
+    if (found.signIn.two_factor_secret) {
+      try {
+        await this.useCode(found.signIn, found.signIn.two_factor_secret, attempt.twoFactorCode);
+      } catch (error) {
+        // A missing code is the form's first step; a wrong (or replayed) one after the right password is worth a trace.
+        if (error instanceof BackOfficeError && attempt.twoFactorCode !== undefined && attempt.twoFactorCode !== '') {
+          await this.audit.record(found.account.account_id, 'sign_in.two_factor_failed', attempt.source ?? OPERATOR);
+        }
+        throw error;
+      }
+    }
     if (found.account.status !== 'active') throw new BackOfficeError('ACCOUNT_INACTIVE', 'The account is deactivated.');
     return { account: found.account, signIn: found.signIn };
   }

@@ -7,6 +7,7 @@
  * session and counted the account's limits (settings-admission.ts).
  */
 import { createBackOffice, BackOfficeError, type BackOffice, type BackOfficeCode } from '../back-office/back-office';
+import { decodeAuditCursor } from '../back-office/audit';
 import { SESSION_ABSOLUTE_MS } from '../back-office/sessions';
 import { ApiError, type ErrorCode } from '../shared/errors';
 import type { Operation, OperationInput, SessionLookup, SettingsSession } from '../shared/http/pipeline';
@@ -16,6 +17,7 @@ import type { AccountItem } from '../shared/identity/access-items';
 import { EMAIL_MAX_CHARACTERS, normalizeEmail, type SignInItem } from '../shared/identity/sign-in-items';
 import { decisionDepsOf } from '../shared/limits/admission';
 import { admitSignIn } from '../shared/limits/settings-admission';
+import { currentRequestScope } from '../shared/observability/request-scope';
 import { perPlatform } from '../shared/platform';
 import { requireTable } from '../shared/storage/dynamo-client';
 
@@ -82,8 +84,24 @@ const signInOperation: Operation = async (input) => {
   // Counted before any check, by source IP and address (an unknown or malformed one as it was typed).
   const email = normalizeEmail(body.email) ?? body.email.trim().toLowerCase().slice(0, EMAIL_MAX_CHARACTERS);
   await admitSignIn({ sourceIp: input.sourceIp ?? 'unknown', email }, decisionDepsOf(platform, input.admissionSignal));
-  const signedIn = await domain(() => office.signIn.authenticate({ email: body.email, password: body.password, twoFactorCode: body.two_factor_code }));
-  const opened = await domain(() => office.sessions.open(signedIn.account));
+  const signedIn = await domain(() =>
+    office.signIn.authenticate({
+      email: body.email,
+      password: body.password,
+      twoFactorCode: body.two_factor_code,
+      source: sourceOf(input),
+      // The call log names the account of a known address, also on a refusal (never in the answer).
+      onAccount: (accountId) => {
+        const scope = currentRequestScope();
+        if (scope) scope.accountId = accountId;
+      },
+    }),
+  );
+  // The session and its audit entry in parallel: one round trip.
+  const [opened] = await Promise.all([
+    domain(() => office.sessions.open(signedIn.account)),
+    office.audit.record(signedIn.account.account_id, 'sign_in.succeeded', sourceOf(input)),
+  ]);
   return {
     data: await sessionView(office, signedIn.account.account_id, opened.expires_at, signedIn),
     headers: { 'Set-Cookie': sessionCookie(opened.token, input.fullPath, SESSION_ABSOLUTE_MS / 1000) },
@@ -174,9 +192,11 @@ const disableOperation: Operation = async (input) => {
   return { data: await domain(() => officeOf(input.platform).signIn.disableTwoFactor(sessionOf(input).accountId, password, code, sourceOf(input))) };
 };
 
-const auditOperation: Operation = async (input) => ({
-  data: { entries: await officeOf(input.platform).audit.list(sessionOf(input).accountId) },
-});
+const auditOperation: Operation = async (input) => {
+  const cursor = (input.query as { cursor?: string }).cursor;
+  if (cursor !== undefined && decodeAuditCursor(cursor) === undefined) throw new ApiError('INVALID_CURSOR', 'The cursor is not one this view gave: start again without it.');
+  return { data: await domain(() => officeOf(input.platform).audit.page(sessionOf(input).accountId, cursor)) };
+};
 
 export const settingsOperations = {
   'settings-sign-in': signInOperation,

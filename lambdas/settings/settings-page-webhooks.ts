@@ -221,7 +221,7 @@ export const WEBHOOKS_SCRIPT = `
     const report = kind === 'verify' ? result.data.verification : result.data.test;
     setOutcome(id, outcomeText(kind, report), report.result === 'failed' ? 'error' : 'success');
     replaceWebhook(result.data.webhook, kind);
-    if (kind === 'verify' && report.result === 'verified') loadAudit();
+    if (kind === 'test' || report.result === 'verified') loadAudit();
   }
 
   /** The inline confirmation, under the callback's outcome row, until "Deactivate callback" or "Cancel". */
@@ -348,6 +348,7 @@ export const WEBHOOKS_SCRIPT = `
     const row = rowOf('deliveries-body', 'deliveryId', delivery.delivery_id);
     if (row) row.replaceWith(deliveryRow(result.data.delivery));
     $('deliveries-refresh').focus();
+    loadAudit();
   }
   $('deliveries-refresh').addEventListener('click', () => {
     say('deliveries-status', '');

@@ -19,6 +19,7 @@
  * hash), requests to the page's own origin, and nothing else: no framing,
  * no form posts, no base URL change, no external resource of any kind.
  */
+import type { AUDIT_ACTIONS } from '../shared/http/settings-contracts';
 import { staticPage } from '../shared/http/static-page';
 import type { Operation } from '../shared/http/pipeline';
 import { PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS } from '../shared/identity/passwords';
@@ -123,6 +124,33 @@ ul.scopes li { background: #eef1f6; border-radius: 6px; padding: 0 .4rem; font-s
 }
 `;
 
+/** What the activity list calls each audit action (every action has one: the type says so). */
+const ACTION_LABELS: Readonly<Record<(typeof AUDIT_ACTIONS)[number], string>> = {
+  'key.created': 'API key created',
+  'key.revoked': 'API key revoked',
+  'password.changed': 'Password changed',
+  'password.reset': 'Password reset by an operator',
+  'two_factor.enrolled': 'Two-factor enrolment started',
+  'two_factor.enabled': 'Two-factor sign-in turned on',
+  'two_factor.disabled': 'Two-factor sign-in turned off',
+  'two_factor.reset': 'Two-factor turned off by an operator',
+  'webhook.created': 'Webhook callback added',
+  'webhook.verified': 'Webhook callback verified',
+  'webhook.deactivated': 'Webhook callback deactivated',
+  'webhook.delivery_requeued': 'Webhook delivery requeued by an operator',
+  'webhook.event_redelivered': 'Event delivered again by an operator',
+  'webhook.tested': 'Test event sent to a webhook callback',
+  'webhook.resent': 'Webhook delivery sent again',
+  'sign_in.succeeded': 'Signed in',
+  'sign_in.two_factor_failed': 'Sign-in refused: wrong two-factor code',
+  'account.deactivated': 'Account deactivated by an operator',
+  'account.reactivated': 'Account reactivated by an operator',
+  'membership.set': 'Organization role set by an operator',
+  'membership.removed': 'Removed from an organization by an operator',
+  'organization.archived': 'Organization archived by an operator',
+  'organization.restored': 'Organization restored by an operator',
+};
+
 const SCRIPT = `
 (() => {
   'use strict';
@@ -139,21 +167,7 @@ const SCRIPT = `
     organization_archived: 'organization archived',
     creator_not_manager: 'you no longer manage the organization',
   };
-  const ACTIONS = {
-    'key.created': 'API key created',
-    'key.revoked': 'API key revoked',
-    'password.changed': 'Password changed',
-    'password.reset': 'Password reset by an operator',
-    'two_factor.enrolled': 'Two-factor enrolment started',
-    'two_factor.enabled': 'Two-factor sign-in turned on',
-    'two_factor.disabled': 'Two-factor sign-in turned off',
-    'two_factor.reset': 'Two-factor turned off by an operator',
-    'webhook.created': 'Webhook callback added',
-    'webhook.verified': 'Webhook callback verified',
-    'webhook.deactivated': 'Webhook callback deactivated',
-    'webhook.delivery_requeued': 'Webhook delivery requeued by an operator',
-    'webhook.event_redelivered': 'Event delivered again by an operator',
-  };
+  const ACTIONS = ${JSON.stringify(ACTION_LABELS)};
   let account = null;
   let codeStep = false;
   /** The organizations' load since signing in (the webhook list waits for their names). */
@@ -603,24 +617,34 @@ const SCRIPT = `
   });
 
   // Recent activity: the account's audit trail.
-  async function loadAudit() {
-    const result = await call('GET', 'audit');
+  /** The newest page, or (older) the page after the one shown, appended. */
+  let auditCursor = null;
+  async function loadAudit(older) {
+    const result = await call('GET', older && auditCursor ? 'audit?cursor=' + encodeURIComponent(auditCursor) : 'audit');
     if (result.ended || !account) return;
     if (!result.ok) return say('audit-status', errorText(result), 'error');
     const entries = result.data.entries || [];
-    $('audit-empty').hidden = entries.length > 0;
-    $('audit-table').hidden = entries.length === 0;
-    $('audit-body').replaceChildren(...entries.map((entry) => {
+    auditCursor = result.data.next_cursor || null;
+    const rows = entries.map((entry) => {
       const row = document.createElement('tr');
       row.dataset.action = entry.action;
       const action = document.createElement('span');
       action.append(ACTIONS[entry.action] || entry.action);
       if (entry.key_id) action.append(' ', node('code', entry.key_id));
       if (entry.webhook_id) action.append(' ', node('code', entry.webhook_id));
+      if (entry.partner_id) action.append(' ', node('code', entry.partner_id));
+      if (entry.role) action.append(' (' + entry.role + ')');
       row.append(cell('Time', time(entry.at)), cell('Action', action), cell('Source IP', entry.source_ip || (entry.via === 'operator' ? 'operator' : 'unknown')));
       return row;
-    }));
+    });
+    if (older) $('audit-body').append(...rows);
+    else $('audit-body').replaceChildren(...rows);
+    const any = $('audit-body').children.length > 0;
+    $('audit-empty').hidden = any;
+    $('audit-table').hidden = !any;
+    $('audit-more').hidden = !auditCursor;
   }
+  $('audit-more').addEventListener('click', () => loadAudit(true));
 
 ${WEBHOOKS_SCRIPT}
   (async () => {
@@ -787,7 +811,7 @@ ${webhooksBody({ codeInput: CODE_INPUT, passwordMax: PASSWORD_MAX_CHARACTERS })}
 
     <section class="card" aria-labelledby="audit-title">
       <h2 id="audit-title">Recent activity</h2>
-      <p class="muted">Changes to your keys, webhooks, password and two-factor sign-in in the last 30 days.</p>
+      <p class="muted">Sign-ins and changes to your keys, webhooks, password, two-factor sign-in and organizations in the last 30 days.</p>
       <div id="audit-status" class="notice" role="status" aria-live="polite"></div>
       <p id="audit-empty" class="muted" hidden>No activity in the last 30 days.</p>
       <div class="table-wrap">
@@ -797,6 +821,7 @@ ${webhooksBody({ codeInput: CODE_INPUT, passwordMax: PASSWORD_MAX_CHARACTERS })}
           <tbody id="audit-body"></tbody>
         </table>
       </div>
+      <div class="actions"><button id="audit-more" type="button" class="secondary" hidden>Show older activity</button></div>
     </section>
   </div>
 </main>`;

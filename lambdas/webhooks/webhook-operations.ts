@@ -139,7 +139,11 @@ const testOperation: Operation = async (input) => {
   if (item.status !== 'active') throw new ApiError('WEBHOOK_NOT_VERIFIED');
   const now = input.platform.clock();
   const { envelope } = controlEvent(item.partner_id, now, 'webhook.test');
-  const outcome = await post(services.runtime, { url: item.url, secret: await services.secretOf(item) }, String(envelope.id), JSON.stringify(envelope), now);
+  // The manager's trace of the test, written beside the request (nothing stored changes).
+  const [outcome] = await Promise.all([
+    post(services.runtime, { url: item.url, secret: await services.secretOf(item) }, String(envelope.id), JSON.stringify(envelope), now),
+    officeOf(input.platform).audit.record(sessionOf(input).accountId, 'webhook.tested', sourceOf(input), { webhook_id: item.webhook_id }),
+  ]);
   const result = deliveryResult(outcome);
   return {
     data: {
@@ -182,7 +186,10 @@ const resendOperation: Operation = async (input) => {
     await services.deliveries.undoResend(delivery, resent.generation);
     throw error;
   }
-  const now = await services.deliveries.get(item.webhook_id, delivery.delivery_id);
+  const [now] = await Promise.all([
+    services.deliveries.get(item.webhook_id, delivery.delivery_id),
+    officeOf(input.platform).audit.record(sessionOf(input).accountId, 'webhook.resent', sourceOf(input), { webhook_id: item.webhook_id, delivery_id: delivery.delivery_id }),
+  ]);
   return { data: { delivery: deliveryView(now ?? delivery) } };
 };
 

@@ -9,7 +9,7 @@
  * from the settings API, and the audit trail (time, source IP, 30 days).
  * The limits are in web-settings-limits.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createBackOffice, type BackOffice } from '../../lambdas/back-office/back-office';
 import { lookupSession } from '../../lambdas/settings/settings-operations';
 import { operations as settingsOperations } from '../../lambdas/settings/handler';
@@ -19,6 +19,7 @@ import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
 import { bearer, startTestStack, type TestStack } from '../support/test-stack';
+import { captureLogs } from '../support/log-capture';
 import { SettingsBrowser, type JsonResponse } from '../support/settings-browser';
 
 let stack: TestStack;
@@ -502,6 +503,7 @@ describe('a session alone is not enough (a stolen cookie, a browser left open)',
 describe('audit', () => {
   it('records every settings change with its time and source IP, newest first, for 30 days', async () => {
     const { browser: b, account_id } = await signedIn();
+    later(1000);
     const start = now.toISOString();
     const key = (await (await b.post('/settings/api/keys', { password: PASSWORD, scopes: ['public:read'] })).json()) as { key_id: string };
     later(1000);
@@ -522,17 +524,108 @@ describe('audit', () => {
     const audit = await again.get('/settings/api/audit');
     expect(audit.status).toBe(200);
     const { entries } = (await audit.json()) as { entries: { at: string; action: string; via: string; source_ip: string | null; key_id?: string }[] };
-    expect(entries.map((e) => e.action)).toEqual(['password.reset', 'password.changed', 'two_factor.enabled', 'two_factor.enrolled', 'key.revoked', 'key.created']);
-    expect(entries.at(-1)).toEqual({ at: start, action: 'key.created', via: 'settings', source_ip: '127.0.0.1', key_id: key.key_id });
-    expect(entries[0]).toMatchObject({ via: 'operator', source_ip: null });
-    expect(entries.slice(1).every((e) => e.source_ip === '127.0.0.1' && e.via === 'settings')).toBe(true);
+    expect(entries.map((e) => e.action)).toEqual([
+      'sign_in.succeeded',
+      'password.reset',
+      'password.changed',
+      'two_factor.enabled',
+      'two_factor.enrolled',
+      'key.revoked',
+      'key.created',
+      'sign_in.succeeded',
+    ]);
+    expect(entries.at(-2)).toEqual({ at: start, action: 'key.created', via: 'settings', source_ip: '127.0.0.1', key_id: key.key_id });
+    expect(entries[1]).toMatchObject({ via: 'operator', source_ip: null });
+    expect(entries.filter((e) => e.action !== 'password.reset').every((e) => e.source_ip === '127.0.0.1' && e.via === 'settings')).toBe(true);
 
     // 30 days later (TTL has not run: DynamoDB Local never does), the entries are gone by their time.
     later(30 * 86_400_000 + 10_000);
     const late = browser();
     nextStep();
     expect((await late.signIn((await office.signIn.get(account_id))?.email ?? '', 'reset by the operator', await codeAt(secret, now))).status).toBe(200);
-    expect(((await (await late.get('/settings/api/audit')).json()) as { entries: unknown[] }).entries).toEqual([]);
+    // Only the sign-in just made.
+    expect(((await (await late.get('/settings/api/audit')).json()) as { entries: { action: string }[] }).entries.map((e) => e.action)).toEqual(['sign_in.succeeded']);
+  });
+
+  it('pages with a cursor, one Query a page however deep; a cursor it did not give is 422 INVALID_CURSOR', async () => {
+    const { browser: b, account_id } = await signedIn();
+    // 130 entries besides the sign-in: the first page holds 100, the second the rest.
+    for (let i = 0; i < 130; i += 1) {
+      later(10);
+      await office.audit.record(account_id, 'webhook.tested', { via: 'settings', sourceIp: '127.0.0.1' }, { webhook_id: `wh_${String(i).padStart(3, '0')}` });
+    }
+    const first = (await (await b.get('/settings/api/audit')).json()) as { entries: { action: string; webhook_id?: string }[]; next_cursor?: string };
+    expect(first.entries).toHaveLength(100);
+    expect(first.entries[0].webhook_id).toBe('wh_129');
+    expect(first.next_cursor).toEqual(expect.any(String));
+    const second = (await (await b.get(`/settings/api/audit?cursor=${first.next_cursor}`)).json()) as typeof first;
+    expect(second.entries.map((e) => e.webhook_id ?? e.action)).toEqual([...Array.from({ length: 30 }, (_, i) => `wh_${String(29 - i).padStart(3, '0')}`), 'sign_in.succeeded']);
+    expect(second.next_cursor).toBeUndefined();
+    // The earliest entry (the sign-in) is no longer pushed out of view by later ones.
+    for (const forged of ['bm90IGEgY3Vyc29y', 'x'.repeat(201), Buffer.from('ACCOUNT#acc_other').toString('base64url')]) {
+      const refused = await b.get(`/settings/api/audit?cursor=${forged}`);
+      expect(refused.status, forged).toBe(422);
+      expect((await refused.json()).code).toBe('INVALID_CURSOR');
+    }
+  });
+
+  it('records sign-ins: a success, and a wrong two-factor code after the right password (not a missing one); the call log names the account', async () => {
+    const logs = captureLogs();
+    try {
+      const { email, account_id, browser: b } = await signedIn();
+      const { secret } = (await (await b.post('/settings/api/two-factor/enrol', { password: PASSWORD })).json()) as { secret: string };
+      expect((await b.post('/settings/api/two-factor/confirm', { password: PASSWORD, code: await codeAt(secret, now) })).status).toBe(200);
+      nextStep();
+      const before = (await office.audit.list(account_id)).length;
+      expect((await browser().signIn(email, PASSWORD)).status).toBe(401); // the form's first step: no code yet
+      expect((await browser().signIn(email, 'not the password at all', '123456')).status).toBe(401);
+      expect((await browser().signIn(email, PASSWORD, String((Number(await codeAt(secret, now)) + 1) % 1_000_000).padStart(6, '0'))).status).toBe(401);
+      const entries = await office.audit.list(account_id);
+      expect(entries.slice(0, entries.length - before).map((e) => [e.action, e.source_ip])).toEqual([['sign_in.two_factor_failed', '127.0.0.1']]);
+      const signInLines = logs.lines().filter((line) => line.message === 'request' && line.route === 'settings-sign-in');
+      expect(signInLines.map((line) => [line.status, line.code ?? null, line.account_id])).toEqual([
+        [200, null, account_id],
+        [401, 'INVALID_TWO_FACTOR', account_id],
+        [401, 'INVALID_PASSWORD', account_id],
+        [401, 'INVALID_TWO_FACTOR', account_id],
+      ]);
+      // An unknown address names no account.
+      await browser().signIn(`nobody-${Date.now()}@example.com`, PASSWORD);
+      expect(logs.lines().filter((line) => line.message === 'request' && line.route === 'settings-sign-in').at(-1)).not.toHaveProperty('account_id');
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it("records the operator's changes in the affected accounts' trails: membership, archive and restore (each manager), deactivation", async () => {
+    const manager = await account();
+    const other = await account();
+    const { partner_id } = await office.organizations.create('Audited org');
+    await office.memberships.set(partner_id, manager.account_id, 'manager');
+    await office.memberships.set(partner_id, other.account_id, 'member');
+    later(1000);
+    await office.organizations.archive(partner_id);
+    later(1000);
+    await office.organizations.restore(partner_id);
+    later(1000);
+    await office.organizations.restore(partner_id); // already active: changes nothing, records nothing
+    await office.memberships.remove(partner_id, other.account_id);
+    later(1000);
+    await office.accounts.deactivate(manager.account_id);
+    later(1000);
+    await office.accounts.reactivate(manager.account_id);
+    const trail = async (id: string) => (await office.audit.list(id)).map((e) => [e.action, e.via, e.partner_id ?? null, e.role ?? null]);
+    expect(await trail(manager.account_id)).toEqual([
+      ['account.reactivated', 'operator', null, null],
+      ['account.deactivated', 'operator', null, null],
+      ['organization.restored', 'operator', partner_id, null],
+      ['organization.archived', 'operator', partner_id, null],
+      ['membership.set', 'operator', partner_id, 'manager'],
+    ]);
+    expect(await trail(other.account_id)).toEqual([
+      ['membership.removed', 'operator', partner_id, null],
+      ['membership.set', 'operator', partner_id, 'member'],
+    ]);
   });
 });
 

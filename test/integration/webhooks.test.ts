@@ -147,6 +147,8 @@ describe('verification', () => {
     expect(tested.test).toEqual({ result: 'delivered', failure_reason: null, http_status: 200 });
     expect(JSON.parse(good.requests[1].rawBody.toString('utf8'))).toMatchObject({ type: 'webhook.test', data: { message: expect.any(String) } });
     expect(await deliveries(m, id)).toEqual([]);
+    // The manager's trail shows the test (nothing stored changed, but a request left the service in their name).
+    expect((await stack.office.audit.list(m.account_id))[0]).toMatchObject({ action: 'webhook.tested', via: 'settings', webhook_id: id, source_ip: '127.0.0.1' });
   }, 60_000);
 });
 
@@ -343,6 +345,7 @@ describe('the retry schedule', () => {
     const resent = await m.browser.post(`/settings/api/webhooks/${id}/deliveries/${failed.delivery_id}/resend`);
     expect(resent.status).toBe(200);
     expect((await resent.json()).delivery).toMatchObject({ delivery_id: failed.delivery_id, status: 'pending', attempts: 0, resends: 1 });
+    expect((await stack.office.audit.list(m.account_id))[0]).toMatchObject({ action: 'webhook.resent', via: 'settings', webhook_id: id, delivery_id: failed.delivery_id });
     const delivered = await deliveryOf(m, id, eventId, (d) => d.status === 'delivered');
     expect(delivered).toMatchObject({ attempts: 1, resends: 1, failure_reason: null });
     expect(businessRequests(r)[8].rawBody.equals(attempts[0].rawBody)).toBe(true);

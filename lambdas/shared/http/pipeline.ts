@@ -217,7 +217,7 @@ function envelope(getPlatform: () => Platform, router: Router): Middleware {
         status: response.statusCode,
         code: error?.code,
         key_id: state.principal?.keyId,
-        account_id: state.principal?.accountId ?? state.session?.accountId,
+        account_id: state.principal?.accountId ?? state.session?.accountId ?? currentRequestScope()?.accountId,
         partner_id: state.principal?.partnerId ?? undefined,
         path_partner_id: state.event.pathParameters.partner_id?.slice(0, 128),
         source_ip: state.event.sourceIp,

@@ -221,7 +221,7 @@ export const ROUTES = [
   { id: 'settings-two-factor-enrol', method: 'POST', path: '/settings/api/two-factor/enrol', group: 'settings', auth: 'session', category: 'settings-change', query: [], body: 'json' },
   { id: 'settings-two-factor-confirm', method: 'POST', path: '/settings/api/two-factor/confirm', group: 'settings', auth: 'session', category: 'settings-change', query: [], body: 'json' },
   { id: 'settings-two-factor-disable', method: 'POST', path: '/settings/api/two-factor/disable', group: 'settings', auth: 'session', category: 'settings-change', query: [], body: 'json' },
-  { id: 'settings-audit', method: 'GET', path: '/settings/api/audit', group: 'settings', auth: 'session', category: 'settings-view', query: [], body: 'none' },
+  { id: 'settings-audit', method: 'GET', path: '/settings/api/audit', group: 'settings', auth: 'session', category: 'settings-view', query: ['cursor'], body: 'none' },
   // Webhook callbacks in web settings (docs/webhooks.md): their own function (KMS, the delivery queue), the same session and limits.
   { id: 'webhooks', method: 'GET', path: '/settings/api/webhooks', group: 'webhooks', auth: 'session', category: 'settings-view', query: [], body: 'none' },
   { id: 'webhook-create', method: 'POST', path: '/settings/api/webhooks', group: 'webhooks', auth: 'session', category: 'settings-webhook-create', query: [], body: 'json' },

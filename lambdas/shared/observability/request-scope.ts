@@ -48,6 +48,8 @@ export interface RequestScope {
   readonly dynamo: DynamoAccounting;
   /** The route id, once routing found it. */
   route?: string;
+  /** The account a call concerns when only its operation learns it (signing in: the address's account, whatever the outcome). */
+  accountId?: string;
   invocation?: InvocationFacts;
   readonly metrics: MetricPoint[];
 }

@@ -3,12 +3,12 @@
  * conditional write to the account item (status, credential generation),
  * and repeating one on an account already in that state changes nothing.
  */
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { accountKey } from '../../../lambdas/shared/identity/access-items';
 import { signInKey } from '../../../lambdas/shared/identity/sign-in-items';
 import { ACCOUNT_ID, accountItem, serveItems } from '../support/identity-fixtures';
-import { conditionFailed, failure, TABLE, transactionCanceled, useMockedBackOffice } from './mocked-back-office';
+import { failure, TABLE, transactionCanceled, useMockedBackOffice } from './mocked-back-office';
 
 const { ddbMock, office } = useMockedBackOffice();
 
@@ -45,44 +45,51 @@ describe('account lifecycle', () => {
     expect(error.code).toBe('ACCOUNT_NOT_FOUND');
   });
 
-  it('deactivateAccount sets the status without raising the generation', async () => {
+  it('deactivateAccount sets the status without raising the generation, audited in the same transaction', async () => {
     // Prepare
-    ddbMock.on(UpdateCommand).resolves({ Attributes: { ...accountItem({ status: 'deactivated' }) } });
+    serveItems(ddbMock, [accountItem({ status: 'active' })]);
+    ddbMock.on(TransactWriteCommand).resolves({});
 
     // Act
     const result = await office.accounts.deactivate(ACCOUNT_ID);
 
     // Assess
-    expect(result).toEqual({ account_id: ACCOUNT_ID, status: 'deactivated' });
-    const update = ddbMock.commandCalls(UpdateCommand)[0].args[0].input;
-    expect(update.ExpressionAttributeValues).toMatchObject({ ':deactivated': 'deactivated' });
-    expect(update.UpdateExpression).not.toMatch(/cred_gen/);
+    expect(result).toEqual({ account_id: ACCOUNT_ID, status: 'active' }); // as the mock serves it after the write
+    const [update, audit] = ddbMock.commandCalls(TransactWriteCommand)[0].args[0].input.TransactItems ?? [];
+    expect(update.Update?.ExpressionAttributeValues).toMatchObject({ ':deactivated': 'deactivated', ':read': '2025-01-01T00:00:00.000Z' });
+    expect(update.Update?.UpdateExpression).not.toMatch(/cred_gen/);
+    expect(update.Update?.ConditionExpression).toMatch(/updated_at = :read/);
+    expect(audit.Put?.Item).toMatchObject({ pk: accountKey(ACCOUNT_ID).pk, action: 'account.deactivated', via: 'operator' });
   });
 
   it('reactivateAccount raises the generation so keys from before the deactivation stay revoked', async () => {
     // Prepare
-    ddbMock.on(UpdateCommand).resolves({ Attributes: { ...accountItem({ cred_gen: 2 }) } });
+    serveItems(ddbMock, [accountItem({ status: 'deactivated', cred_gen: 1 })]);
+    ddbMock.on(TransactWriteCommand).resolves({});
 
     // Act
     await office.accounts.reactivate(ACCOUNT_ID);
 
     // Assess
-    const update = ddbMock.commandCalls(UpdateCommand)[0].args[0].input;
-    expect(update.UpdateExpression).toMatch(/cred_gen = cred_gen \+ :one/);
-    expect(update.ExpressionAttributeValues).toMatchObject({ ':active': 'active', ':one': 1 });
+    const [update, audit] = ddbMock.commandCalls(TransactWriteCommand)[0].args[0].input.TransactItems ?? [];
+    expect(update.Update?.UpdateExpression).toMatch(/cred_gen = cred_gen \+ :one/);
+    expect(update.Update?.ExpressionAttributeValues).toMatchObject({ ':active': 'active', ':one': 1 });
+    expect(audit.Put?.Item).toMatchObject({ action: 'account.reactivated' });
   });
 
   it('reactivateAccount raises the generation only of a deactivated account, and leaves an active one untouched', async () => {
     // Prepare
     serveItems(ddbMock, [accountItem({ status: 'active', cred_gen: 1 })]);
-    ddbMock.on(UpdateCommand).rejects(conditionFailed());
+    ddbMock.on(TransactWriteCommand).rejects(transactionCanceled());
 
     // Act
     const result = await office.accounts.reactivate(ACCOUNT_ID);
 
     // Assess
     expect(result).toEqual({ account_id: ACCOUNT_ID, status: 'active' });
-    const update = ddbMock.commandCalls(UpdateCommand)[0].args[0].input;
-    expect(update.ConditionExpression).toMatch(/#status = :deactivated/);
-    expect(update.ExpressionAttributeValues).toMatchObject({ ':deactivated': 'deactivated' });
-  });});
+    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(1);
+    const [update] = ddbMock.commandCalls(TransactWriteCommand)[0].args[0].input.TransactItems ?? [];
+    expect(update.Update?.ConditionExpression).toMatch(/#status = :deactivated/);
+    expect(update.Update?.ExpressionAttributeValues).toMatchObject({ ':deactivated': 'deactivated' });
+  });
+});

@@ -1,54 +1,59 @@
 /**
  * Organizations against a mocked document client: restoring an archived
- * organization raises its key generation in one conditional write, and
- * restoring an active one changes nothing.
+ * organization raises its key generation in one conditional transaction with
+ * its managers' audit entries, and restoring an active one changes nothing.
  */
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { orgKey } from '../../../lambdas/shared/identity/access-items';
 import { orgItem, PARTNER_ID, serveItems } from '../support/identity-fixtures';
-import { conditionFailed, failure, TABLE, useMockedBackOffice } from './mocked-back-office';
+import { failure, TABLE, transactionCanceled, useMockedBackOffice } from './mocked-back-office';
 
 const { ddbMock, office } = useMockedBackOffice();
 
 describe('organization lifecycle', () => {
-  it('restoreOrg raises the key generation of an archived organization', async () => {
+  it('restoreOrg raises the key generation of an archived organization, audited in each manager\u2019s trail in the same transaction', async () => {
     // Prepare
-    ddbMock.on(UpdateCommand).resolves({ Attributes: { ...orgItem({ status: 'active', key_gen: 3 }) } });
+    serveItems(ddbMock, [orgItem({ status: 'archived', key_gen: 2, managers: { acc_m1: 'grant_1', acc_m2: 'grant_2' } })]);
+    ddbMock.on(TransactWriteCommand).resolves({});
 
     // Act
-    const result = await office.organizations.restore(PARTNER_ID);
+    await office.organizations.restore(PARTNER_ID);
 
     // Assess
-    expect(result).toEqual({ partner_id: PARTNER_ID, status: 'active' });
-    const update = ddbMock.commandCalls(UpdateCommand)[0].args[0].input;
-    expect(update).toMatchObject({ TableName: TABLE, Key: orgKey(PARTNER_ID), ExpressionAttributeValues: { ':one': 1, ':active': 'active', ':archived': 'archived' } });
-    expect(update.UpdateExpression).toMatch(/key_gen = key_gen \+ :one/);
-    expect(update.UpdateExpression).toMatch(/#status = :active/);
-    expect(update.ConditionExpression).toMatch(/#status = :archived/);
+    const [update, ...audits] = ddbMock.commandCalls(TransactWriteCommand)[0].args[0].input.TransactItems ?? [];
+    expect(update.Update).toMatchObject({ TableName: TABLE, Key: orgKey(PARTNER_ID), ExpressionAttributeValues: { ':one': 1, ':active': 'active', ':archived': 'archived' } });
+    expect(update.Update?.UpdateExpression).toMatch(/key_gen = key_gen \+ :one/);
+    expect(update.Update?.UpdateExpression).toMatch(/#status = :active/);
+    expect(update.Update?.ConditionExpression).toMatch(/#status = :archived/);
+    expect(audits.map((a) => [a.Put?.Item?.pk, a.Put?.Item?.action, a.Put?.Item?.partner_id])).toEqual([
+      ['ACCOUNT#acc_m1', 'organization.restored', PARTNER_ID],
+      ['ACCOUNT#acc_m2', 'organization.restored', PARTNER_ID],
+    ]);
   });
 
   it('restoreOrg of an active organization changes nothing and succeeds', async () => {
     // Prepare
     serveItems(ddbMock, [orgItem({ status: 'active', key_gen: 2 })]);
-    ddbMock.on(UpdateCommand).rejects(conditionFailed());
+    ddbMock.on(TransactWriteCommand).rejects(transactionCanceled());
 
     // Act
     const result = await office.organizations.restore(PARTNER_ID);
 
     // Assess
     expect(result).toEqual({ partner_id: PARTNER_ID, status: 'active' });
-    expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(1);
+    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(1);
   });
 
   it('restoreOrg of a missing organization fails with ORG_NOT_FOUND', async () => {
     // Prepare
     serveItems(ddbMock, []);
-    ddbMock.on(UpdateCommand).rejects(conditionFailed());
 
     // Act
     const error = await failure(office.organizations.restore(PARTNER_ID));
 
     // Assess
     expect(error.code).toBe('ORG_NOT_FOUND');
-  });});
+    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
+  });
+});
