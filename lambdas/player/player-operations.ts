@@ -38,6 +38,7 @@ import { isJoinToken } from '../invitations/join-link';
 import { ticketBridgeOf, TicketServiceUnavailable, type DynamoTicketBridge } from '../tickets/ticket-bridge';
 import { holdsCredential, playerCookie, presentedCredentials } from './player-credential';
 import { PLAYER_PAGE_HEADERS, PLAYER_PAGE_HTML } from './player-page';
+import { COOKIE_HEADER, JOIN_TOKEN_HEADER } from '../shared/http/credential-headers';
 
 /** Conversation entries the page shows: the latest ones. */
 export const VISIBLE_ENTRIES = 50;
@@ -51,7 +52,7 @@ async function isLinkHolder(input: OperationInput, item: InvitationItem, token: 
   return isJoinToken(token, item.id, await input.platform.secret('invitation-token').versions());
 }
 
-const isClaimingBrowser = (input: OperationInput, item: InvitationItem) => holdsCredential(item, presentedCredentials(input.headers.get('cookie')), input.now);
+const isClaimingBrowser = (input: OperationInput, item: InvitationItem) => holdsCredential(item, presentedCredentials(input.headers.get(COOKIE_HEADER)), input.now);
 
 /** What the claiming browser sees: its ticket and the visible conversation (staff and its own messages), once joined. */
 async function playerView(input: OperationInput, item: InvitationItem, tickets: DynamoTicketBridge): Promise<PlayerView> {
@@ -77,7 +78,7 @@ export const viewInvitation: Operation = async (input) => {
     if (item.state === 'claiming') item = await finishIfPossible(input, item);
     return { data: await playerView(input, item, tickets) };
   }
-  if (!(await isLinkHolder(input, item, input.headers.get('x-join-token')?.[0]))) throw new ApiError('INVITE_UNAVAILABLE');
+  if (!(await isLinkHolder(input, item, input.headers.get(JOIN_TOKEN_HEADER)?.[0]))) throw new ApiError('INVITE_UNAVAILABLE');
   const view: PlayerView = { invitation: { id: item.id, game: item.game, state: stateAt(item, input.now) }, access: 'link', ticket: null };
   return { data: view };
 };

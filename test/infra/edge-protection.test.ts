@@ -1,12 +1,15 @@
 import { beforeAll, describe, it, expect } from 'vitest';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Template } from 'aws-cdk-lib/assertions';
+import * as credentialHeaders from '../../lambdas/shared/http/credential-headers';
+import { COOKIE_HEADER, CREDENTIAL_HEADERS, HEADERS_WITHOUT_CREDENTIALS, JOIN_TOKEN_HEADER } from '../../lambdas/shared/http/credential-headers';
+import { SETTINGS_REQUEST_HEADER } from '../../lambdas/shared/http/web-session';
 import { REQUEST_LIMITS } from '../../lambdas/shared/http/request-rules';
-import type { Surface } from '../../lambdas/shared/http/routes';
+import { SURFACE_OF_GROUP, type EndpointGroup, type Surface } from '../../lambdas/shared/http/routes';
 import { edgeLimits, LIMITS, type EdgeLimit, type Limit } from '../../lambdas/shared/limits/limits-table';
 import { resolveStageConfig } from '../../lib/config/stage-config';
 import { SURFACE_PROFILES, SURFACES } from '../../lib/config/surfaces';
@@ -213,14 +216,14 @@ describe('edge protection (WAF)', () => {
   it.each([
     ['partner', 'Edge', 'aws-waf-logs-partner-api-dev'],
     ['web', 'WebEdge', 'aws-waf-logs-partner-api-dev-web'],
-  ] as const)('logs only blocked requests of the %s web ACL, with the Authorization header and the query string redacted, to its own aws-waf-logs- group', (surface, construct, logGroupName) => {
+  ] as const)('logs only blocked requests of the %s web ACL, with its credential headers and the query string redacted, to its own aws-waf-logs- group', (surface, construct, logGroupName) => {
     const { statelessTemplate } = stage('dev');
     const aclId = aclLogicalId(statelessTemplate, surface);
     const logging = Object.values(resources(statelessTemplate, 'AWS::WAFv2::LoggingConfiguration')).find(
       (l) => JSON.stringify(l.Properties.ResourceArn) === JSON.stringify({ 'Fn::GetAtt': [aclId, 'Arn'] }),
     )!;
     expect(logging).toBeDefined();
-    expect(logging.Properties.RedactedFields).toEqual([{ SingleHeader: { Name: 'authorization' } }, { QueryString: {} }]);
+    expect(logging.Properties.RedactedFields).toEqual([...CREDENTIAL_HEADERS[surface].map((name) => ({ SingleHeader: { Name: name } })), { QueryString: {} }]);
     expect(logging.Properties.LoggingFilter).toEqual({
       DefaultBehavior: 'DROP',
       Filters: [{ Behavior: 'KEEP', Requirement: 'MEETS_ANY', Conditions: [{ ActionCondition: { Action: 'BLOCK' } }] }],
@@ -229,6 +232,40 @@ describe('edge protection (WAF)', () => {
     expect(destination).toMatch(new RegExp(`:log-group:",\\{"Ref":"${construct}BlockedRequestLogs\\w+"\\}\\]\\]\\}\\]$`));
     expect(destination).not.toContain(':*');
     statelessTemplate.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: logGroupName });
+  });
+
+  it('redacts the web side\'s cookies (settings_session, player_credential), the join token and a misdirected key from its logs; the partner API\'s key', () => {
+    const { statelessTemplate } = stage('dev');
+    const redactedHeaders = (surface: Surface): string[] => {
+      const aclId = aclLogicalId(statelessTemplate, surface);
+      const logging = Object.values(resources(statelessTemplate, 'AWS::WAFv2::LoggingConfiguration')).find(
+        (l) => JSON.stringify(l.Properties.ResourceArn) === JSON.stringify({ 'Fn::GetAtt': [aclId, 'Arn'] }),
+      )!;
+      return (logging.Properties.RedactedFields as { SingleHeader?: { Name: string } }[]).flatMap((field) => (field.SingleHeader ? [field.SingleHeader.Name] : []));
+    };
+    expect(redactedHeaders('web').sort()).toEqual(['authorization', 'cookie', 'x-join-token']);
+    expect(redactedHeaders('partner')).toEqual(['authorization']);
+  });
+
+  it('knows every header the code reads: each is a credential header of the surface whose code reads it (redacted), or declared without credentials', () => {
+    const reads = headerReads(join(PROJECT_ROOT, 'lambdas'));
+    expect(reads.length).toBeGreaterThan(10);
+    const credentialNames = new Set(Object.values(CREDENTIAL_HEADERS).flat());
+    const unknown = reads.filter((read) => !credentialNames.has(read.name) && !HEADERS_WITHOUT_CREDENTIALS.includes(read.name));
+    expect(unknown.map((read) => `${read.file}: ${read.name}`)).toEqual([]);
+    // A credential is read under credential-headers.ts's constant, never a literal of its own.
+    expect(reads.filter((read) => credentialNames.has(read.name) && read.literal).map((read) => `${read.file}: '${read.name}'`)).toEqual([]);
+    // Code of a group reads credentials only from headers its surface's logs redact; shared code from those of some surface.
+    for (const read of reads.filter((r) => credentialNames.has(r.name))) {
+      const group = /^lambdas\/([a-z-]+)\//.exec(read.file)?.[1] as EndpointGroup | undefined;
+      const surfaces = group && group in SURFACE_OF_GROUP ? [SURFACE_OF_GROUP[group]] : SURFACES.filter((s) => CREDENTIAL_HEADERS[s].includes(read.name));
+      expect(surfaces.length, `${read.file} reads ${read.name}`).toBeGreaterThan(0);
+      for (const surface of surfaces) expect(CREDENTIAL_HEADERS[surface], `${read.file} reads ${read.name}`).toContain(read.name);
+    }
+    // And every declared credential header is read somewhere: a stale entry would hide a renamed one.
+    for (const name of credentialNames) expect(reads.some((read) => read.name === name), name).toBe(true);
+    expect(reads.filter((read) => read.name === JOIN_TOKEN_HEADER).map((read) => read.file)).toContain('lambdas/player/player-operations.ts');
+    expect(reads.filter((read) => read.name === COOKIE_HEADER).map((read) => read.file)).toContain('lambdas/shared/http/pipeline.ts');
   });
 
   it.each(SURFACES)('refuses a key in the URL first of all %s rules: the prefix in the path or query (percent-decoded, lowercased), or a credential-named parameter', (surface) => {
@@ -794,3 +831,48 @@ describe('edge protection: AWS managed rule groups', () => {
     });
   });
 });
+
+interface HeaderRead {
+  /** Path from the project root. */
+  readonly file: string;
+  /** The header's name, lowercase. */
+  readonly name: string;
+  /** Written as a string literal at the call, not a constant. */
+  readonly literal: boolean;
+}
+
+/** Constants a header may be read under, by identifier: credential-headers.ts's and the settings' request header. */
+const HEADER_CONSTANTS: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(Object.entries(credentialHeaders as Record<string, unknown>).filter((entry): entry is [string, string] => typeof entry[1] === 'string')),
+  SETTINGS_REQUEST_HEADER,
+};
+
+/** Helpers that read a header by a name their caller passes: their callers' names are found instead. */
+const PASS_THROUGH_READS: readonly string[] = ['lambdas/shared/http/api-event.ts: key', 'lambdas/shared/http/api-event.ts: name', 'lambdas/shared/http/web-session.ts: name'];
+
+/**
+ * Every header the code under `dir` reads: `headers.get(…)`, `headers.has(…)`, `header(event, …)` and web-session.ts's
+ * `single(…)`, with a literal name or a known constant. An identifier that is neither fails, unless it is a pass-through helper's parameter.
+ */
+function headerReads(dir: string): HeaderRead[] {
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
+    .map((entry) => join(entry.parentPath, entry.name));
+  const reads: HeaderRead[] = [];
+  const calls = /(?:headers\.(?:get|has)\(|\bheader\(event,\s*|\bsingle\()\s*([^,)]+?)\s*\)/g;
+  for (const path of files) {
+    const file = relative(PROJECT_ROOT, path).split('\\').join('/');
+    for (const match of readFileSync(path, 'utf8').matchAll(calls)) {
+      const argument = match[1];
+      const literal = /^(['"])([^'"]+)\1$/.exec(argument);
+      if (literal) {
+        reads.push({ file, name: literal[2].toLowerCase(), literal: true });
+      } else if (argument in HEADER_CONSTANTS) {
+        reads.push({ file, name: HEADER_CONSTANTS[argument], literal: false });
+      } else if (!PASS_THROUGH_READS.includes(`${file}: ${argument}`)) {
+        throw new Error(`${file} reads a header under ${argument}: add its constant to credential-headers.ts (or HEADER_CONSTANTS here)`);
+      }
+    }
+  }
+  return reads;
+}
