@@ -80,6 +80,7 @@ export class StatelessStack extends Stack {
         config,
         surface,
         stage: this.apis[surface].stage,
+        ...(routes ? { routes } : {}),
         ...(edgeRules?.[surface] ? { additionalRules: edgeRules[surface] } : {}),
         ...(edgeResponseBodies?.[surface] ? { additionalResponseBodies: edgeResponseBodies[surface] } : {}),
       });

@@ -107,6 +107,14 @@ export interface StageConfig {
    * apart, so a browser crowd on the player site cannot spend the partners' buckets, nor the reverse.
    */
   readonly apiThrottle: Readonly<Record<Surface, ApiThrottleConfig>>;
+  /**
+   * The sign-in method's own stage throttle (`POST /settings/api/session`, every route of category
+   * `settings-sign-in`), apart from and within the web side's. Each attempt costs a password hash
+   * (scrypt); WAF already refuses an address past the function's per-IP sign-in rate
+   * (`sign-in-ip-minute`, 10 a minute), so holding sign-in at this throttle takes
+   * rateLimit × 60 / 10 addresses. docs/infrastructure.md gives the numbers.
+   */
+  readonly signInThrottle: ApiThrottleConfig;
   readonly alarms: AlarmsConfig;
   /**
    * The stage's CloudWatch dashboard (lib/constructs/dashboard.ts). About $3 a month each beyond
@@ -147,6 +155,7 @@ const BASE: Omit<StageConfig, 'stage' | 'longLived'> = {
     partner: { rateLimit: 25, burstLimit: 50 },
     web: { rateLimit: 10, burstLimit: 20 },
   },
+  signInThrottle: { rateLimit: 5, burstLimit: 10 },
   alarms: {
     enabled: false,
     api5xxRatePercent: 5,
@@ -189,6 +198,7 @@ const OVERRIDES: Record<LongLivedStage, StageOverrides> = {
     pointInTimeRecovery: true,
     dashboard: true,
     apiThrottle: { partner: { rateLimit: 50, burstLimit: 100 }, web: { rateLimit: 25, burstLimit: 50 } },
+    signInThrottle: { rateLimit: 10, burstLimit: 20 },
     alarms: { enabled: true },
   },
   prod: {
@@ -197,6 +207,7 @@ const OVERRIDES: Record<LongLivedStage, StageOverrides> = {
     deletionProtection: true,
     dashboard: true,
     apiThrottle: { partner: { rateLimit: 200, burstLimit: 400 }, web: { rateLimit: 100, burstLimit: 200 } },
+    signInThrottle: { rateLimit: 50, burstLimit: 100 },
     // More traffic: a lower 5XX rate is already an incident, and the minimum volume is reached sooner.
     alarms: { enabled: true, p99LatencyMs: 2000, api5xxRatePercent: 2, api5xxMinRequests: 50, webhookFailureRatePercent: 10 },
   },
@@ -255,6 +266,12 @@ export function assertValidStageConfig(config: StageConfig): void {
     if (!(throttle.rateLimit > 0) || !Number.isInteger(throttle.burstLimit) || throttle.burstLimit < 1) {
       problems.push(`apiThrottle.${surface} needs rateLimit > 0 and an integer burstLimit >= 1`);
     }
+  }
+  const signIn = config.signInThrottle;
+  if (!(signIn.rateLimit > 0) || !Number.isInteger(signIn.burstLimit) || signIn.burstLimit < 1) {
+    problems.push('signInThrottle needs rateLimit > 0 and an integer burstLimit >= 1');
+  } else if (signIn.rateLimit > apiThrottle.web.rateLimit || signIn.burstLimit > apiThrottle.web.burstLimit) {
+    problems.push(`signInThrottle (${signIn.rateLimit} / ${signIn.burstLimit}) must stay within apiThrottle.web (${apiThrottle.web.rateLimit} / ${apiThrottle.web.burstLimit})`);
   }
   problems.push(...alarmProblems(alarms));
   if (alarms.notifyEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarms.notifyEmail)) {

@@ -41,7 +41,7 @@ import { CREDENTIAL_HEADERS } from '../../lambdas/shared/http/credential-headers
 import { CREDENTIAL_PARAMETER_NAMES, REQUEST_LIMITS } from '../../lambdas/shared/http/request-rules';
 import { LIVE_KEY_PREFIX } from '../../lambdas/shared/identity/api-keys';
 import { ERROR_CATALOG, type ErrorCode } from '../../lambdas/shared/errors';
-import type { Surface } from '../../lambdas/shared/http/routes';
+import type { RouteDefinition, Surface } from '../../lambdas/shared/http/routes';
 import { LIMITS, type Limit } from '../../lambdas/shared/limits/limits-table';
 import type { StageConfig } from '../config/stage-config';
 import { SURFACE_PROFILES, surfaceNamePrefix } from '../config/surfaces';
@@ -58,6 +58,8 @@ export interface EdgeProtectionProps {
   readonly stage: apigateway.Stage;
   /** The limits table whose `waf` edge rows of the surface become rate-based rules; defaults to LIMITS. */
   readonly limits?: readonly Limit[];
+  /** The route table scoping the per-route quota rules (sign-in by source IP: edge-rate-rules.ts wafRouteQuotas); defaults to ROUTES. */
+  readonly routes?: readonly RouteDefinition[];
   /**
    * Extra rules, each with a unique name and priority above CREDENTIALS_IN_URL_PRIORITY, and
    * sampled requests off (checkAdditionalRule).
@@ -199,7 +201,13 @@ export class EdgeProtection extends Construct {
 
     const credentialsRule = credentialsInUrlRule(prefix);
     const sizeRules = SIZE_RULES.map((rule, i) => sizeRuleProperty(prefix, rule, SIZE_RULE_PRIORITIES[i]));
-    const rate = edgeRateRules({ surface, metricPrefix: prefix, limits: props.limits ?? LIMITS, commonHeaders: EDGE_RESPONSE_HEADERS });
+    const rate = edgeRateRules({
+      surface,
+      metricPrefix: prefix,
+      limits: props.limits ?? LIMITS,
+      ...(props.routes ? { routes: props.routes } : {}),
+      commonHeaders: EDGE_RESPONSE_HEADERS,
+    });
     this.rateRules = rate.rules;
     const managed = managedRuleGroupRules({ surface, metricPrefix: prefix, commonHeaders: EDGE_RESPONSE_HEADERS });
     this.managedRules = managed.rules;

@@ -162,6 +162,13 @@ export class SurfaceApi extends Construct {
     });
 
     const throttle = config.apiThrottle[surface];
+    // Sign-in's own bucket (StageConfig.signInThrottle), apart from the stage default every other method gets.
+    const methodOptions = Object.fromEntries(
+      signInRoutes(this.routes).map((route): [string, apigateway.MethodDeploymentOptions] => [
+        `${route.path}/${route.method}`,
+        { throttlingRateLimit: config.signInThrottle.rateLimit, throttlingBurstLimit: config.signInThrottle.burstLimit },
+      ]),
+    );
     this.api = new apigateway.RestApi(this, 'RestApi', {
       restApiName: surfaceNamePrefix(config.stage, surface),
       description: `${profile.title} (${config.stage})`,
@@ -179,6 +186,7 @@ export class SurfaceApi extends Construct {
         dataTraceEnabled: false,
         throttlingRateLimit: throttle.rateLimit,
         throttlingBurstLimit: throttle.burstLimit,
+        methodOptions,
         accessLogDestination: new apigateway.LogGroupLogDestination(this.accessLogGroup),
         accessLogFormat: ACCESS_LOG_FORMAT,
       },
@@ -271,6 +279,14 @@ const ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
     xrayTraceId: '$context.xrayTraceId',
   }),
 );
+
+/** The routes whose method throttles on its own (StageConfig.signInThrottle): sign-in, each attempt a password hash. */
+export function signInRoutes(routes: readonly RouteDefinition[]): RouteDefinition[] {
+  return routes.filter((route) => route.category === SIGN_IN_CATEGORY);
+}
+
+/** The route category of signing in (routes.ts, limits-table.ts `sign-in-*` rows). */
+export const SIGN_IN_CATEGORY = 'settings-sign-in';
 
 function quoteHeaderValues(headers: Readonly<Record<string, string>>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`]));

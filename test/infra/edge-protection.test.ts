@@ -9,8 +9,8 @@ import * as credentialHeaders from '../../lambdas/shared/http/credential-headers
 import { COOKIE_HEADER, CREDENTIAL_HEADERS, HEADERS_WITHOUT_CREDENTIALS, JOIN_TOKEN_HEADER } from '../../lambdas/shared/http/credential-headers';
 import { SETTINGS_REQUEST_HEADER } from '../../lambdas/shared/http/web-session';
 import { REQUEST_LIMITS } from '../../lambdas/shared/http/request-rules';
-import { SURFACE_OF_GROUP, type EndpointGroup, type Surface } from '../../lambdas/shared/http/routes';
-import { edgeLimits, LIMITS, type EdgeLimit, type Limit } from '../../lambdas/shared/limits/limits-table';
+import { ROUTES, SURFACE_OF_GROUP, type EndpointGroup, type RouteDefinition, type Surface } from '../../lambdas/shared/http/routes';
+import { edgeLimits, LIMITS, quotaLimits, type EdgeLimit, type Limit } from '../../lambdas/shared/limits/limits-table';
 import { resolveStageConfig } from '../../lib/config/stage-config';
 import { SURFACE_PROFILES, SURFACES } from '../../lib/config/surfaces';
 import { EdgeProtection, SIZE_RULE_PRIORITIES } from '../../lib/constructs/edge-protection';
@@ -23,7 +23,7 @@ import {
 } from '../../lib/constructs/edge-managed-rules';
 import { gatewayErrors } from '../../lib/constructs/surface-api';
 import { PROJECT_ROOT } from '../../lib/constructs/api-function';
-import { EdgeRateRuleError, RATE_LIMITED_BODY_KEY, WELL_FORMED_CREDENTIAL_LENGTH, WELL_FORMED_CREDENTIAL_SHAPE, wafEdgeLimits } from '../../lib/constructs/edge-rate-rules';
+import { EdgeRateRuleError, RATE_LIMITED_BODY_KEY, WELL_FORMED_CREDENTIAL_LENGTH, WELL_FORMED_CREDENTIAL_SHAPE, wafEdgeLimits, wafRouteQuotas } from '../../lib/constructs/edge-rate-rules';
 import { isWellFormedCredential } from '../../lambdas/shared/identity/api-keys';
 import { statementCapacity } from '../../lib/compliance/deploy-readiness/waf-capacity';
 import { logicalIdByPath, resources, stage, stageLogicalId, synthStage } from './support';
@@ -93,6 +93,11 @@ function expectEdgeBody(content: string, surface: Surface, code: string): void {
   expect(parsed).toEqual(expectedEdgeBody(surface, code));
   // One message, wherever a client reads it.
   if (surface === 'web') expect(parsed.message).toBe(parsed.error.message);
+}
+
+/** Policies of a surface's rate-based rules in order: its waf edge rows, then the quotas WAF holds on their routes (sign-in by IP). */
+function ratePolicies(surface: Surface, limits: readonly Limit[] = LIMITS): string[] {
+  return [...wafEdgeLimits(limits, surface), ...wafRouteQuotas(limits, ROUTES, surface).map((quota) => quota.limit)].map((l) => l.policy);
 }
 
 /** LIMITS with one edge row changed. */
@@ -464,7 +469,7 @@ describe('edge protection: rate-based rules generated from LIMITS', () => {
   it.each(['dev', 'prod'])('has exactly one rate-based rule per waf edge row of each surface, none for application rows, on %s', (name) => {
     for (const surface of SURFACES) {
       const rules = webAcl(name, surface).Rules;
-      expect(rules.filter((r) => r.Statement.RateBasedStatement).map((r) => r.Name)).toEqual(wafEdgeLimits(LIMITS, surface).map((l) => l.policy));
+      expect(rules.filter((r) => r.Statement.RateBasedStatement).map((r) => r.Name)).toEqual(ratePolicies(surface));
       const applicationPolicies = edgeLimits(LIMITS).filter((l) => l.enforcedBy === 'application').map((l) => l.policy);
       expect(applicationPolicies).toEqual(expect.arrayContaining(['edge-ip-burst', 'web-ip-burst']));
       const names = new Set(rules.map((r) => r.Name));
@@ -477,7 +482,43 @@ describe('edge protection: rate-based rules generated from LIMITS', () => {
     const rate = acl.Rules.filter((r) => r.Statement.RateBasedStatement);
     const priorities = rate.map((r) => r.Priority);
     expect(Math.min(...priorities)).toBeGreaterThan(Math.max(...SIZE_RULE_PRIORITIES));
-    expect([...rate].sort((a, b) => a.Priority - b.Priority).map((r) => r.Name)).toEqual(wafEdgeLimits(LIMITS, surface).map((l) => l.policy));
+    expect([...rate].sort((a, b) => a.Priority - b.Priority).map((r) => r.Name)).toEqual(ratePolicies(surface));
+  });
+
+  it('refuses sign-in attempts from one address over the function\'s per-IP sign-in rate at the edge, before the stage throttle: POST of the sign-in route, by IP', () => {
+    const row = quotaLimits(LIMITS).find((l) => l.holder === 'sign-in-ip' && l.windowSeconds === 60)!;
+    expect(row).toMatchObject({ policy: 'sign-in-ip-minute', limit: 10, covers: ['settings-sign-in'] });
+    const signIn = (ROUTES as readonly RouteDefinition[]).filter((route) => route.category === 'settings-sign-in');
+    expect(signIn.map((route) => `${route.method} ${route.path}`)).toEqual(['POST /settings/api/session']);
+
+    const rule = webAcl('dev', 'web').Rules.find((r) => r.Name === row.policy)!;
+    expect(rule).toBeDefined();
+    expect(rule.Statement.RateBasedStatement).toEqual({
+      AggregateKeyType: 'IP',
+      EvaluationWindowSec: row.windowSeconds,
+      Limit: row.limit,
+      ScopeDownStatement: {
+        AndStatement: {
+          Statements: [
+            { ByteMatchStatement: { FieldToMatch: { Method: {} }, PositionalConstraint: 'EXACTLY', SearchString: 'POST', TextTransformations: [{ Priority: 0, Type: 'NONE' }] } },
+            {
+              ByteMatchStatement: {
+                FieldToMatch: { UriPath: {} },
+                PositionalConstraint: 'STARTS_WITH',
+                SearchString: '/v1/settings/api/session',
+                TextTransformations: [{ Priority: 0, Type: 'URL_DECODE' }],
+              },
+            },
+          ],
+        },
+      },
+    });
+    expect(rule.Action!.Block!.CustomResponse.ResponseCode).toBe(429);
+    expect(headerValue(rule, 'Retry-After')).toBe(String(row.windowSeconds));
+    expect(headerValue(rule, 'X-RateLimit-Policy')).toBe(row.policy);
+    expect(webAcl('dev', 'partner').Rules.map((r) => r.Name)).not.toContain(row.policy);
+    // The hour row has no WAF window: the function alone holds it.
+    expect(webAcl('dev', 'web').Rules.map((r) => r.Name)).not.toContain('sign-in-ip-hour');
   });
 
   it('answers on the partner API with the spec’s JSON envelope: ok false, code RATE_LIMITED, request_id edge', () => {
@@ -496,7 +537,7 @@ describe('edge protection: rate-based rules generated from LIMITS', () => {
 describe('edge protection follows the limits table it is given', () => {
   it.each(SURFACES)('defaults to LIMITS, the %s rows', (surface) => {
     const acl = edgeTemplate(undefined, surface);
-    expect(acl.Rules.filter((r) => r.Statement.RateBasedStatement).map((r) => r.Name)).toEqual(wafEdgeLimits(LIMITS, surface).map((l) => l.policy));
+    expect(acl.Rules.filter((r) => r.Statement.RateBasedStatement).map((r) => r.Name)).toEqual(ratePolicies(surface));
   });
 
   it.each(wafEdgeLimits().map((row) => [row.policy, row] as const))('changes the %s rule when its numbers change', (policy, row) => {
@@ -523,6 +564,13 @@ describe('edge protection follows the limits table it is given', () => {
     const none = edgeTemplate(LIMITS.filter((l) => l.kind !== 'edge'));
     expect(none.Rules.some((r) => r.Statement.RateBasedStatement)).toBe(false);
     expect(none.CustomResponseBodies[RATE_LIMITED_BODY_KEY]).toBeUndefined();
+  });
+
+  it('follows the sign-in row: a changed limit changes the rule; below WAF\'s minimum of 10 synthesis fails', () => {
+    const withSignIn = (limit: number): Limit[] => LIMITS.map((l) => (l.kind === 'quota' && l.policy === 'sign-in-ip-minute' ? { ...l, limit } : l));
+    const rule = edgeTemplate(withSignIn(25), 'web').Rules.find((r) => r.Name === 'sign-in-ip-minute')!;
+    expect(rule.Statement.RateBasedStatement!.Limit).toBe(25);
+    expect(() => edgeTemplate(withSignIn(5), 'web')).toThrow(EdgeRateRuleError);
   });
 
   it('moves a rule to the other front door’s web ACL when its row changes surface', () => {
@@ -799,7 +847,7 @@ describe('edge protection: AWS managed rule groups', () => {
     const partner = aclCapacity(webAcl(name, 'partner'));
     const web = aclCapacity(webAcl(name, 'web'));
     // The figures docs/edge-protection.md gives: the managed groups' 900 plus the service's own rules.
-    expect([partner, web]).toEqual([1087, 987]);
+    expect([partner, web]).toEqual([1087, 1003]);
     for (const capacity of [partner, web]) expect(capacity).toBeLessThanOrEqual(1500);
   });
 

@@ -262,7 +262,8 @@ describe('stateless stack: the partner API and the web side, two REST APIs', () 
         StageName: 'v1',
         RestApiId: { Ref: restApiLogicalId(statelessTemplate, surface) },
         TracingEnabled: true,
-        MethodSettings: [
+        // The stage default; the web side adds sign-in's own bucket (below).
+        MethodSettings: expect.arrayContaining([
           expect.objectContaining({
             HttpMethod: '*',
             ResourcePath: '/*',
@@ -270,12 +271,30 @@ describe('stateless stack: the partner API and the web side, two REST APIs', () 
             ThrottlingRateLimit: config.apiThrottle[surface].rateLimit,
             ThrottlingBurstLimit: config.apiThrottle[surface].burstLimit,
           }),
-        ],
+        ]),
       });
       expect((apiStage.Properties.AccessLogSetting as { Format: string }).Format).toMatch(/"requestId":"\$context.requestId"/);
     }
     // The two stages throttle apart: distinct buckets, from distinct config entries.
     expect(config.apiThrottle.web).not.toEqual(config.apiThrottle.partner);
+  });
+
+  it.each(['dev', 'staging', 'prod'])('throttles sign-in on %s in a bucket of its own (signInThrottle), within the web stage\'s, and nothing else apart from the default', (name) => {
+    const { statelessTemplate } = stage(name);
+    const config = resolveStageConfig(name);
+    const settingsOf = (surface: Surface) =>
+      resources(statelessTemplate, 'AWS::ApiGateway::Stage')[stageLogicalId(statelessTemplate, surface)].Properties.MethodSettings as Record<string, unknown>[];
+    const web = settingsOf('web');
+    expect(web.filter((setting) => setting.ResourcePath !== '/*')).toEqual([
+      expect.objectContaining({
+        HttpMethod: 'POST',
+        ResourcePath: '/~1settings~1api~1session',
+        ThrottlingRateLimit: config.signInThrottle.rateLimit,
+        ThrottlingBurstLimit: config.signInThrottle.burstLimit,
+      }),
+    ]);
+    expect(config.signInThrottle.rateLimit).toBeLessThanOrEqual(config.apiThrottle.web.rateLimit);
+    expect(settingsOf('partner').map((setting) => setting.ResourcePath)).toEqual(['/*']);
   });
 
   it('writes each API’s access logs, to its own log group, as valid JSON without request headers or the concrete path', () => {
