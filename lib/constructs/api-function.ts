@@ -114,6 +114,20 @@ export function serviceFunctionProps(config: StageConfig, logGroup: logs.ILogGro
   };
 }
 
+/**
+ * The IAM condition limiting DynamoDB actions to items whose partition key starts with one of
+ * `prefixes`. `ForAllValues`: every leading key the request names must match (a request's
+ * partition key values, one for an UpdateItem); `StringLike` with `*` after each prefix. A prefix
+ * may not hold IAM's wildcards itself.
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html
+ */
+export function leadingKeyCondition(prefixes: readonly string[]): Record<string, Record<string, string[]>> {
+  if (prefixes.length === 0) throw new Error('leadingKeyCondition: no prefix (the statement would allow no item; drop it instead)');
+  const wild = prefixes.filter((prefix) => /[*?$]/.test(prefix) || prefix.length === 0);
+  if (wild.length > 0) throw new Error(`leadingKeyCondition: prefixes may not be empty or hold * ? $: ${wild.join(', ')}`);
+  return { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`) } };
+}
+
 /** A path as one word for the shell CDK's local bundling runs its commands in. */
 function shellQuote(path: string): string {
   return `'${path.replace(/'/g, `'\\''`)}'`;
@@ -190,6 +204,8 @@ export class ApiFunction extends Construct {
           actions: [...access.actions],
           // On the listed indexes only, or on the table itself.
           resources: access.indexes ? access.indexes.map((index) => `${table.tableArn}/index/${index}`) : [table.tableArn],
+          // Only items whose partition key has one of the declared prefixes (fine-grained access control).
+          ...(access.leadingKeyPrefixes ? { conditions: leadingKeyCondition(access.leadingKeyPrefixes) } : {}),
         }),
       );
     }
