@@ -24,6 +24,7 @@ import { secretArnEnvName, type SecretId } from '../../lambdas/shared/secret-nam
 import { tableEnvName } from '../../lambdas/shared/storage/table-definitions';
 import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '../config/bundling';
 import { SURFACE_OF_GROUP, type EndpointGroup, type TableAccess } from '../../lambdas/shared/http/routes';
+import { serviceRoleName } from '../config/service-roles';
 import type { StageConfig } from '../config/stage-config';
 import type { TableMap } from './data-tables';
 import { stageRemovalPolicy } from './removal-policy';
@@ -50,8 +51,8 @@ export function serviceLogGroup(scope: Construct, id: string, config: StageConfi
  * replaces the role NodejsFunction would create with the AWSLambdaBasicExecutionRole managed
  * policy, whose logs actions hold on every log group of the account.
  */
-export function serviceFunctionRole(scope: Construct, id: string, logGroup: logs.ILogGroup): iam.Role {
-  const role = new iam.Role(scope, id, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+export function serviceFunctionRole(scope: Construct, id: string, logGroup: logs.ILogGroup, roleName?: string): iam.Role {
+  const role = new iam.Role(scope, id, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'), ...(roleName ? { roleName } : {}) });
   logGroup.grantWrite(role);
   return role;
 }
@@ -187,7 +188,8 @@ export class ApiFunction extends Construct {
     this.environmentNames = new Set([...Object.keys(environment), ...Object.keys(props.environment ?? {})]);
 
     this.logGroup = serviceLogGroup(this, 'LogGroup', config);
-    this.role = serviceFunctionRole(this, 'Role', this.logGroup);
+    // Named (lib/config/service-roles.ts): the stateful stack's key and secret policies name these roles.
+    this.role = serviceFunctionRole(this, 'Role', this.logGroup, serviceRoleName(config.stage, group));
     this.function = new NodejsFunction(this, 'Function', {
       ...serviceFunctionProps(config, this.logGroup, this.role),
       description: `partner-api ${config.stage}: ${group} endpoints`,
