@@ -85,6 +85,20 @@ export interface AlarmsConfig {
  */
 export const CALL_LOG_RETENTION_DAYS = 30;
 
+/**
+ * A domain name the operator owns, served by one front door through an API Gateway custom domain
+ * (regional, TLS 1.2) mapped at base path `v1`, so every URL keeps the execute-api shape
+ * (`https://<name>/v1/...`). The certificate is the operator's, in ACM in the stage's Region (a
+ * regional endpoint takes no other); the DNS record is the operator's too: the stack outputs the
+ * target to point it at. docs/infrastructure.md, "Custom domains", says why the web side should have one.
+ */
+export interface CustomDomainConfig {
+  /** Lowercase host name, e.g. `play.example.com`. */
+  readonly name: string;
+  /** `arn:aws:acm:<region>:<account>:certificate/<id>`, in the stage's Region, covering `name`. */
+  readonly certificateArn: string;
+}
+
 export interface LambdaConfig {
   readonly memoryMb: number;
   /** Must stay below API Gateway's 29 s integration timeout. */
@@ -115,6 +129,8 @@ export interface StageConfig {
    * rateLimit × 60 / 10 addresses. docs/infrastructure.md gives the numbers.
    */
   readonly signInThrottle: ApiThrottleConfig;
+  /** Per front door, an operator-owned domain to serve it on (none by default: execute-api hosts only). */
+  readonly customDomains: Readonly<Partial<Record<Surface, CustomDomainConfig>>>;
   readonly alarms: AlarmsConfig;
   /**
    * The stage's CloudWatch dashboard (lib/constructs/dashboard.ts). About $3 a month each beyond
@@ -156,6 +172,7 @@ const BASE: Omit<StageConfig, 'stage' | 'longLived'> = {
     web: { rateLimit: 10, burstLimit: 20 },
   },
   signInThrottle: { rateLimit: 5, burstLimit: 10 },
+  customDomains: {},
   alarms: {
     enabled: false,
     api5xxRatePercent: 5,
@@ -223,6 +240,8 @@ export class StageConfigError extends Error {
 export interface ResolveOptions {
   /** Test hook: an alarm e-mail over the stage's own (deployments take it from OVERRIDES only). */
   readonly notifyEmail?: string;
+  /** Test hook: custom domains over the stage's own (deployments take them from OVERRIDES only). */
+  readonly customDomains?: StageConfig['customDomains'];
 }
 
 /** The configuration of a stage: the base merged with the stage's overrides. Throws on invalid names or values. */
@@ -244,6 +263,7 @@ export function resolveStageConfig(name: string, options: ResolveOptions = {}): 
     stage: name,
     longLived,
     alarms: { ...merged.alarms, ...(options.notifyEmail ? { notifyEmail: options.notifyEmail } : {}) },
+    ...(options.customDomains ? { customDomains: options.customDomains } : {}),
   };
   assertValidStageConfig(config);
   return deepFreeze(config);
@@ -273,6 +293,7 @@ export function assertValidStageConfig(config: StageConfig): void {
   } else if (signIn.rateLimit > apiThrottle.web.rateLimit || signIn.burstLimit > apiThrottle.web.burstLimit) {
     problems.push(`signInThrottle (${signIn.rateLimit} / ${signIn.burstLimit}) must stay within apiThrottle.web (${apiThrottle.web.rateLimit} / ${apiThrottle.web.burstLimit})`);
   }
+  problems.push(...customDomainProblems(config.customDomains));
   problems.push(...alarmProblems(alarms));
   if (alarms.notifyEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarms.notifyEmail)) {
     problems.push(`alarms.notifyEmail ${JSON.stringify(alarms.notifyEmail)} is not an e-mail address`);
@@ -283,6 +304,27 @@ export function assertValidStageConfig(config: StageConfig): void {
   if (problems.length > 0) {
     throw new StageConfigError(`Invalid configuration for stage ${config.stage}: ${problems.join('; ')}`);
   }
+}
+
+/** A host name of at least two labels, lowercase letters, digits and hyphens, 253 characters at most. */
+const HOST_NAME = /^(?=.{4,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/;
+/** An ACM certificate ARN; the Region is checked against the stack's at deploy time (SurfaceApi's template rule). */
+export const ACM_CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:([a-z]{2}(?:-[a-z]+)+-\d):\d{12}:certificate\/[0-9a-f-]{36}$/;
+
+function customDomainProblems(domains: StageConfig['customDomains']): string[] {
+  const problems: string[] = [];
+  const names = new Set<string>();
+  for (const [surface, domain] of Object.entries(domains)) {
+    if (!domain) continue;
+    if (!HOST_NAME.test(domain.name)) problems.push(`customDomains.${surface}.name ${JSON.stringify(domain.name)} is not a lowercase host name`);
+    else if (/(^|\.)amazonaws\.com$|(^|\.)amazonaws\.com\.cn$/.test(domain.name)) problems.push(`customDomains.${surface}.name must be a domain the operator owns, not an AWS one`);
+    if (!ACM_CERTIFICATE_ARN.test(domain.certificateArn)) {
+      problems.push(`customDomains.${surface}.certificateArn ${JSON.stringify(domain.certificateArn)} is not an ACM certificate ARN (arn:aws:acm:<region>:<account>:certificate/<id>)`);
+    }
+    if (names.has(domain.name)) problems.push(`customDomains: ${domain.name} is given to two front doors`);
+    names.add(domain.name);
+  }
+  return problems;
 }
 
 /** The least age of the oldest delivery message a healthy pipeline can show: SQS's longest delay plus one visibility timeout. */
