@@ -11,7 +11,7 @@
  * and printed in docs/infrastructure.md and docs/alarms.md.
  */
 
-import type { Surface } from '../../lambdas/shared/http/routes';
+import { ENDPOINT_GROUPS, type EndpointGroup, type Surface } from '../../lambdas/shared/http/routes';
 import { CLAIMING_RECONCILIATION_BOUND_SECONDS } from '../../lambdas/shared/observability/metric-catalog';
 import { SQS_MAX_DELAY_SECONDS } from '../../lambdas/webhooks/delivery-schedule';
 import { DELIVERY_QUEUE_VISIBILITY_SECONDS } from '../../lambdas/webhooks/pipeline-settings';
@@ -129,6 +129,13 @@ export interface StageConfig {
    * rateLimit × 60 / 10 addresses. docs/infrastructure.md gives the numbers.
    */
   readonly signInThrottle: ApiThrottleConfig;
+  /**
+   * Reserved concurrency per API group's function: the web side's functions get a ceiling (and a
+   * floor) so that a flood on the player site or web settings cannot take the account's concurrency
+   * from the partner API. Lambda keeps at least UNRESERVED_CONCURRENCY_MINIMUM of the account's
+   * concurrency unreserved, so the sum is bounded (docs/infrastructure.md gives the numbers).
+   */
+  readonly reservedConcurrency: Readonly<Partial<Record<EndpointGroup, number>>>;
   /** Per front door, an operator-owned domain to serve it on (none by default: execute-api hosts only). */
   readonly customDomains: Readonly<Partial<Record<Surface, CustomDomainConfig>>>;
   readonly alarms: AlarmsConfig;
@@ -172,6 +179,7 @@ const BASE: Omit<StageConfig, 'stage' | 'longLived'> = {
     web: { rateLimit: 10, burstLimit: 20 },
   },
   signInThrottle: { rateLimit: 5, burstLimit: 10 },
+  reservedConcurrency: {},
   customDomains: {},
   alarms: {
     enabled: false,
@@ -225,6 +233,8 @@ const OVERRIDES: Record<LongLivedStage, StageOverrides> = {
     dashboard: true,
     apiThrottle: { partner: { rateLimit: 200, burstLimit: 400 }, web: { rateLimit: 100, burstLimit: 200 } },
     signInThrottle: { rateLimit: 50, burstLimit: 100 },
+    // The web side's functions at most (and at least) this many at once: the rest of the account is the partner API's.
+    reservedConcurrency: { player: 40, settings: 20, webhooks: 10 },
     // More traffic: a lower 5XX rate is already an incident, and the minimum volume is reached sooner.
     alarms: { enabled: true, p99LatencyMs: 2000, api5xxRatePercent: 2, api5xxMinRequests: 50, webhookFailureRatePercent: 10 },
   },
@@ -293,6 +303,7 @@ export function assertValidStageConfig(config: StageConfig): void {
   } else if (signIn.rateLimit > apiThrottle.web.rateLimit || signIn.burstLimit > apiThrottle.web.burstLimit) {
     problems.push(`signInThrottle (${signIn.rateLimit} / ${signIn.burstLimit}) must stay within apiThrottle.web (${apiThrottle.web.rateLimit} / ${apiThrottle.web.burstLimit})`);
   }
+  problems.push(...reservedConcurrencyProblems(config.reservedConcurrency));
   problems.push(...customDomainProblems(config.customDomains));
   problems.push(...alarmProblems(alarms));
   if (alarms.notifyEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarms.notifyEmail)) {
@@ -304,6 +315,32 @@ export function assertValidStageConfig(config: StageConfig): void {
   if (problems.length > 0) {
     throw new StageConfigError(`Invalid configuration for stage ${config.stage}: ${problems.join('; ')}`);
   }
+}
+
+/** Lambda refuses a reservation that leaves the account fewer unreserved concurrent executions than this. */
+export const UNRESERVED_CONCURRENCY_MINIMUM = 100;
+/** The usual account quota of concurrent executions per Region (new accounts may start far lower: docs/deploying.md). */
+export const ACCOUNT_CONCURRENCY_DEFAULT = 1000;
+/**
+ * The most one stage may reserve: half of what the default quota allows to be reserved, so that two
+ * stages (dev and staging sharing an account) still leave Lambda its unreserved minimum.
+ */
+export const STAGE_RESERVED_CONCURRENCY_MAXIMUM = (ACCOUNT_CONCURRENCY_DEFAULT - UNRESERVED_CONCURRENCY_MINIMUM) / 2;
+
+function reservedConcurrencyProblems(reserved: StageConfig['reservedConcurrency']): string[] {
+  const problems: string[] = [];
+  let total = 0;
+  for (const [group, value] of Object.entries(reserved)) {
+    if (!ENDPOINT_GROUPS.includes(group as EndpointGroup)) problems.push(`reservedConcurrency names an unknown group ${group}`);
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) problems.push(`reservedConcurrency.${group} must be an integer >= 1 (0 would stop the function)`);
+    else total += value;
+  }
+  if (total > STAGE_RESERVED_CONCURRENCY_MAXIMUM) {
+    problems.push(
+      `reservedConcurrency reserves ${total} in all, above ${STAGE_RESERVED_CONCURRENCY_MAXIMUM} (Lambda keeps ${UNRESERVED_CONCURRENCY_MINIMUM} of the account's ${ACCOUNT_CONCURRENCY_DEFAULT} unreserved; two stages may share an account)`,
+    );
+  }
+  return problems;
 }
 
 /** A host name of at least two labels, lowercase letters, digits and hyphens, 253 characters at most. */

@@ -195,6 +195,8 @@ export class ApiFunction extends Construct {
       description: `partner-api ${config.stage}: ${group} endpoints`,
       entry,
       environment: { ...environment, ...props.environment },
+      // A ceiling and a floor for this group's function (StageConfig.reservedConcurrency; none: the account's pool).
+      ...(config.reservedConcurrency[group] !== undefined ? { reservedConcurrentExecutions: config.reservedConcurrency[group] } : {}),
     });
 
     for (const [, secret] of props.secrets ?? []) secret.grantRead(this.function);

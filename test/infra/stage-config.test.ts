@@ -147,6 +147,14 @@ describe('resolveStageConfig', () => {
     expect(() => assertValidStageConfig({ ...prod, signInThrottle: { rateLimit: 10, burstLimit: 0 } })).toThrow(/signInThrottle needs/);
   });
 
+  it('reserves concurrency for the web side\'s functions on prod only, within what Lambda leaves reservable', () => {
+    expect(resolveStageConfig('prod').reservedConcurrency).toEqual({ player: 40, settings: 20, webhooks: 10 });
+    for (const name of ['pr1', 'dev', 'staging']) expect(resolveStageConfig(name).reservedConcurrency).toEqual({});
+    const prod = resolveStageConfig('prod');
+    expect(() => assertValidStageConfig({ ...prod, reservedConcurrency: { player: 0 } })).toThrow(/reservedConcurrency.player must be an integer >= 1/);
+    expect(() => assertValidStageConfig({ ...prod, reservedConcurrency: { player: 400, settings: 51 } })).toThrow(/reserves 451 in all, above 450/);
+  });
+
   it('keeps every Lambda timeout below the 29 s API Gateway integration timeout', () => {
     for (const name of [...LONG_LIVED_STAGES, 'pr9']) {
       expect(resolveStageConfig(name).lambda.timeoutSeconds).toBeLessThan(29);

@@ -315,6 +315,17 @@ describe('stateless stack: the partner API and the web side, two REST APIs', () 
     expect(settingsOf('partner').map((setting) => setting.ResourcePath)).toEqual(['/*']);
   });
 
+  it.each(['dev', 'prod'])('reserves concurrency on %s exactly as configured: the web side\'s functions capped on prod, the partner API\'s left to the account pool', (name) => {
+    const { statelessTemplate } = stage(name);
+    const config = resolveStageConfig(name);
+    for (const group of ENDPOINT_GROUPS) {
+      const fn = resources(statelessTemplate, 'AWS::Lambda::Function')[functionLogicalId(statelessTemplate, group)];
+      expect(fn.Properties.ReservedConcurrentExecutions, group).toBe(config.reservedConcurrency[group]);
+      if (SURFACE_OF_GROUP[group] === 'partner') expect(fn.Properties.ReservedConcurrentExecutions, group).toBeUndefined();
+    }
+    if (name === 'prod') for (const group of ['player', 'settings', 'webhooks'] as const) expect(config.reservedConcurrency[group], group).toBeGreaterThan(0);
+  });
+
   it('writes each API’s access logs, to its own log group, as valid JSON without request headers or the concrete path', () => {
     const { statelessTemplate } = stage('dev');
 
