@@ -21,6 +21,8 @@ export interface BuildStageOptions {
   readonly stage: string;
   /** Test hook: an alarm e-mail over the stage config's (deployments take it from lib/config/stage-config.ts only). */
   readonly notifyEmail?: string;
+  /** Test hook: custom domains over the stage config's (deployments set them in lib/config/stage-config.ts). */
+  readonly customDomains?: StageConfig['customDomains'];
   /** Test hooks: extra stateless props (route table, WAF rules). */
   readonly stateless?: Partial<Pick<StatelessStackProps, 'routes' | 'edgeRules' | 'edgeResponseBodies'>>;
   /** Test hook: `false` leaves the findings unacknowledged (test/infra/nag.test.ts checks each acknowledgment covers one). */
@@ -38,7 +40,10 @@ export function stackName(stage: string, part: 'Stateful' | 'Stateless'): string
 }
 
 export function buildStages(app: App, options: BuildStageOptions): StageStacks {
-  const config = resolveStageConfig(options.stage, options.notifyEmail ? { notifyEmail: options.notifyEmail } : {});
+  const config = resolveStageConfig(options.stage, {
+    ...(options.notifyEmail ? { notifyEmail: options.notifyEmail } : {}),
+    ...(options.customDomains ? { customDomains: options.customDomains } : {}),
+  });
   const tags = { service: SERVICE_TAG, stage: config.stage };
 
   const stateful = new StatefulStack(app, stackName(config.stage, 'Stateful'), { config, tags });

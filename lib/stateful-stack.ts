@@ -8,9 +8,12 @@
  * these by name or through SSM parameters published here, never through a
  * CloudFormation export (lib/constructs/stage-references.ts).
  */
-import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Aws, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
+import { WEBHOOK_SECRET_PURPOSE } from '../lambdas/webhooks/webhook-env';
+import { serviceRoleName, WEBHOOK_SECRETS_KEY_USERS, type ServiceRole } from './config/service-roles';
 import type { StageConfig } from './config/stage-config';
 import { DataTables, type TableMap } from './constructs/data-tables';
 import { stageRemovalPolicy } from './constructs/removal-policy';
@@ -47,6 +50,7 @@ export class StatefulStack extends Stack {
       description: `partner-api ${config.stage}: seals webhook callback secrets (encryption context purpose=webhook-secret)`,
       alias: webhookSecretsKeyAlias(config.stage),
       enableKeyRotation: true,
+      policy: webhookSecretsKeyPolicy(config.stage),
       removalPolicy: stageRemovalPolicy(config),
       // A destroyed stage's key is deleted after KMS's shortest waiting period (its sealed secrets went with the table).
       ...(retain ? {} : { pendingWindow: Duration.days(7) }),
@@ -65,4 +69,51 @@ export class StatefulStack extends Stack {
 /** The alias of a stage's webhook secrets key. */
 export function webhookSecretsKeyAlias(stage: string): string {
   return `alias/partner-api-${stage}-webhook-secrets`;
+}
+
+/** A role of the stage by ARN, for a condition on `aws:PrincipalArn` (the role may not exist yet when this is deployed). */
+export function serviceRoleArn(stage: string, role: ServiceRole): string {
+  return `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/${serviceRoleName(stage, role)}`;
+}
+
+/** What the account keeps on the key: everything but using it (and granting its use), so the key stays manageable. */
+export const KEY_USE_ACTIONS: readonly string[] = ['kms:Encrypt', 'kms:Decrypt', 'kms:ReEncrypt*', 'kms:GenerateDataKey*', 'kms:CreateGrant'];
+
+/**
+ * The webhook secrets key's policy, instead of CDK's default (`kms:*` to the account root, which lets
+ * any principal of the account with an IAM grant open every callback's secret):
+ * - the account (and through IAM, its administrators) keeps every action except using the key and
+ *   creating grants (a grant would hand out Decrypt past this policy): the key can always be
+ *   described, its policy changed, rotation and deletion managed (AWS: a key policy must keep the
+ *   key manageable; KMS refuses one that locks the caller out of PutKeyPolicy);
+ * - Encrypt and Decrypt only for the roles of WEBHOOK_SECRETS_KEY_USERS, each with its own actions,
+ *   and only under the encryption context the code seals with (`purpose` = `webhook-secret`). The
+ *   principal is the account, so the role also needs its IAM grant; the condition on
+ *   `aws:PrincipalArn` names the role, which the stateless stack creates later.
+ * https://docs.aws.amazon.com/kms/latest/developerguide/key-policy-default.html
+ */
+export function webhookSecretsKeyPolicy(stage: string): iam.PolicyDocument {
+  const account = new iam.AccountRootPrincipal();
+  const statements = [
+    new iam.PolicyStatement({ sid: 'AccountAdministersTheKey', principals: [account], notActions: [...KEY_USE_ACTIONS], resources: ['*'] }),
+  ];
+  const byActions = new Map<string, ServiceRole[]>();
+  for (const [role, actions] of Object.entries(WEBHOOK_SECRETS_KEY_USERS) as [ServiceRole, readonly string[]][]) {
+    for (const action of actions) byActions.set(action, [...(byActions.get(action) ?? []), role]);
+  }
+  for (const [action, roles] of byActions) {
+    statements.push(
+      new iam.PolicyStatement({
+        sid: `${action.replace('kms:', '')}WebhookSecrets`,
+        principals: [account],
+        actions: [action],
+        resources: ['*'],
+        conditions: {
+          ArnEquals: { 'aws:PrincipalArn': roles.map((role) => serviceRoleArn(stage, role)) },
+          StringEquals: { 'kms:EncryptionContext:purpose': WEBHOOK_SECRET_PURPOSE },
+        },
+      }),
+    );
+  }
+  return new iam.PolicyDocument({ statements });
 }

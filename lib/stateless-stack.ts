@@ -80,6 +80,7 @@ export class StatelessStack extends Stack {
         config,
         surface,
         stage: this.apis[surface].stage,
+        ...(routes ? { routes } : {}),
         ...(edgeRules?.[surface] ? { additionalRules: edgeRules[surface] } : {}),
         ...(edgeResponseBodies?.[surface] ? { additionalResponseBodies: edgeResponseBodies[surface] } : {}),
       });
@@ -95,7 +96,7 @@ export class StatelessStack extends Stack {
       config,
       tables,
       secretsKey: webhookSecretsKey,
-      forbiddenHosts: [this.api.executeApiHost, this.webApi.executeApiHost],
+      forbiddenHosts: [...this.api.hosts, ...this.webApi.hosts],
       apiFunction: webhooksFunction,
     });
 
@@ -136,6 +137,13 @@ export class StatelessStack extends Stack {
       description: `Base URL of the web side: the player site under ${PLAYER_SITE_PATH}/<id>, web settings at ${SETTINGS_PATH}`,
       value: this.webApi.baseUrl,
     });
+    for (const api of [this.api, this.webApi]) {
+      if (!api.customDomain) continue;
+      new CfnOutput(this, `${SURFACE_PROFILES[api.surface].baseUrlOutput}DomainTarget`, {
+        description: `Point ${api.customDomain.domainName}'s DNS record (CNAME or alias) at this regional host name`,
+        value: api.customDomain.domainNameAliasDomainName,
+      });
+    }
   }
 }
 

@@ -43,6 +43,7 @@ import { ticketBridgeOf, TicketServiceUnavailable, type DynamoTicketBridge } fro
 import { holdsCredential, playerCookie, presentedCredentials } from './player-credential';
 import { invitationRead, isLinkToken, provedPossession } from './player-possession';
 import { PLAYER_PAGE_HEADERS, PLAYER_PAGE_HTML } from './player-page';
+import { COOKIE_HEADER, JOIN_TOKEN_HEADER } from '../shared/http/credential-headers';
 
 /** Conversation entries the page shows: the latest ones. */
 export const VISIBLE_ENTRIES = 50;
@@ -59,7 +60,7 @@ async function findInvitation(input: OperationInput): Promise<InvitationItem | u
   return read ? read.invitation : invitationStoreOf(input.platform).find(invitationIdOf(input));
 }
 
-const isClaimingBrowser = (input: OperationInput, item: InvitationItem) => holdsCredential(item, presentedCredentials(input.headers.get('cookie')), input.now);
+const isClaimingBrowser = (input: OperationInput, item: InvitationItem) => holdsCredential(item, presentedCredentials(input.headers.get(COOKIE_HEADER)), input.now);
 
 /** What the claiming browser sees: its ticket and the visible conversation (staff and its own messages), once joined. */
 async function playerView(input: OperationInput, item: InvitationItem, tickets: DynamoTicketBridge): Promise<PlayerView> {
@@ -86,7 +87,7 @@ export const viewInvitation: Operation = async (input) => {
     if (item.state === 'claiming') item = await finishIfPossible(input, item);
     return { data: await playerView(input, item, tickets) };
   }
-  if (!(await isLinkHolder(input, item, input.headers.get('x-join-token')?.[0]))) throw new ApiError('INVITE_UNAVAILABLE');
+  if (!(await isLinkHolder(input, item, input.headers.get(JOIN_TOKEN_HEADER)?.[0]))) throw new ApiError('INVITE_UNAVAILABLE');
   const view: PlayerView = { invitation: { id: item.id, game: item.game, state: stateAt(item, input.now) }, access: 'link', ticket: null };
   return { data: view };
 };

@@ -24,6 +24,7 @@
  * (`invitationRead`), so the call still reads the invitation once.
  */
 import type { OperationInput, PlayerPossession, PossessionCheck } from '../shared/http/pipeline';
+import { COOKIE_HEADER, JOIN_TOKEN_HEADER } from '../shared/http/credential-headers';
 import { JOIN_TOKEN_PATTERN } from '../shared/http/player-contracts';
 import type { Platform } from '../shared/platform';
 import type { InvitationItem } from '../invitations/invitation-model';
@@ -63,11 +64,11 @@ function claimToken(body: Buffer | undefined): string | undefined {
 export const provePossession: PossessionCheck = async ({ route, invitationId, headers, body, platform, now }) => {
   const category = route.category;
   if (category === 'player-view' || category === 'player-claim') {
-    const token = category === 'player-view' ? headers.get('x-join-token')?.[0] : claimToken(body);
+    const token = category === 'player-view' ? headers.get(JOIN_TOKEN_HEADER)?.[0] : claimToken(body);
     if (await isLinkToken(platform, invitationId, token)) return { proof: 'token' };
   }
   if (category === 'player-view' || category === 'player-message') {
-    const presented = presentedCredentials(headers.get('cookie')).filter((value) => CREDENTIAL_PATTERN.test(value));
+    const presented = presentedCredentials(headers.get(COOKIE_HEADER)).filter((value) => CREDENTIAL_PATTERN.test(value));
     if (presented.length === 0) return { proof: 'none' };
     const invitation = await invitationStoreOf(platform).find(invitationId);
     const read: InvitationRead = { invitation };

@@ -20,6 +20,7 @@ import { admitSignIn } from '../shared/limits/settings-admission';
 import { currentRequestScope } from '../shared/observability/request-scope';
 import { perPlatform } from '../shared/platform';
 import { requireTable } from '../shared/storage/dynamo-client';
+import { COOKIE_HEADER } from '../shared/http/credential-headers';
 
 /** One back office per platform (per container): its client, the `access` table, the platform's clock. */
 const officeOf = perPlatform((platform): BackOffice => createBackOffice(platform.documentClient, requireTable(platform.tables, 'access'), platform.clock));
@@ -109,7 +110,7 @@ const signInOperation: Operation = async (input) => {
 };
 
 const signOutOperation: Operation = async (input) => {
-  await officeOf(input.platform).sessions.close(presentedSessionToken(input.headers.get('cookie')));
+  await officeOf(input.platform).sessions.close(presentedSessionToken(input.headers.get(COOKIE_HEADER)));
   return { data: { signed_out: true }, headers: { 'Set-Cookie': clearedSessionCookie(input.fullPath) } };
 };
 

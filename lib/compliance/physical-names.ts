@@ -48,6 +48,9 @@ export const NOT_PHYSICAL_NAMES: Readonly<Record<string, readonly string[]>> = {
   'AWS::ApiGateway::Stage': ['StageName'],
   'AWS::SNS::Topic': ['DisplayName'],
   'AWS::CloudWatch::Alarm': ['MetricName'],
+  // The operator's own host name (StageConfig.customDomains), not one the service makes up: it carries no stage token,
+  // and stage config refuses one name for two front doors; API Gateway refuses a name another API of the account holds.
+  'AWS::ApiGateway::DomainName': ['DomainName'],
 };
 
 /** The physical name a resource's template sets, when it is a plain string (intrinsics resolve only at deploy time). */

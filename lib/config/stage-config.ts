@@ -11,7 +11,7 @@
  * and printed in docs/infrastructure.md and docs/alarms.md.
  */
 
-import type { Surface } from '../../lambdas/shared/http/routes';
+import { ENDPOINT_GROUPS, type EndpointGroup, type Surface } from '../../lambdas/shared/http/routes';
 import { CLAIMING_RECONCILIATION_BOUND_SECONDS } from '../../lambdas/shared/observability/metric-catalog';
 import { SQS_MAX_DELAY_SECONDS } from '../../lambdas/webhooks/delivery-schedule';
 import { DELIVERY_QUEUE_VISIBILITY_SECONDS } from '../../lambdas/webhooks/pipeline-settings';
@@ -85,6 +85,20 @@ export interface AlarmsConfig {
  */
 export const CALL_LOG_RETENTION_DAYS = 30;
 
+/**
+ * A domain name the operator owns, served by one front door through an API Gateway custom domain
+ * (regional, TLS 1.2) mapped at base path `v1`, so every URL keeps the execute-api shape
+ * (`https://<name>/v1/...`). The certificate is the operator's, in ACM in the stage's Region (a
+ * regional endpoint takes no other); the DNS record is the operator's too: the stack outputs the
+ * target to point it at. docs/infrastructure.md, "Custom domains", says why the web side should have one.
+ */
+export interface CustomDomainConfig {
+  /** Lowercase host name, e.g. `play.example.com`. */
+  readonly name: string;
+  /** `arn:aws:acm:<region>:<account>:certificate/<id>`, in the stage's Region, covering `name`. */
+  readonly certificateArn: string;
+}
+
 export interface LambdaConfig {
   readonly memoryMb: number;
   /** Must stay below API Gateway's 29 s integration timeout. */
@@ -107,6 +121,23 @@ export interface StageConfig {
    * apart, so a browser crowd on the player site cannot spend the partners' buckets, nor the reverse.
    */
   readonly apiThrottle: Readonly<Record<Surface, ApiThrottleConfig>>;
+  /**
+   * The sign-in method's own stage throttle (`POST /settings/api/session`, every route of category
+   * `settings-sign-in`), apart from and within the web side's. Each attempt costs a password hash
+   * (scrypt); WAF already refuses an address past the function's per-IP sign-in rate
+   * (`sign-in-ip-minute`, 10 a minute), so holding sign-in at this throttle takes
+   * rateLimit × 60 / 10 addresses. docs/infrastructure.md gives the numbers.
+   */
+  readonly signInThrottle: ApiThrottleConfig;
+  /**
+   * Reserved concurrency per API group's function: the web side's functions get a ceiling (and a
+   * floor) so that a flood on the player site or web settings cannot take the account's concurrency
+   * from the partner API. Lambda keeps at least UNRESERVED_CONCURRENCY_MINIMUM of the account's
+   * concurrency unreserved, so the sum is bounded (docs/infrastructure.md gives the numbers).
+   */
+  readonly reservedConcurrency: Readonly<Partial<Record<EndpointGroup, number>>>;
+  /** Per front door, an operator-owned domain to serve it on (none by default: execute-api hosts only). */
+  readonly customDomains: Readonly<Partial<Record<Surface, CustomDomainConfig>>>;
   readonly alarms: AlarmsConfig;
   /**
    * The stage's CloudWatch dashboard (lib/constructs/dashboard.ts). About $3 a month each beyond
@@ -147,6 +178,9 @@ const BASE: Omit<StageConfig, 'stage' | 'longLived'> = {
     partner: { rateLimit: 25, burstLimit: 50 },
     web: { rateLimit: 10, burstLimit: 20 },
   },
+  signInThrottle: { rateLimit: 5, burstLimit: 10 },
+  reservedConcurrency: {},
+  customDomains: {},
   alarms: {
     enabled: false,
     api5xxRatePercent: 5,
@@ -189,6 +223,7 @@ const OVERRIDES: Record<LongLivedStage, StageOverrides> = {
     pointInTimeRecovery: true,
     dashboard: true,
     apiThrottle: { partner: { rateLimit: 50, burstLimit: 100 }, web: { rateLimit: 25, burstLimit: 50 } },
+    signInThrottle: { rateLimit: 10, burstLimit: 20 },
     alarms: { enabled: true },
   },
   prod: {
@@ -197,6 +232,9 @@ const OVERRIDES: Record<LongLivedStage, StageOverrides> = {
     deletionProtection: true,
     dashboard: true,
     apiThrottle: { partner: { rateLimit: 200, burstLimit: 400 }, web: { rateLimit: 100, burstLimit: 200 } },
+    signInThrottle: { rateLimit: 50, burstLimit: 100 },
+    // The web side's functions at most (and at least) this many at once: the rest of the account is the partner API's.
+    reservedConcurrency: { player: 40, settings: 20, webhooks: 10 },
     // More traffic: a lower 5XX rate is already an incident, and the minimum volume is reached sooner.
     alarms: { enabled: true, p99LatencyMs: 2000, api5xxRatePercent: 2, api5xxMinRequests: 50, webhookFailureRatePercent: 10 },
   },
@@ -212,6 +250,8 @@ export class StageConfigError extends Error {
 export interface ResolveOptions {
   /** Test hook: an alarm e-mail over the stage's own (deployments take it from OVERRIDES only). */
   readonly notifyEmail?: string;
+  /** Test hook: custom domains over the stage's own (deployments take them from OVERRIDES only). */
+  readonly customDomains?: StageConfig['customDomains'];
 }
 
 /** The configuration of a stage: the base merged with the stage's overrides. Throws on invalid names or values. */
@@ -233,6 +273,7 @@ export function resolveStageConfig(name: string, options: ResolveOptions = {}): 
     stage: name,
     longLived,
     alarms: { ...merged.alarms, ...(options.notifyEmail ? { notifyEmail: options.notifyEmail } : {}) },
+    ...(options.customDomains ? { customDomains: options.customDomains } : {}),
   };
   assertValidStageConfig(config);
   return deepFreeze(config);
@@ -256,6 +297,14 @@ export function assertValidStageConfig(config: StageConfig): void {
       problems.push(`apiThrottle.${surface} needs rateLimit > 0 and an integer burstLimit >= 1`);
     }
   }
+  const signIn = config.signInThrottle;
+  if (!(signIn.rateLimit > 0) || !Number.isInteger(signIn.burstLimit) || signIn.burstLimit < 1) {
+    problems.push('signInThrottle needs rateLimit > 0 and an integer burstLimit >= 1');
+  } else if (signIn.rateLimit > apiThrottle.web.rateLimit || signIn.burstLimit > apiThrottle.web.burstLimit) {
+    problems.push(`signInThrottle (${signIn.rateLimit} / ${signIn.burstLimit}) must stay within apiThrottle.web (${apiThrottle.web.rateLimit} / ${apiThrottle.web.burstLimit})`);
+  }
+  problems.push(...reservedConcurrencyProblems(config.reservedConcurrency));
+  problems.push(...customDomainProblems(config.customDomains));
   problems.push(...alarmProblems(alarms));
   if (alarms.notifyEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarms.notifyEmail)) {
     problems.push(`alarms.notifyEmail ${JSON.stringify(alarms.notifyEmail)} is not an e-mail address`);
@@ -266,6 +315,53 @@ export function assertValidStageConfig(config: StageConfig): void {
   if (problems.length > 0) {
     throw new StageConfigError(`Invalid configuration for stage ${config.stage}: ${problems.join('; ')}`);
   }
+}
+
+/** Lambda refuses a reservation that leaves the account fewer unreserved concurrent executions than this. */
+export const UNRESERVED_CONCURRENCY_MINIMUM = 100;
+/** The usual account quota of concurrent executions per Region (new accounts may start far lower: docs/deploying.md). */
+export const ACCOUNT_CONCURRENCY_DEFAULT = 1000;
+/**
+ * The most one stage may reserve: half of what the default quota allows to be reserved, so that two
+ * stages (dev and staging sharing an account) still leave Lambda its unreserved minimum.
+ */
+export const STAGE_RESERVED_CONCURRENCY_MAXIMUM = (ACCOUNT_CONCURRENCY_DEFAULT - UNRESERVED_CONCURRENCY_MINIMUM) / 2;
+
+function reservedConcurrencyProblems(reserved: StageConfig['reservedConcurrency']): string[] {
+  const problems: string[] = [];
+  let total = 0;
+  for (const [group, value] of Object.entries(reserved)) {
+    if (!ENDPOINT_GROUPS.includes(group as EndpointGroup)) problems.push(`reservedConcurrency names an unknown group ${group}`);
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) problems.push(`reservedConcurrency.${group} must be an integer >= 1 (0 would stop the function)`);
+    else total += value;
+  }
+  if (total > STAGE_RESERVED_CONCURRENCY_MAXIMUM) {
+    problems.push(
+      `reservedConcurrency reserves ${total} in all, above ${STAGE_RESERVED_CONCURRENCY_MAXIMUM} (Lambda keeps ${UNRESERVED_CONCURRENCY_MINIMUM} of the account's ${ACCOUNT_CONCURRENCY_DEFAULT} unreserved; two stages may share an account)`,
+    );
+  }
+  return problems;
+}
+
+/** A host name of at least two labels, lowercase letters, digits and hyphens, 253 characters at most. */
+const HOST_NAME = /^(?=.{4,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/;
+/** An ACM certificate ARN; the Region is checked against the stack's at deploy time (SurfaceApi's template rule). */
+export const ACM_CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:([a-z]{2}(?:-[a-z]+)+-\d):\d{12}:certificate\/[0-9a-f-]{36}$/;
+
+function customDomainProblems(domains: StageConfig['customDomains']): string[] {
+  const problems: string[] = [];
+  const names = new Set<string>();
+  for (const [surface, domain] of Object.entries(domains)) {
+    if (!domain) continue;
+    if (!HOST_NAME.test(domain.name)) problems.push(`customDomains.${surface}.name ${JSON.stringify(domain.name)} is not a lowercase host name`);
+    else if (/(^|\.)amazonaws\.com$|(^|\.)amazonaws\.com\.cn$/.test(domain.name)) problems.push(`customDomains.${surface}.name must be a domain the operator owns, not an AWS one`);
+    if (!ACM_CERTIFICATE_ARN.test(domain.certificateArn)) {
+      problems.push(`customDomains.${surface}.certificateArn ${JSON.stringify(domain.certificateArn)} is not an ACM certificate ARN (arn:aws:acm:<region>:<account>:certificate/<id>)`);
+    }
+    if (names.has(domain.name)) problems.push(`customDomains: ${domain.name} is given to two front doors`);
+    names.add(domain.name);
+  }
+  return problems;
 }
 
 /** The least age of the oldest delivery message a healthy pipeline can show: SQS's longest delay plus one visibility timeout. */

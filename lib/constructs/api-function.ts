@@ -24,6 +24,7 @@ import { secretArnEnvName, type SecretId } from '../../lambdas/shared/secret-nam
 import { tableEnvName } from '../../lambdas/shared/storage/table-definitions';
 import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '../config/bundling';
 import { SURFACE_OF_GROUP, type EndpointGroup, type TableAccess } from '../../lambdas/shared/http/routes';
+import { serviceRoleName } from '../config/service-roles';
 import type { StageConfig } from '../config/stage-config';
 import type { TableMap } from './data-tables';
 import { stageRemovalPolicy } from './removal-policy';
@@ -50,8 +51,8 @@ export function serviceLogGroup(scope: Construct, id: string, config: StageConfi
  * replaces the role NodejsFunction would create with the AWSLambdaBasicExecutionRole managed
  * policy, whose logs actions hold on every log group of the account.
  */
-export function serviceFunctionRole(scope: Construct, id: string, logGroup: logs.ILogGroup): iam.Role {
-  const role = new iam.Role(scope, id, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+export function serviceFunctionRole(scope: Construct, id: string, logGroup: logs.ILogGroup, roleName?: string): iam.Role {
+  const role = new iam.Role(scope, id, { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'), ...(roleName ? { roleName } : {}) });
   logGroup.grantWrite(role);
   return role;
 }
@@ -114,6 +115,20 @@ export function serviceFunctionProps(config: StageConfig, logGroup: logs.ILogGro
   };
 }
 
+/**
+ * The IAM condition limiting DynamoDB actions to items whose partition key starts with one of
+ * `prefixes`. `ForAllValues`: every leading key the request names must match (a request's
+ * partition key values, one for an UpdateItem); `StringLike` with `*` after each prefix. A prefix
+ * may not hold IAM's wildcards itself.
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/specifying-conditions.html
+ */
+export function leadingKeyCondition(prefixes: readonly string[]): Record<string, Record<string, string[]>> {
+  if (prefixes.length === 0) throw new Error('leadingKeyCondition: no prefix (the statement would allow no item; drop it instead)');
+  const wild = prefixes.filter((prefix) => /[*?$]/.test(prefix) || prefix.length === 0);
+  if (wild.length > 0) throw new Error(`leadingKeyCondition: prefixes may not be empty or hold * ? $: ${wild.join(', ')}`);
+  return { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`) } };
+}
+
 /** A path as one word for the shell CDK's local bundling runs its commands in. */
 function shellQuote(path: string): string {
   return `'${path.replace(/'/g, `'\\''`)}'`;
@@ -173,12 +188,15 @@ export class ApiFunction extends Construct {
     this.environmentNames = new Set([...Object.keys(environment), ...Object.keys(props.environment ?? {})]);
 
     this.logGroup = serviceLogGroup(this, 'LogGroup', config);
-    this.role = serviceFunctionRole(this, 'Role', this.logGroup);
+    // Named (lib/config/service-roles.ts): the stateful stack's key and secret policies name these roles.
+    this.role = serviceFunctionRole(this, 'Role', this.logGroup, serviceRoleName(config.stage, group));
     this.function = new NodejsFunction(this, 'Function', {
       ...serviceFunctionProps(config, this.logGroup, this.role),
       description: `partner-api ${config.stage}: ${group} endpoints`,
       entry,
       environment: { ...environment, ...props.environment },
+      // A ceiling and a floor for this group's function (StageConfig.reservedConcurrency; none: the account's pool).
+      ...(config.reservedConcurrency[group] !== undefined ? { reservedConcurrentExecutions: config.reservedConcurrency[group] } : {}),
     });
 
     for (const [, secret] of props.secrets ?? []) secret.grantRead(this.function);
@@ -190,6 +208,8 @@ export class ApiFunction extends Construct {
           actions: [...access.actions],
           // On the listed indexes only, or on the table itself.
           resources: access.indexes ? access.indexes.map((index) => `${table.tableArn}/index/${index}`) : [table.tableArn],
+          // Only items whose partition key has one of the declared prefixes (fine-grained access control).
+          ...(access.leadingKeyPrefixes ? { conditions: leadingKeyCondition(access.leadingKeyPrefixes) } : {}),
         }),
       );
     }

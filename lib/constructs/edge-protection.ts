@@ -18,8 +18,9 @@
  * 300+; docs/edge-protection.md).
  *
  * Every request may carry a credential, so no rule samples requests (metrics
- * stay on); blocked requests are logged with the Authorization header and
- * the query string redacted.
+ * stay on); blocked requests are logged with every header the surface reads a
+ * credential from (lambdas/shared/http/credential-headers.ts) and the query
+ * string redacted.
  *
  * Custom responses carry the spec's error envelope, in the surface's error
  * shape (the web side's adds top-level `code` and `message`). WAF bodies are
@@ -36,10 +37,11 @@ import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { CREDENTIAL_HEADERS } from '../../lambdas/shared/http/credential-headers';
 import { CREDENTIAL_PARAMETER_NAMES, REQUEST_LIMITS } from '../../lambdas/shared/http/request-rules';
 import { LIVE_KEY_PREFIX } from '../../lambdas/shared/identity/api-keys';
 import { ERROR_CATALOG, type ErrorCode } from '../../lambdas/shared/errors';
-import type { Surface } from '../../lambdas/shared/http/routes';
+import type { RouteDefinition, Surface } from '../../lambdas/shared/http/routes';
 import { LIMITS, type Limit } from '../../lambdas/shared/limits/limits-table';
 import type { StageConfig } from '../config/stage-config';
 import { SURFACE_PROFILES, surfaceNamePrefix } from '../config/surfaces';
@@ -56,6 +58,8 @@ export interface EdgeProtectionProps {
   readonly stage: apigateway.Stage;
   /** The limits table whose `waf` edge rows of the surface become rate-based rules; defaults to LIMITS. */
   readonly limits?: readonly Limit[];
+  /** The route table scoping the per-route quota rules (sign-in by source IP: edge-rate-rules.ts wafRouteQuotas); defaults to ROUTES. */
+  readonly routes?: readonly RouteDefinition[];
   /**
    * Extra rules, each with a unique name and priority above CREDENTIALS_IN_URL_PRIORITY, and
    * sampled requests off (checkAdditionalRule).
@@ -150,8 +154,17 @@ export function credentialsInUrlRule(prefix: string): wafv2.CfnWebACL.RuleProper
   };
 }
 
-/** Fields WAF replaces with `REDACTED` in its logs: where credentials travel (or wrongly travel). */
-export const REDACTED_FIELDS: wafv2.CfnLoggingConfiguration.FieldToMatchProperty[] = [{ singleHeader: { Name: 'authorization' } }, { queryString: {} }];
+/**
+ * Fields WAF replaces with `REDACTED` in a surface's logs: where credentials travel (or wrongly
+ * travel): every header the surface's code reads a credential from (CREDENTIAL_HEADERS, the same
+ * constants the pipeline, the player site and web settings read them under), and the query string.
+ * WAF redacts only UriPath, QueryString, SingleHeader (lowercase name) and Method, at most 100 fields
+ * (the deploy-readiness check `waf-logging-redaction`).
+ */
+export function redactedFields(surface: Surface): wafv2.CfnLoggingConfiguration.FieldToMatchProperty[] {
+  // singleHeader is untyped JSON in the L1, so the CloudFormation key casing (`Name`) is written out.
+  return [...CREDENTIAL_HEADERS[surface].map((name) => ({ singleHeader: { Name: name } })), { queryString: {} }];
+}
 
 /** Headers on every WAF custom response. WAF sets Content-Type from the body's content type. */
 export const EDGE_RESPONSE_HEADERS: readonly wafv2.CfnWebACL.CustomHTTPHeaderProperty[] = [
@@ -188,7 +201,13 @@ export class EdgeProtection extends Construct {
 
     const credentialsRule = credentialsInUrlRule(prefix);
     const sizeRules = SIZE_RULES.map((rule, i) => sizeRuleProperty(prefix, rule, SIZE_RULE_PRIORITIES[i]));
-    const rate = edgeRateRules({ surface, metricPrefix: prefix, limits: props.limits ?? LIMITS, commonHeaders: EDGE_RESPONSE_HEADERS });
+    const rate = edgeRateRules({
+      surface,
+      metricPrefix: prefix,
+      limits: props.limits ?? LIMITS,
+      ...(props.routes ? { routes: props.routes } : {}),
+      commonHeaders: EDGE_RESPONSE_HEADERS,
+    });
     this.rateRules = rate.rules;
     const managed = managedRuleGroupRules({ surface, metricPrefix: prefix, commonHeaders: EDGE_RESPONSE_HEADERS });
     this.managedRules = managed.rules;
@@ -221,7 +240,7 @@ export class EdgeProtection extends Construct {
       rules,
     });
 
-    // Blocked requests are logged with the Authorization header and the query string redacted (sampling is off).
+    // Blocked requests are logged with the surface's credential headers and the query string redacted (sampling is off).
     this.logGroup = new logs.LogGroup(this, 'BlockedRequestLogs', {
       // WAF delivers only to log groups whose name starts with `aws-waf-logs-`.
       logGroupName: `aws-waf-logs-${prefix}`,
@@ -234,7 +253,7 @@ export class EdgeProtection extends Construct {
       logDestinationConfigs: [
         Stack.of(this).formatArn({ service: 'logs', resource: 'log-group', arnFormat: ArnFormat.COLON_RESOURCE_NAME, resourceName: this.logGroup.logGroupName }),
       ],
-      redactedFields: REDACTED_FIELDS,
+      redactedFields: redactedFields(surface),
       // Untyped JSON in the L1: CloudFormation's key casing is written out.
       loggingFilter: {
         DefaultBehavior: 'DROP',

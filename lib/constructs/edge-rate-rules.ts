@@ -39,8 +39,8 @@
 import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { ERROR_CATALOG } from '../../lambdas/shared/errors';
 import { LIVE_KEY_HEX_CHARS, LIVE_KEY_PREFIX } from '../../lambdas/shared/identity/api-keys';
-import { edgeLimits, LIMITS, type EdgeLimit, type Limit } from '../../lambdas/shared/limits/limits-table';
-import type { Surface } from '../../lambdas/shared/http/routes';
+import { edgeLimits, LIMITS, quotaLimits, type EdgeLimit, type Limit, type QuotaHolder, type QuotaLimit } from '../../lambdas/shared/limits/limits-table';
+import { API_STAGE_NAME, ROUTES, SURFACE_OF_GROUP, type RouteDefinition, type Surface } from '../../lambdas/shared/http/routes';
 import { SURFACE_PROFILES } from '../config/surfaces';
 import { EDGE_REQUEST_ID, errorBody } from './error-envelope';
 
@@ -141,7 +141,7 @@ export function wafVisibility(metricName: string): wafv2.CfnWebACL.VisibilityCon
 }
 
 export class EdgeRateRuleError extends Error {
-  constructor(limit: EdgeLimit, problem: string) {
+  constructor(limit: Pick<Limit, 'policy'>, problem: string) {
     super(`Edge limit ${JSON.stringify(limit.policy)} cannot be a WAF rate-based rule: ${problem}`);
     this.name = 'EdgeRateRuleError';
   }
@@ -203,7 +203,7 @@ export function rateBasedStatement(limit: EdgeLimit): wafv2.CfnWebACL.RateBasedS
 
 /** Response headers of a rate rule's block: Retry-After (the window) and the policy, then the common headers. */
 export function rateRuleResponseHeaders(
-  limit: EdgeLimit,
+  limit: Pick<Limit, 'policy'> & { readonly windowSeconds: number },
   commonHeaders: readonly wafv2.CfnWebACL.CustomHTTPHeaderProperty[] = [],
 ): wafv2.CfnWebACL.CustomHTTPHeaderProperty[] {
   return [{ name: 'Retry-After', value: String(limit.windowSeconds) }, { name: 'X-RateLimit-Policy', value: limit.policy }, ...commonHeaders];
@@ -221,21 +221,28 @@ export interface EdgeRateRuleOptions {
   readonly metricPrefix: string;
   /** Defaults to LIMITS. */
   readonly limits?: readonly Limit[];
+  /** The route table whose routes scope the per-route quota rules (wafRouteQuotas); defaults to ROUTES. */
+  readonly routes?: readonly RouteDefinition[];
   /** Headers every custom response of the web ACL carries (Cache-Control, X-Request-Id). */
   readonly commonHeaders?: readonly wafv2.CfnWebACL.CustomHTTPHeaderProperty[];
 }
 
 /**
- * One rate-based rule per `waf` edge row of the surface, named after its
- * policy, at RATE_RULE_PRIORITY_BASE + its index among those rows.
+ * One rate-based rule per `waf` edge row of the surface, then one per quota the
+ * function counts by source IP that WAF also holds on its routes
+ * (wafRouteQuotas), each named after its policy, at RATE_RULE_PRIORITY_BASE +
+ * its index among those rows.
  */
 export function edgeRateRules(options: EdgeRateRuleOptions): EdgeRateRules {
-  const { surface, metricPrefix, limits = LIMITS, commonHeaders = [] } = options;
-  const rows = wafEdgeLimits(limits, surface);
-  const rules = rows.map((limit, i): wafv2.CfnWebACL.RuleProperty => ({
+  const { surface, metricPrefix, limits = LIMITS, routes = ROUTES, commonHeaders = [] } = options;
+  const rows: { readonly limit: EdgeLimit | QuotaLimit; readonly statement: wafv2.CfnWebACL.RateBasedStatementProperty }[] = [
+    ...wafEdgeLimits(limits, surface).map((limit) => ({ limit, statement: rateBasedStatement(limit) })),
+    ...wafRouteQuotas(limits, routes, surface).map(({ limit, routes: covered }) => ({ limit, statement: routeRateBasedStatement(limit, covered) })),
+  ];
+  const rules = rows.map(({ limit, statement }, i): wafv2.CfnWebACL.RuleProperty => ({
     name: limit.policy,
     priority: RATE_RULE_PRIORITY_BASE + i,
-    statement: { rateBasedStatement: rateBasedStatement(limit) },
+    statement: { rateBasedStatement: statement },
     action: {
       block: {
         customResponse: {
@@ -255,4 +262,78 @@ export function edgeRateRules(options: EdgeRateRuleOptions): EdgeRateRules {
           },
         };
   return { rules, responseBodies };
+}
+
+// ── Quotas by source IP that WAF holds too, on their routes only ─────────────────────────────────
+
+/**
+ * Quota holders counted by source IP inside the function whose rows WAF also enforces, scoped to
+ * the routes the row covers: sign-in attempts (`sign-in-ip`). The function counts them exactly, but
+ * only after API Gateway's stage throttle; a distributed flood (many addresses, each within
+ * `web-ip-minute`) could keep the sign-in method at its throttle so that every real sign-in got 429.
+ * WAF refuses an address over the function's own per-IP sign-in rate before it reaches the
+ * throttle. Only rows whose window WAF can express become rules (`sign-in-ip-minute`; the hour row
+ * stays the function's alone). Not the player site's `player-ip` rows: a crowd behind one NAT meets
+ * them in normal use, and the function answers those with its own headers and the link's limits.
+ */
+export const WAF_ROUTE_QUOTA_HOLDERS: readonly QuotaHolder[] = ['sign-in-ip'];
+
+export interface WafRouteQuota {
+  readonly limit: QuotaLimit;
+  /** The routes of the surface whose categories the row covers. */
+  readonly routes: readonly RouteDefinition[];
+}
+
+/** The quota rows WAF holds on their routes for one surface (WAF_ROUTE_QUOTA_HOLDERS, windows WAF has), with those routes. */
+export function wafRouteQuotas(limits: readonly Limit[] = LIMITS, routes: readonly RouteDefinition[] = ROUTES, surface?: Surface): WafRouteQuota[] {
+  return quotaLimits(limits)
+    .filter((limit) => WAF_ROUTE_QUOTA_HOLDERS.includes(limit.holder) && WAF_EVALUATION_WINDOWS.includes(limit.windowSeconds) && limit.covers !== 'all')
+    .map((limit) => ({
+      limit,
+      routes: routes.filter(
+        (route) => route.category !== undefined && (limit.covers as readonly string[]).includes(route.category) && (surface === undefined || SURFACE_OF_GROUP[route.group] === surface),
+      ),
+    }))
+    .filter((quota) => quota.routes.length > 0);
+}
+
+/** The path WAF sees for a route: the stage prefix and the route's template (API Gateway routes `/v1/…`). */
+export function routeUriPath(route: RouteDefinition): string {
+  return `/${API_STAGE_NAME}${route.path}`;
+}
+
+/**
+ * A rate-based statement by source IP, scoped down to the routes' method and path: the method
+ * exactly, the percent-decoded path starting with the route's (a trailing slash, an encoded letter
+ * or a longer unknown path is counted too, never let through uncounted). Throws EdgeRateRuleError
+ * when WAF cannot express the row (window, limit) or a route has a path parameter (a prefix match
+ * would then count other routes).
+ */
+export function routeRateBasedStatement(limit: QuotaLimit, routes: readonly RouteDefinition[]): wafv2.CfnWebACL.RateBasedStatementProperty {
+  if (!WAF_NAME_PATTERN.test(limit.policy)) throw new EdgeRateRuleError(limit, 'the policy is used as rule name and must match ^[\\w-]{1,128}$');
+  if (!WAF_EVALUATION_WINDOWS.includes(limit.windowSeconds)) throw new EdgeRateRuleError(limit, `windowSeconds ${limit.windowSeconds} is not a WAF evaluation window`);
+  if (!Number.isInteger(limit.limit) || limit.limit < WAF_MIN_RATE_LIMIT || limit.limit > WAF_MAX_RATE_LIMIT) {
+    throw new EdgeRateRuleError(limit, `limit ${limit.limit} must be an integer from ${WAF_MIN_RATE_LIMIT} to ${WAF_MAX_RATE_LIMIT} (WAF's minimum is ${WAF_MIN_RATE_LIMIT} per window)`);
+  }
+  if (routes.length === 0) throw new EdgeRateRuleError(limit, 'no route of the surface is covered');
+  const routeStatements = routes.map((route): wafv2.CfnWebACL.StatementProperty => {
+    if (route.path.includes('{')) throw new EdgeRateRuleError(limit, `route ${route.id} has a path parameter; WAF would count it by prefix`);
+    return {
+      andStatement: {
+        statements: [
+          { byteMatchStatement: { fieldToMatch: { method: {} }, positionalConstraint: 'EXACTLY', searchString: route.method, textTransformations: NO_TRANSFORMATION } },
+          {
+            byteMatchStatement: {
+              fieldToMatch: { uriPath: {} },
+              positionalConstraint: 'STARTS_WITH',
+              searchString: routeUriPath(route),
+              textTransformations: [{ priority: 0, type: 'URL_DECODE' }],
+            },
+          },
+        ],
+      },
+    };
+  });
+  const scopeDownStatement = routeStatements.length === 1 ? routeStatements[0] : { orStatement: { statements: routeStatements } };
+  return { limit: limit.limit, evaluationWindowSec: limit.windowSeconds, aggregateKeyType: 'IP', scopeDownStatement };
 }

@@ -6,9 +6,12 @@
  * the stateful stack: replacing the functions must not change them, and a
  * retained stage keeps them when its stack is deleted.
  */
+import { Aws } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { SECRET_IDS, SECRET_PURPOSES, secretName, type SecretId } from '../../lambdas/shared/secret-names';
+import { secretReaders, serviceRoleName } from '../config/service-roles';
 import type { StageConfig } from '../config/stage-config';
 import { stageRemovalPolicy } from './removal-policy';
 
@@ -45,8 +48,32 @@ export class ServiceSecrets extends Construct {
         generateSecretString: { ...SECRET_GENERATION },
         removalPolicy: stageRemovalPolicy(config),
       });
+      secret.addToResourcePolicy(onlyItsReaders(config.stage, secretId));
       secrets[secretId] = secret;
     }
     this.secrets = Object.freeze(secrets as Record<SecretId, secretsmanager.ISecret>);
   }
+}
+
+/**
+ * A secret's resource policy: nobody but its functions' roles (routes.ts GROUP_SECRET_ACCESS) may
+ * read its value, whatever IAM grants elsewhere in the account (`invitation-token` is the master key
+ * of every join link). A Deny to every principal whose `aws:PrincipalArn` is not one of those
+ * roles: the form AWS documents for "only this role", since `NotPrincipal` would have to name the
+ * assumed-role session and a condition may name a role the stateless stack creates later. Only
+ * `GetSecretValue` is denied: CloudFormation (create, update, delete), a rotation by hand
+ * (`put-secret-value`, docs/operations.md) and describing the secret still work. Break glass: an
+ * administrator removes the resource policy (`delete-resource-policy`), which CloudTrail records.
+ * https://docs.aws.amazon.com/secretsmanager/latest/userguide/auth-and-access_examples.html
+ */
+export function onlyItsReaders(stage: string, secretId: SecretId): iam.PolicyStatement {
+  const readers = secretReaders(secretId).map((role) => `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/${serviceRoleName(stage, role)}`);
+  return new iam.PolicyStatement({
+    sid: 'ValueReadOnlyByItsFunctions',
+    effect: iam.Effect.DENY,
+    principals: [new iam.AnyPrincipal()],
+    actions: ['secretsmanager:GetSecretValue'],
+    resources: ['*'],
+    conditions: { ArnNotEquals: { 'aws:PrincipalArn': readers } },
+  });
 }

@@ -23,7 +23,8 @@
  * error envelope in the surface's shape (error-envelope.ts `errorBody`) with
  * `request_id` = `$context.requestId`.
  */
-import { Duration, Stack } from 'aws-cdk-lib';
+import { CfnRule, Duration, Fn, Stack } from 'aws-cdk-lib';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -42,7 +43,7 @@ import {
   type RouteDefinition,
   type Surface,
 } from '../../lambdas/shared/http/routes';
-import { API_INTEGRATION_TIMEOUT_SECONDS, type StageConfig } from '../config/stage-config';
+import { ACM_CERTIFICATE_ARN, API_INTEGRATION_TIMEOUT_SECONDS, type StageConfig } from '../config/stage-config';
 import { SURFACE_PROFILES, surfaceNamePrefix } from '../config/surfaces';
 import { ApiFunction } from './api-function';
 import type { TableMap } from './data-tables';
@@ -137,8 +138,15 @@ export class SurfaceApi extends Construct {
   public readonly accessLogGroup: logs.LogGroup;
   /** `{id}.execute-api.{region}.amazonaws.com`: the API's own host (a webhook callback may never point at it). */
   public readonly executeApiHost: string;
-  /** `https://{id}.execute-api.{region}.amazonaws.com/v1`, no trailing slash. */
+  /**
+   * `https://<custom domain>/v1` when the stage gives the surface one (StageConfig.customDomains), else
+   * `https://{id}.execute-api.{region}.amazonaws.com/v1`; no trailing slash.
+   */
   public readonly baseUrl: string;
+  /** Every host this API answers on: the execute-api host, and the custom domain if any. */
+  public readonly hosts: readonly string[];
+  /** The custom domain, if the stage configures one for this surface. */
+  public readonly customDomain?: apigateway.DomainName;
 
   constructor(scope: Construct, id: string, props: SurfaceApiProps) {
     super(scope, id);
@@ -162,6 +170,13 @@ export class SurfaceApi extends Construct {
     });
 
     const throttle = config.apiThrottle[surface];
+    // Sign-in's own bucket (StageConfig.signInThrottle), apart from the stage default every other method gets.
+    const methodOptions = Object.fromEntries(
+      signInRoutes(this.routes).map((route): [string, apigateway.MethodDeploymentOptions] => [
+        `${route.path}/${route.method}`,
+        { throttlingRateLimit: config.signInThrottle.rateLimit, throttlingBurstLimit: config.signInThrottle.burstLimit },
+      ]),
+    );
     this.api = new apigateway.RestApi(this, 'RestApi', {
       restApiName: surfaceNamePrefix(config.stage, surface),
       description: `${profile.title} (${config.stage})`,
@@ -179,6 +194,7 @@ export class SurfaceApi extends Construct {
         dataTraceEnabled: false,
         throttlingRateLimit: throttle.rateLimit,
         throttlingBurstLimit: throttle.burstLimit,
+        methodOptions,
         accessLogDestination: new apigateway.LogGroupLogDestination(this.accessLogGroup),
         accessLogFormat: ACCESS_LOG_FORMAT,
       },
@@ -237,7 +253,14 @@ export class SurfaceApi extends Construct {
     const stack = Stack.of(this);
     // The REST API's id only (a leaf resource), never its stage or URL: functions of this very API may name the host without a cycle.
     this.executeApiHost = `${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}`;
-    this.baseUrl = `https://${this.executeApiHost}/${API_STAGE_NAME}`;
+    const domain = config.customDomains[surface];
+    if (domain) {
+      this.customDomain = customDomainOf(this, domain.name, domain.certificateArn);
+      // At base path `v1`: the same paths as on the execute-api host (cookie paths, WAF's path rules, join links).
+      this.customDomain.addBasePathMapping(this.api, { basePath: API_STAGE_NAME, stage: this.stage });
+    }
+    this.hosts = domain ? [this.executeApiHost, domain.name] : [this.executeApiHost];
+    this.baseUrl = `https://${domain ? domain.name : this.executeApiHost}/${API_STAGE_NAME}`;
   }
 }
 
@@ -271,6 +294,39 @@ const ACCESS_LOG_FORMAT = apigateway.AccessLogFormat.custom(
     xrayTraceId: '$context.xrayTraceId',
   }),
 );
+
+/**
+ * A regional custom domain with the operator's certificate, TLS 1.2. The stack is
+ * environment-agnostic, so the certificate's Region is checked by a template rule against the
+ * Region of the deployment: a regional endpoint takes only a certificate of its own Region, and the
+ * change set fails before anything changes, with a message saying so.
+ */
+function customDomainOf(scope: Construct, name: string, certificateArn: string): apigateway.DomainName {
+  const region = ACM_CERTIFICATE_ARN.exec(certificateArn)?.[1];
+  if (!region) throw new Error(`SurfaceApi: ${certificateArn} is not an ACM certificate ARN`);
+  new CfnRule(scope, 'CustomDomainCertificateRegion', {
+    assertions: [
+      {
+        assert: Fn.conditionEquals(Stack.of(scope).region, region),
+        assertDescription: `The certificate of ${name} (${certificateArn}) is in ${region}; a regional API Gateway domain needs one in the Region of the deployment.`,
+      },
+    ],
+  });
+  return new apigateway.DomainName(scope, 'CustomDomain', {
+    domainName: name,
+    certificate: acm.Certificate.fromCertificateArn(scope, 'CustomDomainCertificate', certificateArn),
+    endpointType: apigateway.EndpointType.REGIONAL,
+    securityPolicy: apigateway.SecurityPolicy.TLS_1_2,
+  });
+}
+
+/** The routes whose method throttles on its own (StageConfig.signInThrottle): sign-in, each attempt a password hash. */
+export function signInRoutes(routes: readonly RouteDefinition[]): RouteDefinition[] {
+  return routes.filter((route) => route.category === SIGN_IN_CATEGORY);
+}
+
+/** The route category of signing in (routes.ts, limits-table.ts `sign-in-*` rows). */
+export const SIGN_IN_CATEGORY = 'settings-sign-in';
 
 function quoteHeaderValues(headers: Readonly<Record<string, string>>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`]));

@@ -33,6 +33,7 @@ import { retryStateMachineDefinition } from '../../lambdas/webhooks/delivery-sch
 import { WEBHOOK_ENV, WEBHOOK_SECRET_PURPOSE } from '../../lambdas/webhooks/webhook-env';
 import { DELIVERY_QUEUE_VISIBILITY_SECONDS, FAN_OUT_FILTER_PATTERN, WEBHOOK_PIPELINE } from '../../lambdas/webhooks/pipeline-settings';
 import type { StageConfig } from '../config/stage-config';
+import { serviceRoleName } from '../config/service-roles';
 import { PROJECT_ROOT, serviceEnvironment, serviceFunctionProps, serviceFunctionRole, serviceLogGroup, type ApiFunction } from './api-function';
 import type { TableMap } from './data-tables';
 import { InvokeFunctionOnly } from './scheduled-jobs';
@@ -171,7 +172,7 @@ export class WebhookDelivery extends Construct {
     // Delivery worker: one attempt per message; a message it could not handle is reported alone.
     const workerLogs = serviceLogGroup(this, 'WorkerLogGroup', config);
     this.worker = new NodejsFunction(this, 'Worker', {
-      ...serviceFunctionProps(config, workerLogs, serviceFunctionRole(this, 'WorkerRole', workerLogs)),
+      ...serviceFunctionProps(config, workerLogs, serviceFunctionRole(this, 'WorkerRole', workerLogs, serviceRoleName(config.stage, 'webhook-delivery'))),
       description: `partner-api ${config.stage}: webhook delivery worker (one attempt per message)`,
       entry: join(PROJECT_ROOT, 'lambdas', 'jobs', 'webhook-delivery', 'handler.ts'),
       timeout: Duration.seconds(workerSettings.timeoutSeconds),

@@ -350,6 +350,30 @@ describe('waf-rate-rules', () => {
   });
 });
 
+describe('waf-logging-redaction', () => {
+  const loggingApp = (redactedFields: wafv2.CfnLoggingConfiguration.FieldToMatchProperty[]): { app: App; logging: wafv2.CfnLoggingConfiguration } => {
+    const app = readinessApp();
+    const logging = new wafv2.CfnLoggingConfiguration(stageStack(app), 'Logging', {
+      resourceArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/partner-api-x-edge/1',
+      logDestinationConfigs: ['arn:aws:logs:eu-west-1:123456789012:log-group:aws-waf-logs-partner-api-x'],
+      redactedFields,
+    });
+    return { app, logging };
+  };
+  const header = (name: string): wafv2.CfnLoggingConfiguration.FieldToMatchProperty => ({ singleHeader: { Name: name } });
+
+  it.each([
+    ['101 redacted fields', Array.from({ length: 101 }, (_, i) => header(`h${i}`)), Array.from({ length: 100 }, (_, i) => header(`h${i}`)), '101 redacted fields'],
+    ['a JSON body', [{ jsonBody: { matchPattern: { all: {} }, matchScope: 'ALL' } }], [{ queryString: {} }], 'is not exactly one of'],
+    ['a header name WAF never matches (`Cookie`)', [header('Cookie')], [header('cookie')], 'is not a lowercase name'],
+    ['one header twice', [header('cookie'), header('cookie')], [header('cookie'), header('x-join-token')], 'redacted twice'],
+  ])('fails synthesis on %s, and passes the corrected list', (_, broken, corrected, expected) => {
+    const failing = loggingApp(broken);
+    expect(expectFinding(failing.app, 'waf-logging-redaction', where(failing.logging))).toContain(expected);
+    expect(synthFailure(loggingApp(corrected).app)).toBeUndefined();
+  });
+});
+
 // ── Lambda, IAM, CloudWatch ────────────────────────────────────────────────────────────────────
 
 function cfnFunction(stack: Stack, variables: Record<string, string>): lambda.CfnFunction {

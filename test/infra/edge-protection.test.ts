@@ -1,13 +1,16 @@
 import { beforeAll, describe, it, expect } from 'vitest';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Template } from 'aws-cdk-lib/assertions';
+import * as credentialHeaders from '../../lambdas/shared/http/credential-headers';
+import { COOKIE_HEADER, CREDENTIAL_HEADERS, HEADERS_WITHOUT_CREDENTIALS, JOIN_TOKEN_HEADER } from '../../lambdas/shared/http/credential-headers';
+import { SETTINGS_REQUEST_HEADER } from '../../lambdas/shared/http/web-session';
 import { REQUEST_LIMITS } from '../../lambdas/shared/http/request-rules';
-import type { Surface } from '../../lambdas/shared/http/routes';
-import { edgeLimits, LIMITS, type EdgeLimit, type Limit } from '../../lambdas/shared/limits/limits-table';
+import { ROUTES, SURFACE_OF_GROUP, type EndpointGroup, type RouteDefinition, type Surface } from '../../lambdas/shared/http/routes';
+import { edgeLimits, LIMITS, quotaLimits, type EdgeLimit, type Limit } from '../../lambdas/shared/limits/limits-table';
 import { resolveStageConfig } from '../../lib/config/stage-config';
 import { SURFACE_PROFILES, SURFACES } from '../../lib/config/surfaces';
 import { EdgeProtection, SIZE_RULE_PRIORITIES } from '../../lib/constructs/edge-protection';
@@ -20,7 +23,7 @@ import {
 } from '../../lib/constructs/edge-managed-rules';
 import { gatewayErrors } from '../../lib/constructs/surface-api';
 import { PROJECT_ROOT } from '../../lib/constructs/api-function';
-import { EdgeRateRuleError, RATE_LIMITED_BODY_KEY, WELL_FORMED_CREDENTIAL_LENGTH, WELL_FORMED_CREDENTIAL_SHAPE, wafEdgeLimits } from '../../lib/constructs/edge-rate-rules';
+import { EdgeRateRuleError, RATE_LIMITED_BODY_KEY, WELL_FORMED_CREDENTIAL_LENGTH, WELL_FORMED_CREDENTIAL_SHAPE, wafEdgeLimits, wafRouteQuotas } from '../../lib/constructs/edge-rate-rules';
 import { isWellFormedCredential } from '../../lambdas/shared/identity/api-keys';
 import { statementCapacity } from '../../lib/compliance/deploy-readiness/waf-capacity';
 import { logicalIdByPath, resources, stage, stageLogicalId, synthStage } from './support';
@@ -90,6 +93,11 @@ function expectEdgeBody(content: string, surface: Surface, code: string): void {
   expect(parsed).toEqual(expectedEdgeBody(surface, code));
   // One message, wherever a client reads it.
   if (surface === 'web') expect(parsed.message).toBe(parsed.error.message);
+}
+
+/** Policies of a surface's rate-based rules in order: its waf edge rows, then the quotas WAF holds on their routes (sign-in by IP). */
+function ratePolicies(surface: Surface, limits: readonly Limit[] = LIMITS): string[] {
+  return [...wafEdgeLimits(limits, surface), ...wafRouteQuotas(limits, ROUTES, surface).map((quota) => quota.limit)].map((l) => l.policy);
 }
 
 /** LIMITS with one edge row changed. */
@@ -213,14 +221,14 @@ describe('edge protection (WAF)', () => {
   it.each([
     ['partner', 'Edge', 'aws-waf-logs-partner-api-dev'],
     ['web', 'WebEdge', 'aws-waf-logs-partner-api-dev-web'],
-  ] as const)('logs only blocked requests of the %s web ACL, with the Authorization header and the query string redacted, to its own aws-waf-logs- group', (surface, construct, logGroupName) => {
+  ] as const)('logs only blocked requests of the %s web ACL, with its credential headers and the query string redacted, to its own aws-waf-logs- group', (surface, construct, logGroupName) => {
     const { statelessTemplate } = stage('dev');
     const aclId = aclLogicalId(statelessTemplate, surface);
     const logging = Object.values(resources(statelessTemplate, 'AWS::WAFv2::LoggingConfiguration')).find(
       (l) => JSON.stringify(l.Properties.ResourceArn) === JSON.stringify({ 'Fn::GetAtt': [aclId, 'Arn'] }),
     )!;
     expect(logging).toBeDefined();
-    expect(logging.Properties.RedactedFields).toEqual([{ SingleHeader: { Name: 'authorization' } }, { QueryString: {} }]);
+    expect(logging.Properties.RedactedFields).toEqual([...CREDENTIAL_HEADERS[surface].map((name) => ({ SingleHeader: { Name: name } })), { QueryString: {} }]);
     expect(logging.Properties.LoggingFilter).toEqual({
       DefaultBehavior: 'DROP',
       Filters: [{ Behavior: 'KEEP', Requirement: 'MEETS_ANY', Conditions: [{ ActionCondition: { Action: 'BLOCK' } }] }],
@@ -229,6 +237,40 @@ describe('edge protection (WAF)', () => {
     expect(destination).toMatch(new RegExp(`:log-group:",\\{"Ref":"${construct}BlockedRequestLogs\\w+"\\}\\]\\]\\}\\]$`));
     expect(destination).not.toContain(':*');
     statelessTemplate.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: logGroupName });
+  });
+
+  it('redacts the web side\'s cookies (settings_session, player_credential), the join token and a misdirected key from its logs; the partner API\'s key', () => {
+    const { statelessTemplate } = stage('dev');
+    const redactedHeaders = (surface: Surface): string[] => {
+      const aclId = aclLogicalId(statelessTemplate, surface);
+      const logging = Object.values(resources(statelessTemplate, 'AWS::WAFv2::LoggingConfiguration')).find(
+        (l) => JSON.stringify(l.Properties.ResourceArn) === JSON.stringify({ 'Fn::GetAtt': [aclId, 'Arn'] }),
+      )!;
+      return (logging.Properties.RedactedFields as { SingleHeader?: { Name: string } }[]).flatMap((field) => (field.SingleHeader ? [field.SingleHeader.Name] : []));
+    };
+    expect(redactedHeaders('web').sort()).toEqual(['authorization', 'cookie', 'x-join-token']);
+    expect(redactedHeaders('partner')).toEqual(['authorization']);
+  });
+
+  it('knows every header the code reads: each is a credential header of the surface whose code reads it (redacted), or declared without credentials', () => {
+    const reads = headerReads(join(PROJECT_ROOT, 'lambdas'));
+    expect(reads.length).toBeGreaterThan(10);
+    const credentialNames = new Set(Object.values(CREDENTIAL_HEADERS).flat());
+    const unknown = reads.filter((read) => !credentialNames.has(read.name) && !HEADERS_WITHOUT_CREDENTIALS.includes(read.name));
+    expect(unknown.map((read) => `${read.file}: ${read.name}`)).toEqual([]);
+    // A credential is read under credential-headers.ts's constant, never a literal of its own.
+    expect(reads.filter((read) => credentialNames.has(read.name) && read.literal).map((read) => `${read.file}: '${read.name}'`)).toEqual([]);
+    // Code of a group reads credentials only from headers its surface's logs redact; shared code from those of some surface.
+    for (const read of reads.filter((r) => credentialNames.has(r.name))) {
+      const group = /^lambdas\/([a-z-]+)\//.exec(read.file)?.[1] as EndpointGroup | undefined;
+      const surfaces = group && group in SURFACE_OF_GROUP ? [SURFACE_OF_GROUP[group]] : SURFACES.filter((s) => CREDENTIAL_HEADERS[s].includes(read.name));
+      expect(surfaces.length, `${read.file} reads ${read.name}`).toBeGreaterThan(0);
+      for (const surface of surfaces) expect(CREDENTIAL_HEADERS[surface], `${read.file} reads ${read.name}`).toContain(read.name);
+    }
+    // And every declared credential header is read somewhere: a stale entry would hide a renamed one.
+    for (const name of credentialNames) expect(reads.some((read) => read.name === name), name).toBe(true);
+    expect(reads.filter((read) => read.name === JOIN_TOKEN_HEADER).map((read) => read.file)).toContain('lambdas/player/player-operations.ts');
+    expect(reads.filter((read) => read.name === COOKIE_HEADER).map((read) => read.file)).toContain('lambdas/shared/http/pipeline.ts');
   });
 
   it.each(SURFACES)('refuses a key in the URL first of all %s rules: the prefix in the path or query (percent-decoded, lowercased), or a credential-named parameter', (surface) => {
@@ -427,7 +469,7 @@ describe('edge protection: rate-based rules generated from LIMITS', () => {
   it.each(['dev', 'prod'])('has exactly one rate-based rule per waf edge row of each surface, none for application rows, on %s', (name) => {
     for (const surface of SURFACES) {
       const rules = webAcl(name, surface).Rules;
-      expect(rules.filter((r) => r.Statement.RateBasedStatement).map((r) => r.Name)).toEqual(wafEdgeLimits(LIMITS, surface).map((l) => l.policy));
+      expect(rules.filter((r) => r.Statement.RateBasedStatement).map((r) => r.Name)).toEqual(ratePolicies(surface));
       const applicationPolicies = edgeLimits(LIMITS).filter((l) => l.enforcedBy === 'application').map((l) => l.policy);
       expect(applicationPolicies).toEqual(expect.arrayContaining(['edge-ip-burst', 'web-ip-burst']));
       const names = new Set(rules.map((r) => r.Name));
@@ -440,7 +482,43 @@ describe('edge protection: rate-based rules generated from LIMITS', () => {
     const rate = acl.Rules.filter((r) => r.Statement.RateBasedStatement);
     const priorities = rate.map((r) => r.Priority);
     expect(Math.min(...priorities)).toBeGreaterThan(Math.max(...SIZE_RULE_PRIORITIES));
-    expect([...rate].sort((a, b) => a.Priority - b.Priority).map((r) => r.Name)).toEqual(wafEdgeLimits(LIMITS, surface).map((l) => l.policy));
+    expect([...rate].sort((a, b) => a.Priority - b.Priority).map((r) => r.Name)).toEqual(ratePolicies(surface));
+  });
+
+  it('refuses sign-in attempts from one address over the function\'s per-IP sign-in rate at the edge, before the stage throttle: POST of the sign-in route, by IP', () => {
+    const row = quotaLimits(LIMITS).find((l) => l.holder === 'sign-in-ip' && l.windowSeconds === 60)!;
+    expect(row).toMatchObject({ policy: 'sign-in-ip-minute', limit: 10, covers: ['settings-sign-in'] });
+    const signIn = (ROUTES as readonly RouteDefinition[]).filter((route) => route.category === 'settings-sign-in');
+    expect(signIn.map((route) => `${route.method} ${route.path}`)).toEqual(['POST /settings/api/session']);
+
+    const rule = webAcl('dev', 'web').Rules.find((r) => r.Name === row.policy)!;
+    expect(rule).toBeDefined();
+    expect(rule.Statement.RateBasedStatement).toEqual({
+      AggregateKeyType: 'IP',
+      EvaluationWindowSec: row.windowSeconds,
+      Limit: row.limit,
+      ScopeDownStatement: {
+        AndStatement: {
+          Statements: [
+            { ByteMatchStatement: { FieldToMatch: { Method: {} }, PositionalConstraint: 'EXACTLY', SearchString: 'POST', TextTransformations: [{ Priority: 0, Type: 'NONE' }] } },
+            {
+              ByteMatchStatement: {
+                FieldToMatch: { UriPath: {} },
+                PositionalConstraint: 'STARTS_WITH',
+                SearchString: '/v1/settings/api/session',
+                TextTransformations: [{ Priority: 0, Type: 'URL_DECODE' }],
+              },
+            },
+          ],
+        },
+      },
+    });
+    expect(rule.Action!.Block!.CustomResponse.ResponseCode).toBe(429);
+    expect(headerValue(rule, 'Retry-After')).toBe(String(row.windowSeconds));
+    expect(headerValue(rule, 'X-RateLimit-Policy')).toBe(row.policy);
+    expect(webAcl('dev', 'partner').Rules.map((r) => r.Name)).not.toContain(row.policy);
+    // The hour row has no WAF window: the function alone holds it.
+    expect(webAcl('dev', 'web').Rules.map((r) => r.Name)).not.toContain('sign-in-ip-hour');
   });
 
   it('answers on the partner API with the spec’s JSON envelope: ok false, code RATE_LIMITED, request_id edge', () => {
@@ -459,7 +537,7 @@ describe('edge protection: rate-based rules generated from LIMITS', () => {
 describe('edge protection follows the limits table it is given', () => {
   it.each(SURFACES)('defaults to LIMITS, the %s rows', (surface) => {
     const acl = edgeTemplate(undefined, surface);
-    expect(acl.Rules.filter((r) => r.Statement.RateBasedStatement).map((r) => r.Name)).toEqual(wafEdgeLimits(LIMITS, surface).map((l) => l.policy));
+    expect(acl.Rules.filter((r) => r.Statement.RateBasedStatement).map((r) => r.Name)).toEqual(ratePolicies(surface));
   });
 
   it.each(wafEdgeLimits().map((row) => [row.policy, row] as const))('changes the %s rule when its numbers change', (policy, row) => {
@@ -486,6 +564,13 @@ describe('edge protection follows the limits table it is given', () => {
     const none = edgeTemplate(LIMITS.filter((l) => l.kind !== 'edge'));
     expect(none.Rules.some((r) => r.Statement.RateBasedStatement)).toBe(false);
     expect(none.CustomResponseBodies[RATE_LIMITED_BODY_KEY]).toBeUndefined();
+  });
+
+  it('follows the sign-in row: a changed limit changes the rule; below WAF\'s minimum of 10 synthesis fails', () => {
+    const withSignIn = (limit: number): Limit[] => LIMITS.map((l) => (l.kind === 'quota' && l.policy === 'sign-in-ip-minute' ? { ...l, limit } : l));
+    const rule = edgeTemplate(withSignIn(25), 'web').Rules.find((r) => r.Name === 'sign-in-ip-minute')!;
+    expect(rule.Statement.RateBasedStatement!.Limit).toBe(25);
+    expect(() => edgeTemplate(withSignIn(5), 'web')).toThrow(EdgeRateRuleError);
   });
 
   it('moves a rule to the other front door’s web ACL when its row changes surface', () => {
@@ -762,7 +847,7 @@ describe('edge protection: AWS managed rule groups', () => {
     const partner = aclCapacity(webAcl(name, 'partner'));
     const web = aclCapacity(webAcl(name, 'web'));
     // The figures docs/edge-protection.md gives: the managed groups' 900 plus the service's own rules.
-    expect([partner, web]).toEqual([1087, 987]);
+    expect([partner, web]).toEqual([1087, 1003]);
     for (const capacity of [partner, web]) expect(capacity).toBeLessThanOrEqual(1500);
   });
 
@@ -794,3 +879,48 @@ describe('edge protection: AWS managed rule groups', () => {
     });
   });
 });
+
+interface HeaderRead {
+  /** Path from the project root. */
+  readonly file: string;
+  /** The header's name, lowercase. */
+  readonly name: string;
+  /** Written as a string literal at the call, not a constant. */
+  readonly literal: boolean;
+}
+
+/** Constants a header may be read under, by identifier: credential-headers.ts's and the settings' request header. */
+const HEADER_CONSTANTS: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(Object.entries(credentialHeaders as Record<string, unknown>).filter((entry): entry is [string, string] => typeof entry[1] === 'string')),
+  SETTINGS_REQUEST_HEADER,
+};
+
+/** Helpers that read a header by a name their caller passes: their callers' names are found instead. */
+const PASS_THROUGH_READS: readonly string[] = ['lambdas/shared/http/api-event.ts: key', 'lambdas/shared/http/api-event.ts: name', 'lambdas/shared/http/web-session.ts: name'];
+
+/**
+ * Every header the code under `dir` reads: `headers.get(…)`, `headers.has(…)`, `header(event, …)` and web-session.ts's
+ * `single(…)`, with a literal name or a known constant. An identifier that is neither fails, unless it is a pass-through helper's parameter.
+ */
+function headerReads(dir: string): HeaderRead[] {
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
+    .map((entry) => join(entry.parentPath, entry.name));
+  const reads: HeaderRead[] = [];
+  const calls = /(?:headers\.(?:get|has)\(|\bheader\(event,\s*|\bsingle\()\s*([^,)]+?)\s*\)/g;
+  for (const path of files) {
+    const file = relative(PROJECT_ROOT, path).split('\\').join('/');
+    for (const match of readFileSync(path, 'utf8').matchAll(calls)) {
+      const argument = match[1];
+      const literal = /^(['"])([^'"]+)\1$/.exec(argument);
+      if (literal) {
+        reads.push({ file, name: literal[2].toLowerCase(), literal: true });
+      } else if (argument in HEADER_CONSTANTS) {
+        reads.push({ file, name: HEADER_CONSTANTS[argument], literal: false });
+      } else if (!PASS_THROUGH_READS.includes(`${file}: ${argument}`)) {
+        throw new Error(`${file} reads a header under ${argument}: add its constant to credential-headers.ts (or HEADER_CONSTANTS here)`);
+      }
+    }
+  }
+  return reads;
+}

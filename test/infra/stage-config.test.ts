@@ -139,6 +139,22 @@ describe('resolveStageConfig', () => {
     expect(Object.isFrozen(prod.apiThrottle.web)).toBe(true);
   });
 
+  it('gives sign-in its own stage throttle per stage, within the web stage\'s, and refuses one above it', () => {
+    expect(resolveStageConfig('pr1').signInThrottle).toEqual({ rateLimit: 5, burstLimit: 10 });
+    expect(resolveStageConfig('prod').signInThrottle).toEqual({ rateLimit: 50, burstLimit: 100 });
+    const prod = resolveStageConfig('prod');
+    expect(() => assertValidStageConfig({ ...prod, signInThrottle: { rateLimit: 150, burstLimit: 100 } })).toThrow(/signInThrottle \(150 \/ 100\) must stay within apiThrottle.web/);
+    expect(() => assertValidStageConfig({ ...prod, signInThrottle: { rateLimit: 10, burstLimit: 0 } })).toThrow(/signInThrottle needs/);
+  });
+
+  it('reserves concurrency for the web side\'s functions on prod only, within what Lambda leaves reservable', () => {
+    expect(resolveStageConfig('prod').reservedConcurrency).toEqual({ player: 40, settings: 20, webhooks: 10 });
+    for (const name of ['pr1', 'dev', 'staging']) expect(resolveStageConfig(name).reservedConcurrency).toEqual({});
+    const prod = resolveStageConfig('prod');
+    expect(() => assertValidStageConfig({ ...prod, reservedConcurrency: { player: 0 } })).toThrow(/reservedConcurrency.player must be an integer >= 1/);
+    expect(() => assertValidStageConfig({ ...prod, reservedConcurrency: { player: 400, settings: 51 } })).toThrow(/reserves 451 in all, above 450/);
+  });
+
   it('keeps every Lambda timeout below the 29 s API Gateway integration timeout', () => {
     for (const name of [...LONG_LIVED_STAGES, 'pr9']) {
       expect(resolveStageConfig(name).lambda.timeoutSeconds).toBeLessThan(29);

@@ -1,3 +1,5 @@
+import { joinLinkKey, playerIpKey } from '../../lambdas/shared/limits/player-admission';
+import { PLAYER_COUNTER_KEY_PREFIXES } from '../../lambdas/shared/limits/player-counter-keys';
 import { describe, it, expect } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { secretArnEnvName } from '../../lambdas/shared/secret-names';
@@ -101,7 +103,7 @@ describe('stateless stack: least privilege, per function', () => {
   });
 
   /** The IAM statements of a function's role that mention DynamoDB. */
-  function dynamoStatements(group: EndpointGroup): { Action: string | string[]; Resource: unknown }[] {
+  function dynamoStatements(group: EndpointGroup): { Action: string | string[]; Resource: unknown; Condition?: unknown }[] {
     const fn = resources(statelessTemplate, FUNCTION)[functionLogicalId(statelessTemplate, group)];
     const roleId = (fn.Properties.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
     const policies = Object.values(resources(statelessTemplate, 'AWS::IAM::Policy')).filter((p) =>
@@ -137,8 +139,14 @@ describe('stateless stack: least privilege, per function', () => {
   it.each(ENDPOINT_GROUPS)('grants %s exactly what routes.ts declares for it (dataAccessOf), and never a scan or a table-wide wildcard', (group) => {
     const declared = dataAccessOf(group);
     const statements = dynamoStatements(group);
-    const granted = statements.map((statement) => ({ tables: tableNamesIn(statement), actions: actionsOf(statement) }));
-    expect(granted).toEqual(declared.map((access) => ({ tables: [access.table], actions: [...access.actions].sort() })));
+    const granted = statements.map((statement) => ({ tables: tableNamesIn(statement), actions: actionsOf(statement), condition: statement.Condition }));
+    expect(granted).toEqual(
+      declared.map((access) => ({
+        tables: [access.table],
+        actions: [...access.actions].sort(),
+        condition: access.leadingKeyPrefixes ? { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': access.leadingKeyPrefixes.map((prefix) => `${prefix}*`) } } : undefined,
+      })),
+    );
     statements.forEach((statement, i) => {
       expect(actionsOf(statement).some((action) => action === 'dynamodb:*' || action === 'dynamodb:Scan')).toBe(false);
       const text = JSON.stringify(statement.Resource);
@@ -156,6 +164,16 @@ describe('stateless stack: least privilege, per function', () => {
     });
     const tableVariables = Object.keys(variablesOf(group)).filter((name) => name.startsWith('TABLE_')).sort();
     expect(tableVariables).toEqual([...new Set(declared.map((access) => tableEnvName(access.table)))].sort());
+  });
+
+  it('lets the unauthenticated player function write only its counter items of access (dynamodb:LeadingKeys on PLAYER#IP# and PLAYER#LINK#), never a password hash, session, key or grant', () => {
+    const onAccess = dynamoStatements('player').filter((statement) => tableNamesIn(statement).includes('access'));
+    expect(onAccess).toHaveLength(1);
+    expect(actionsOf(onAccess[0])).toEqual(['dynamodb:UpdateItem']);
+    expect(onAccess[0].Condition).toEqual({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['PLAYER#IP#*', 'PLAYER#LINK#*'] } });
+    // The same prefixes the admission builds its keys with.
+    expect(playerIpKey('192.0.2.1').pk.startsWith(PLAYER_COUNTER_KEY_PREFIXES[0])).toBe(true);
+    expect(joinLinkKey('inv_1').pk.startsWith(PLAYER_COUNTER_KEY_PREFIXES[1])).toBe(true);
   });
 
   it('gives records Query on the record list indexes only, never on the table', () => {
@@ -262,7 +280,8 @@ describe('stateless stack: the partner API and the web side, two REST APIs', () 
         StageName: 'v1',
         RestApiId: { Ref: restApiLogicalId(statelessTemplate, surface) },
         TracingEnabled: true,
-        MethodSettings: [
+        // The stage default; the web side adds sign-in's own bucket (below).
+        MethodSettings: expect.arrayContaining([
           expect.objectContaining({
             HttpMethod: '*',
             ResourcePath: '/*',
@@ -270,12 +289,41 @@ describe('stateless stack: the partner API and the web side, two REST APIs', () 
             ThrottlingRateLimit: config.apiThrottle[surface].rateLimit,
             ThrottlingBurstLimit: config.apiThrottle[surface].burstLimit,
           }),
-        ],
+        ]),
       });
       expect((apiStage.Properties.AccessLogSetting as { Format: string }).Format).toMatch(/"requestId":"\$context.requestId"/);
     }
     // The two stages throttle apart: distinct buckets, from distinct config entries.
     expect(config.apiThrottle.web).not.toEqual(config.apiThrottle.partner);
+  });
+
+  it.each(['dev', 'staging', 'prod'])('throttles sign-in on %s in a bucket of its own (signInThrottle), within the web stage\'s, and nothing else apart from the default', (name) => {
+    const { statelessTemplate } = stage(name);
+    const config = resolveStageConfig(name);
+    const settingsOf = (surface: Surface) =>
+      resources(statelessTemplate, 'AWS::ApiGateway::Stage')[stageLogicalId(statelessTemplate, surface)].Properties.MethodSettings as Record<string, unknown>[];
+    const web = settingsOf('web');
+    expect(web.filter((setting) => setting.ResourcePath !== '/*')).toEqual([
+      expect.objectContaining({
+        HttpMethod: 'POST',
+        ResourcePath: '/~1settings~1api~1session',
+        ThrottlingRateLimit: config.signInThrottle.rateLimit,
+        ThrottlingBurstLimit: config.signInThrottle.burstLimit,
+      }),
+    ]);
+    expect(config.signInThrottle.rateLimit).toBeLessThanOrEqual(config.apiThrottle.web.rateLimit);
+    expect(settingsOf('partner').map((setting) => setting.ResourcePath)).toEqual(['/*']);
+  });
+
+  it.each(['dev', 'prod'])('reserves concurrency on %s exactly as configured: the web side\'s functions capped on prod, the partner API\'s left to the account pool', (name) => {
+    const { statelessTemplate } = stage(name);
+    const config = resolveStageConfig(name);
+    for (const group of ENDPOINT_GROUPS) {
+      const fn = resources(statelessTemplate, 'AWS::Lambda::Function')[functionLogicalId(statelessTemplate, group)];
+      expect(fn.Properties.ReservedConcurrentExecutions, group).toBe(config.reservedConcurrency[group]);
+      if (SURFACE_OF_GROUP[group] === 'partner') expect(fn.Properties.ReservedConcurrentExecutions, group).toBeUndefined();
+    }
+    if (name === 'prod') for (const group of ['player', 'settings', 'webhooks'] as const) expect(config.reservedConcurrency[group], group).toBeGreaterThan(0);
   });
 
   it('writes each API’s access logs, to its own log group, as valid JSON without request headers or the concrete path', () => {

@@ -394,7 +394,10 @@ describe('allowances', () => {
     // Assess
     expect(emptied).toBe(`${source.slice(0, source.indexOf(declaration))}${declaration} [];\n`);
     expect(emptiedAllowancesSource(emptied)).toBe(emptied);
-    expect(source.trimEnd().endsWith(`${declaration} [];`)).toBe(true);
+    // The declaration stays last (with or without allowances of the coming release), so the recorder can rewrite it.
+    expect(source.indexOf(declaration)).toBeGreaterThan(0);
+    expect(emptiedAllowancesSource(source).trimEnd().endsWith(`${declaration} [];`)).toBe(true);
+    expect(source.slice(source.indexOf(declaration)).trimEnd().endsWith('];')).toBe(true);
   });
 });
 

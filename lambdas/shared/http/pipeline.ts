@@ -49,6 +49,7 @@ import { enforceInputRules, enforceTransportRules } from './request-rules';
 import { ROUTE_CONTRACTS } from './route-contracts';
 import { defaultRouter, FALLBACK_RESOURCE, isSettingsPath, surfaceOfPath, type RouteDefinition, type Router } from './routes';
 import { enforceSameOrigin, presentedSessionToken } from './web-session';
+import { AUTHORIZATION_HEADER, COOKIE_HEADER } from './credential-headers';
 
 /** A signed-in web-settings session: its account, the credential generation it was opened under, and its token (for sign-out). */
 export interface SettingsSession {
@@ -258,7 +259,7 @@ const edge = (): Middleware => ({
       // A deployed function knows its REST API; the local front serves both on one origin, so there the path says.
       surface: platform.surface ?? surfaceOfPath(event.path),
       sourceIp: event.sourceIp,
-      authorization: event.headers.get('authorization')?.join(','),
+      authorization: event.headers.get(AUTHORIZATION_HEADER)?.join(','),
     });
     if (rejection) {
       request.context.pipeline.edgeRejected = true;
@@ -312,20 +313,20 @@ const authentication = (sessions: SessionLookup | undefined, possession: Possess
     state.signal = admissionSignal(request.context);
     if (route.auth === 'player' || route.auth === 'web' || route.auth === 'session') {
       // The web side is not reachable with API keys, nor does it take one.
-      if (event.headers.has('authorization')) throw apiError('API_KEY_NOT_ACCEPTED');
+      if (event.headers.has(AUTHORIZATION_HEADER)) throw apiError('API_KEY_NOT_ACCEPTED');
       if (route.auth === 'player') {
         state.possession = await playerPossession(state, route, possession);
         return;
       }
       enforceSameOrigin(event);
       if (route.auth === 'web') return;
-      const token = presentedSessionToken(event.headers.get('cookie'));
+      const token = presentedSessionToken(event.headers.get(COOKIE_HEADER));
       const session = token && sessions ? await sessions(token, platform) : undefined;
       if (!token || !session) throw apiError('SESSION_REQUIRED');
       state.session = { ...session, token };
       return;
     }
-    const authorization = event.headers.get('authorization');
+    const authorization = event.headers.get(AUTHORIZATION_HEADER);
     state.key = await authenticateKey(authorization?.length === 1 ? authorization[0] : undefined, {
       reader: platform.admissionStore,
       cache: platform.keyCache,

@@ -10,6 +10,7 @@ import { LIVE_KEY_SEARCH } from '../identity/api-keys';
 import { header, queryStringLength, type ApiEvent } from './api-event';
 import { apiError } from '../errors';
 import type { RouteDefinition } from './routes';
+import { AUTHORIZATION_HEADER } from './credential-headers';
 
 export const REQUEST_LIMITS = {
   pathChars: 512,
@@ -77,7 +78,7 @@ export function enforceTransportRules(event: ApiEvent): void {
 
   if (event.fullPath.length > REQUEST_LIMITS.pathChars) throw apiError('PATH_TOO_LONG');
   if (queryStringLength(event) > REQUEST_LIMITS.queryChars) throw apiError('QUERY_TOO_LONG');
-  for (const value of event.headers.get('authorization') ?? []) {
+  for (const value of event.headers.get(AUTHORIZATION_HEADER) ?? []) {
     if (value.length > REQUEST_LIMITS.authorizationChars) throw apiError('AUTH_HEADER_TOO_LONG');
   }
 

@@ -9,6 +9,7 @@
 import type { Scope } from '../identity/scopes';
 import type { SecretId } from '../secret-names';
 import type { RouteCategory } from '../limits/limits-table';
+import { PLAYER_COUNTER_KEY_PREFIXES } from '../limits/player-counter-keys';
 import { RECORD_LIST_INDEXES, type TableId } from '../storage/table-definitions';
 
 /** The API Gateway stage every path lives under: the base URL ends with it. */
@@ -327,6 +328,13 @@ export interface TableAccess {
   readonly actions: readonly DynamoAction[];
   /** The indexes these actions are granted on (not the table itself); none: the table. */
   readonly indexes?: readonly string[];
+  /**
+   * When set, the actions hold only on items whose partition key starts with one of these prefixes
+   * (IAM `ForAllValues:StringLike` on `dynamodb:LeadingKeys`). Declare it from the constants the code
+   * builds its keys with, never a copied string: DynamoDB Local does not enforce IAM, so a prefix
+   * the code writes and the policy misses fails only in AWS.
+   */
+  readonly leadingKeyPrefixes?: readonly string[];
 }
 
 /**
@@ -338,8 +346,12 @@ export interface TableAccess {
  */
 export const ADMISSION_DATA_ACCESS: TableAccess = { table: 'access', actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'] };
 
-/** The player site's admission (lambdas/shared/limits/player-admission.ts): conditional UpdateItems of its IP and join-link counters. */
-export const PLAYER_ADMISSION_DATA_ACCESS: TableAccess = { table: 'access', actions: ['dynamodb:UpdateItem'] };
+/**
+ * The player site's admission (lambdas/shared/limits/player-admission.ts): conditional UpdateItems of its IP and join-link
+ * counters, and nothing else of `access` (the function takes no key and no session: an unauthenticated caller's code
+ * path must not reach password hashes, sessions, keys or grants).
+ */
+export const PLAYER_ADMISSION_DATA_ACCESS: TableAccess = { table: 'access', actions: ['dynamodb:UpdateItem'], leadingKeyPrefixes: PLAYER_COUNTER_KEY_PREFIXES };
 
 /**
  * What each group's own operations do with the tables, beyond admission:
@@ -424,17 +436,20 @@ export function dataAccessOf(group: EndpointGroup, routes: readonly RouteDefinit
     ...(needsPlayerAdmission ? [PLAYER_ADMISSION_DATA_ACCESS] : []),
     ...GROUP_DATA_ACCESS[group],
   ];
-  const merged = new Map<string, { table: TableId; indexes: string[]; actions: Set<DynamoAction> }>();
+  // Only declarations with the same table, indexes and leading-key restriction merge: a restricted grant never widens.
+  const merged = new Map<string, { table: TableId; indexes: string[]; leadingKeyPrefixes: string[] | undefined; actions: Set<DynamoAction> }>();
   for (const access of declared) {
     const indexes = [...(access.indexes ?? [])].sort();
-    const target = `${access.table}/${indexes.join(',')}`;
-    const entry = merged.get(target) ?? { table: access.table, indexes, actions: new Set<DynamoAction>() };
+    const leadingKeyPrefixes = access.leadingKeyPrefixes ? [...access.leadingKeyPrefixes].sort() : undefined;
+    const target = `${access.table}/${indexes.join(',')}/${leadingKeyPrefixes?.join(',') ?? '*'}`;
+    const entry = merged.get(target) ?? { table: access.table, indexes, leadingKeyPrefixes, actions: new Set<DynamoAction>() };
     for (const action of access.actions) entry.actions.add(action);
     merged.set(target, entry);
   }
-  return [...merged.values()].map(({ table, indexes, actions }) => ({
+  return [...merged.values()].map(({ table, indexes, leadingKeyPrefixes, actions }) => ({
     table,
     actions: [...actions].sort(),
     ...(indexes.length > 0 ? { indexes } : {}),
+    ...(leadingKeyPrefixes ? { leadingKeyPrefixes } : {}),
   }));
 }

@@ -26,9 +26,10 @@ import { ApiError } from '../errors';
 import type { ItemKey } from './admission-store';
 import { counterItem, decide, planHolderItems, type DecisionDeps } from './admission';
 import type { PlayerCategory } from './limits-table';
+import { JOIN_LINK_KEY_PREFIX, PLAYER_COUNTER_SORT_KEY, PLAYER_IP_KEY_PREFIX } from './player-counter-keys';
 
-export const playerIpKey = (sourceIp: string): ItemKey => ({ pk: `PLAYER#IP#${sourceIp}`, sk: 'LIMITS' });
-export const joinLinkKey = (invitationId: string): ItemKey => ({ pk: `PLAYER#LINK#${invitationId}`, sk: 'LIMITS' });
+export const playerIpKey = (sourceIp: string): ItemKey => ({ pk: `${PLAYER_IP_KEY_PREFIX}${sourceIp}`, sk: PLAYER_COUNTER_SORT_KEY });
+export const joinLinkKey = (invitationId: string): ItemKey => ({ pk: `${JOIN_LINK_KEY_PREFIX}${invitationId}`, sk: PLAYER_COUNTER_SORT_KEY });
 
 export interface PlayerCall {
   readonly category: PlayerCategory;

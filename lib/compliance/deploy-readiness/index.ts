@@ -16,6 +16,7 @@ import { lambdaEnvironmentSize } from './lambda-rules';
 import { secretNameSuffix, uniquePhysicalNames } from './names-rules';
 import type { CfnTemplate, DeployFinding, DeployRule, StackTemplate } from './rule';
 import { noRetainOnCreate, noStrongCrossStackReference, stackSize } from './stack-rules';
+import { wafLoggingRedaction } from './waf-logging-rules';
 import { wafCustomResponseLimits, wafCustomResponseStatus } from './waf-response-rules';
 import { wafCapacity, wafRateRules, wafRegexSyntax } from './waf-statement-rules';
 
@@ -27,6 +28,7 @@ export const DEPLOY_READINESS_RULES: readonly DeployRule[] = [
   wafCustomResponseLimits,
   wafCapacity,
   wafRateRules,
+  wafLoggingRedaction,
   lambdaEnvironmentSize,
   iamInlinePolicySize,
   alarmMetricMath,

@@ -17,7 +17,7 @@
  * template sets no enum-looking property this table leaves out.
  *
  * Not listed: Secrets Manager's Secret has no enum-valued property (its Type names an external
- * partner, free text); API Gateway's MethodSetting HttpMethod takes `*` or any method.
+ * partner, free text).
  */
 
 export interface EnumEntry {
@@ -184,6 +184,8 @@ export const CFN_ENUMS: EnumTable = {
     source: page('aws-resource-apigateway-restapi'),
   },
   'AWS::ApiGateway::Method.HttpMethod': { values: HTTP_METHODS, source: page('aws-resource-apigateway-method') },
+  // A stage's method setting names one method of a resource (sign-in's own throttle: POST), or `*` for all of them.
+  'AWS::ApiGateway::Stage.MethodSetting.HttpMethod': { values: ['*', ...HTTP_METHODS], source: page('aws-properties-apigateway-stage-methodsetting') },
   'AWS::ApiGateway::Method.AuthorizationType': {
     values: ['NONE', 'AWS_IAM', 'CUSTOM', 'COGNITO_USER_POOLS'],
     source: page('aws-resource-apigateway-method'),
