@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operations as invitationOperations } from '../../lambdas/invitations/handler';
-import { operations as playerOperations } from '../../lambdas/player/handler';
+import { operations as playerOperations, possession } from '../../lambdas/player/handler';
 import { createApiHandler } from '../../lambdas/shared/http/pipeline';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
@@ -65,7 +65,7 @@ function recordingClient(endpoint: string) {
 
 beforeAll(async () => {
   const raised = LIMITS.map((l) => (l.kind === 'edge' ? l : { ...l, limit: 100_000 }));
-  const player = createApiHandler({ operations: playerOperations, platform: () => platform });
+  const player = createApiHandler({ operations: playerOperations, possession, platform: () => platform });
   const invitations = createApiHandler({ operations: invitationOperations, platform: () => createPlatform({ limits: raised, edgeGuard: undefined }) });
   stack = await startTestStack({ handlers: { ...HANDLERS, player, invitations } });
   platform = createPlatform({ limits: raised, edgeGuard: undefined, documentClient: recordingClient(stack.dynamoEndpoint) });
