@@ -454,7 +454,7 @@ describe('a second session cookie planted by another website', { timeout: 60_000
     await page.fill('#password', PASSWORD);
     // Signing in carries the planted cookie alone and succeeds; its first calls carry both and are refused.
     await page.click('#sign-in-form button[type=submit]');
-    await page.waitForFunction(() => (document.getElementById('sign-in-status')?.textContent ?? '').includes('two web settings sign-in cookies'));
+    await page.waitForSelector('#sign-in-status:has-text("two web settings sign-in cookies")');
     expect(await page.isVisible('#topbar')).toBe(false);
     await screenshot(page, '15-two-session-cookies');
 
