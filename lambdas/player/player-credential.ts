@@ -9,10 +9,10 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { credentialDigest } from '../invitations/claim';
-import { cookieValues } from '../shared/http/cookies';
+import { credentialCookie, PLAYER_CREDENTIAL_COOKIE } from '../shared/http/cookies';
 import type { InvitationItem } from '../invitations/invitation-model';
 
-export const PLAYER_COOKIE = 'player_credential';
+export const PLAYER_COOKIE = PLAYER_CREDENTIAL_COOKIE;
 export const PLAYER_CREDENTIAL_DAYS = 90;
 const CREDENTIAL_MS = PLAYER_CREDENTIAL_DAYS * 86_400_000;
 
@@ -21,16 +21,17 @@ export function playerCookie(credential: string, invitationPath: string): string
   return `${PLAYER_COOKIE}=${credential}; Path=${invitationPath}; Max-Age=${CREDENTIAL_MS / 1000}; HttpOnly; Secure; SameSite=Strict`;
 }
 
-/** The credential values the request's Cookie headers carry under the player cookie's name. */
-export const presentedCredentials = (cookieHeaders: readonly string[] | undefined): string[] => cookieValues(cookieHeaders, PLAYER_COOKIE);
+/**
+ * The credential the request's Cookie headers carry under the player cookie's name, if any. One browser holds one
+ * per invitation path, so two in one request were not both set here: refused (400 DUPLICATE_CREDENTIAL_COOKIE).
+ */
+export const presentedCredential = (cookieHeaders: readonly string[] | undefined): string | undefined => credentialCookie(cookieHeaders, PLAYER_COOKIE);
 
-/** Whether one of the presented credentials is the claiming browser's, within its 90 days. */
-export function holdsCredential(item: InvitationItem, presented: readonly string[], now: Date): boolean {
-  if (!item.credential_digest || !item.claim_started_at) return false;
+/** Whether the presented credential is the claiming browser's, within its 90 days. */
+export function holdsCredential(item: InvitationItem, presented: string | undefined, now: Date): boolean {
+  if (presented === undefined || !item.credential_digest || !item.claim_started_at) return false;
   if (now.getTime() >= Date.parse(item.claim_started_at) + CREDENTIAL_MS) return false;
   const expected = Buffer.from(item.credential_digest, 'utf8');
-  return presented.some((credential) => {
-    const digest = Buffer.from(credentialDigest(credential), 'utf8');
-    return digest.length === expected.length && timingSafeEqual(digest, expected);
-  });
+  const digest = Buffer.from(credentialDigest(presented), 'utf8');
+  return digest.length === expected.length && timingSafeEqual(digest, expected);
 }

@@ -40,7 +40,7 @@ import type { PlayerData } from '../invitations/player-data';
 import { stateAt, type InvitationItem } from '../invitations/invitation-model';
 import { invitationStoreOf } from '../invitations/invitation-store';
 import { ticketBridgeOf, TicketServiceUnavailable, type DynamoTicketBridge } from '../tickets/ticket-bridge';
-import { holdsCredential, playerCookie, presentedCredentials } from './player-credential';
+import { holdsCredential, playerCookie, presentedCredential } from './player-credential';
 import { invitationRead, isLinkToken, provedPossession } from './player-possession';
 import { PLAYER_PAGE_HEADERS, PLAYER_PAGE_HTML } from './player-page';
 import { COOKIE_HEADER, JOIN_TOKEN_HEADER } from '../shared/http/credential-headers';
@@ -60,7 +60,7 @@ async function findInvitation(input: OperationInput): Promise<InvitationItem | u
   return read ? read.invitation : invitationStoreOf(input.platform).find(invitationIdOf(input));
 }
 
-const isClaimingBrowser = (input: OperationInput, item: InvitationItem) => holdsCredential(item, presentedCredentials(input.headers.get(COOKIE_HEADER)), input.now);
+const isClaimingBrowser = (input: OperationInput, item: InvitationItem) => holdsCredential(item, presentedCredential(input.headers.get(COOKIE_HEADER)), input.now);
 
 /** What the claiming browser sees: its ticket and the visible conversation (staff and its own messages), once joined. */
 async function playerView(input: OperationInput, item: InvitationItem, tickets: DynamoTicketBridge): Promise<PlayerView> {

@@ -55,7 +55,11 @@ const SCRIPT = `
     const body = await response.json().catch(() => ({}));
     return { ok: response.ok, status: response.status, data: body.data, error: body.error, retryAfter: response.headers.get('Retry-After') };
   }
+  // Two player cookies reached the call: another website set one (DUPLICATE_CREDENTIAL_COOKIE); the service refuses to guess.
+  const TWO_COOKIES = 'Your browser sent this page a second access cookie that this site did not set: another website may be trying to interfere, so nothing was shown or sent. Your ticket is safe. Remove the other website\u2019s cookies in your browser settings and reload, or contact the organization that invited you.';
+  const twoCookies = (result) => result.error && result.error.code === 'DUPLICATE_CREDENTIAL_COOKIE';
   function errorText(result) {
+    if (twoCookies(result)) return TWO_COOKIES;
     if (result.status === 429) return 'Too many attempts. Please wait ' + (result.retryAfter || 'a few') + ' seconds and try again.';
     if (result.status === 503) return 'The ticket service is busy right now. Please try again in a moment.';
     return (result.error && result.error.message) || 'Something went wrong. Please try again.';
@@ -96,6 +100,7 @@ const SCRIPT = `
   async function load() {
     const result = await call('/view', { headers: token ? { 'X-Join-Token': token } : {} });
     if (result.ok) return render(result.data);
+    if (twoCookies(result)) return unavailable('This page cannot be shown safely in this browser', TWO_COOKIES);
     if (result.status === 404 || result.status === 403) return unavailable('This link is not valid', 'Check that you opened the whole link you were given, or ask the organization that invited you for a new one.');
     // Busy, limited or offline: ask again after the delay the service gave (the processing screen keeps showing meanwhile).
     if (result.status === 429 || result.status === 503 || result.status === 0) {

@@ -30,7 +30,7 @@ import type { Platform } from '../shared/platform';
 import type { InvitationItem } from '../invitations/invitation-model';
 import { invitationStoreOf } from '../invitations/invitation-store';
 import { isJoinToken } from '../invitations/join-link';
-import { holdsCredential, presentedCredentials } from './player-credential';
+import { holdsCredential, presentedCredential } from './player-credential';
 
 /** A credential as the claim hands it out: 32 random bytes, base64url. Other values cannot match a stored digest. */
 const CREDENTIAL_PATTERN = /^[A-Za-z0-9_-]{43}$/;
@@ -68,8 +68,9 @@ export const provePossession: PossessionCheck = async ({ route, invitationId, he
     if (await isLinkToken(platform, invitationId, token)) return { proof: 'token' };
   }
   if (category === 'player-view' || category === 'player-message') {
-    const presented = presentedCredentials(headers.get(COOKIE_HEADER)).filter((value) => CREDENTIAL_PATTERN.test(value));
-    if (presented.length === 0) return { proof: 'none' };
+    // Two cookies of the name were refused before (pipeline, authentication): at most one here.
+    const presented = presentedCredential(headers.get(COOKIE_HEADER));
+    if (presented === undefined || !CREDENTIAL_PATTERN.test(presented)) return { proof: 'none' };
     const invitation = await invitationStoreOf(platform).find(invitationId);
     const read: InvitationRead = { invitation };
     return { proof: invitation && holdsCredential(invitation, presented, now) ? 'credential' : 'none', read };

@@ -228,6 +228,11 @@ const SCRIPT = `
       result.ended = true;
       if (account) signedOut('Your session has ended. Please sign in again.', 'info');
     }
+    // Two settings_session cookies: another website of the domain set one; every call is refused until it is removed.
+    if (result.code === 'DUPLICATE_CREDENTIAL_COOKIE') {
+      result.message = 'Your browser sent two web settings sign-in cookies, so another website may have set one: every request is refused until it is gone. Remove this site\u2019s cookies (and those of the domain it is under) in your browser settings, then sign in again.';
+      if (account) signedOut(result.message, 'error');
+    }
     return result;
   }
   /** A wait in words: seconds up to 90, then minutes, then hours (a daily limit's wait can be most of a day). */

@@ -11,6 +11,11 @@ export const ERROR_CATALOG = {
   CREDENTIALS_IN_URL: { status: 400, message: 'Credentials must be sent in the Authorization header, never in the URL.' },
   BODY_NOT_ALLOWED: { status: 400, message: 'This operation does not accept a request body.' },
   IDEMPOTENCY_KEY_REQUIRED: { status: 400, message: 'A valid Idempotency-Key header is required.' },
+  // The web side's credential cookies (lambdas/shared/http/cookies.ts): a second cookie of the name was set by another site.
+  DUPLICATE_CREDENTIAL_COOKIE: {
+    status: 400,
+    message: 'This browser sent two cookies of the same sign-in name; another website may have set one, so the request was refused.',
+  },
   // The player site (lambdas/player): it needs no key and takes none; its access is the claiming browser's cookie.
   API_KEY_NOT_ACCEPTED: { status: 400, message: 'The web side (player site and web settings) does not accept API keys.' },
   PLAYER_CREDENTIAL_REQUIRED: { status: 403, message: 'This browser has no access to this ticket.' },

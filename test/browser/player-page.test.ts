@@ -331,3 +331,35 @@ describe('the join page in Chromium', { timeout: 60_000 }, () => {
     await expectNoProblems(problems);
   });
 });
+
+describe('a second player cookie planted by another website', { timeout: 60_000 }, () => {
+  it('shows that the page refuses to guess, writes nothing, and shows the ticket again once the planted cookie is gone', async () => {
+    const inv = await invitation();
+    const { context, page, problems } = await newPage();
+    await page.goto(inv.link);
+    await shown(page, 'claim');
+    await page.fill('#in-game-name', player.in_game_name);
+    await page.fill('#game-account-id', player.game_account_id);
+    await page.click('#claim-submit');
+    await shown(page, 'ticket');
+
+    // Another host of a shared parent domain would use Domain=<parent>; on 127.0.0.1 a longer path shows the same:
+    // the browser sends the planted cookie first, then the player's own.
+    const plantedPath = `/v1/join/${inv.id}/view`;
+    await context.addCookies([{ name: 'player_credential', value: 'A'.repeat(43), domain: '127.0.0.1', path: plantedPath, secure: true, httpOnly: true, sameSite: 'Strict' }]);
+    const before = await tableSnapshot();
+    await page.reload();
+    await shown(page, 'unavailable');
+    expect(await visibleSections(page)).toEqual(['unavailable']);
+    expect(await text(page, '#unavailable-title')).toBe('This page cannot be shown safely in this browser');
+    expect(await text(page, '#unavailable-text')).toContain('second access cookie that this site did not set');
+    await screenshot(page, '14-two-player-cookies');
+    expect(await tableSnapshot()).toBe(before);
+
+    await context.clearCookies({ name: 'player_credential', path: plantedPath });
+    await page.reload();
+    await shown(page, 'ticket');
+    expect(await text(page, '#ticket-status')).toBe('Open: waiting for staff');
+    await expectNoProblems(problems, [400]);
+  });
+});

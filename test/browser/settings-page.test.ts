@@ -440,3 +440,30 @@ describe('the settings page in Chromium', { timeout: 60_000 }, () => {
     await expectNoProblems(problems, [401, 429]);
   });
 });
+
+describe('a second session cookie planted by another website', { timeout: 60_000 }, () => {
+  it('says why signing in is refused while two settings_session cookies are sent, and signs in once the planted one is gone', async () => {
+    const { email } = await account();
+    const { context, page, problems } = await newPage();
+    // Another host of a shared parent domain would use Domain=<parent>; on 127.0.0.1 a longer path shows the same.
+    const plantedPath = '/v1/settings/api';
+    await context.addCookies([{ name: 'settings_session', value: 'A'.repeat(43), domain: '127.0.0.1', path: plantedPath, secure: true, httpOnly: true, sameSite: 'Strict' }]);
+    await page.goto(`${stack.baseUrl}/settings`);
+    await shown(page, 'sign-in');
+    await page.fill('#email', email);
+    await page.fill('#password', PASSWORD);
+    // Signing in carries the planted cookie alone and succeeds; its first calls carry both and are refused.
+    await page.click('#sign-in-form button[type=submit]');
+    await page.waitForSelector('#sign-in-status:has-text("two web settings sign-in cookies")');
+    expect(await page.isVisible('#topbar')).toBe(false);
+    await screenshot(page, '15-two-session-cookies');
+
+    await context.clearCookies({ name: 'settings_session', path: plantedPath });
+    await page.fill('#email', email);
+    await page.fill('#password', PASSWORD);
+    await page.click('#sign-in-form button[type=submit]');
+    await shown(page, 'settings');
+    // 401: the page's first look with the planted cookie alone (no such session); 400: the calls that carried both.
+    await expectNoProblems(problems, [400, 401]);
+  });
+});

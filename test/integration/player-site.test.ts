@@ -18,6 +18,7 @@ import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
+import { wireRequest } from '../support/raw-http';
 
 let stack: TestStack;
 /** Player limits raised out of reach (shown in their own test below); the bridge can be switched off. */
@@ -489,5 +490,50 @@ describe('what a player call costs in DynamoDB', () => {
       ['player-message', 201, 5, 4],
       ['player-view', 200, 3, 2],
     ]);
+  });
+});
+
+describe('two player cookies (one planted by another host of the domain)', () => {
+  // A sibling host under a shared parent domain can set `player_credential` with `Domain=<parent>` and a longer
+  // `Path` (`/v1/join/<id>/messages`), which the browser sends ahead of the player's own: such a call is refused.
+  async function storeSnapshot() {
+    const read = async (TableName: string) => (await stack.client.send(new ScanCommand({ TableName, ConsistentRead: true }))).Items ?? [];
+    const items = [...(await read(stack.tables.domain)), ...(await read(stack.tables.access))];
+    return JSON.stringify(items.sort((a, b) => `${a.pk}${a.sk}`.localeCompare(`${b.pk}${b.sk}`)));
+  }
+
+  it('refuses view, claim and message carrying two player_credential cookies (one Cookie header or two), writes nothing, and the player’s own cookie alone still works', async () => {
+    const victim = await invitation();
+    const own = ((await claim(victim.page, { token: victim.token, ...player })).headers.get('set-cookie') as string).split(';')[0];
+    // The attacker's cookie is a real credential, of an invitation the attacker claimed.
+    const other = await invitation();
+    const planted = ((await claim(other.page, { token: other.token, ...player })).headers.get('set-cookie') as string).split(';')[0];
+    const target = new URL(victim.page).pathname;
+    const before = await storeSnapshot();
+    const cases: { method: string; path: string; body?: string }[] = [
+      { method: 'GET', path: '/view' },
+      { method: 'POST', path: '/messages', body: JSON.stringify({ text: 'my account details' }) },
+      { method: 'POST', path: '/claim', body: JSON.stringify({ token: victim.token, ...player }) },
+    ];
+    for (const { method, path, body } of cases) {
+      const common: [string, string][] = body ? [['Content-Type', 'application/json']] : [];
+      const oneHeader = await wireRequest(stack.baseUrl, { method, target: `${target}${path}`, headers: [...common, ['Cookie', `${planted}; ${own}`]], body });
+      const twoHeaders = await wireRequest(stack.baseUrl, { method, target: `${target}${path}`, headers: [...common, ['Cookie', own], ['Cookie', planted]], body });
+      for (const answer of [oneHeader, twoHeaders]) {
+        expect([method, path, answer.status, answer.json?.error?.code]).toEqual([method, path, 400, 'DUPLICATE_CREDENTIAL_COOKIE']);
+        expect(answer.json?.ok).toBe(false);
+        expect(answer.headers['set-cookie']).toBeUndefined();
+      }
+    }
+    // With the link's token too, or two copies of the player's own value: refused the same way.
+    const withToken = await view(victim.page, { 'X-Join-Token': victim.token, Cookie: `${own}; ${planted}` });
+    expect([withToken.status, withToken.body?.error?.code]).toEqual([400, 'DUPLICATE_CREDENTIAL_COOKIE']);
+    const copies = await view(victim.page, { Cookie: `${own}; a=b; ${own}` });
+    expect([copies.status, copies.body?.error?.code]).toEqual([400, 'DUPLICATE_CREDENTIAL_COOKIE']);
+    expect(await storeSnapshot()).toBe(before);
+
+    // The player's own cookie alone: the ticket, and the message goes on it.
+    expect((await view(victim.page, { Cookie: own })).body?.data).toMatchObject({ access: 'player', invitation: { id: victim.id } });
+    expect((await message(victim.page, 'hello', own)).status).toBe(201);
   });
 });

@@ -21,6 +21,7 @@ import { HANDLERS } from '../../local/handlers';
 import { bearer, startTestStack, type TestStack } from '../support/test-stack';
 import { captureLogs } from '../support/log-capture';
 import { SettingsBrowser, type JsonResponse } from '../support/settings-browser';
+import { wireRequest } from '../support/raw-http';
 
 let stack: TestStack;
 let platform: Platform;
@@ -642,5 +643,51 @@ describe('the page', () => {
     const response = await call('/settings/api/nothing-here');
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ code: 'NOT_FOUND', message: expect.any(String), request_id: expect.any(String) });
+  });
+});
+
+describe('two session cookies (one planted by another host of the domain)', () => {
+  // A sibling host under a shared parent domain can set `settings_session` with `Domain=<parent>` and a longer
+  // `Path`, which the browser then sends ahead of the victim's own: every settings call carrying two is refused.
+  const basePath = () => new URL(stack.baseUrl).pathname;
+  const origin = () => new URL(stack.baseUrl).origin;
+  async function accessSnapshot() {
+    const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
+    const items = (await stack.client.send(new ScanCommand({ TableName: stack.tables.access, ConsistentRead: true }))).Items ?? [];
+    return JSON.stringify(items.sort((a, b) => `${a.pk}${a.sk}`.localeCompare(`${b.pk}${b.sk}`)));
+  }
+
+  it('refuses every settings call carrying two settings_session cookies, in one Cookie header or in two, before anything is read, counted or written', async () => {
+    const victim = await signedIn();
+    const attacker = await signedIn();
+    const planted = `settings_session=${attacker.browser.token}`;
+    const own = `settings_session=${victim.browser.token}`;
+    const before = await accessSnapshot();
+    const cases: { method: string; path: string; body?: string }[] = [
+      { method: 'GET', path: '/settings/api/session' },
+      { method: 'GET', path: '/settings/api/keys' },
+      { method: 'POST', path: '/settings/api/keys', body: JSON.stringify({ name: 'x', scopes: ['records:read'], days: 30, password: PASSWORD }) },
+      { method: 'POST', path: '/settings/api/session', body: JSON.stringify({ email: victim.email, password: PASSWORD }) },
+      { method: 'DELETE', path: '/settings/api/session' },
+    ];
+    for (const { method, path, body } of cases) {
+      const common: [string, string][] = [['Origin', origin()], ['X-Settings-Request', '1'], ...(body ? ([['Content-Type', 'application/json']] as [string, string][]) : [])];
+      const oneHeader = await wireRequest(stack.baseUrl, { method, target: `${basePath()}${path}`, headers: [...common, ['Cookie', `${planted}; ${own}`]], body });
+      const twoHeaders = await wireRequest(stack.baseUrl, { method, target: `${basePath()}${path}`, headers: [...common, ['Cookie', planted], ['Cookie', own]], body });
+      for (const answer of [oneHeader, twoHeaders]) {
+        expect([method, path, answer.status, answer.json && (answer.json as unknown as { code: string }).code]).toEqual([method, path, 400, 'DUPLICATE_CREDENTIAL_COOKIE']);
+        expect(answer.headers['set-cookie']).toBeUndefined();
+      }
+    }
+    // Two cookies of the same value, or a third one further on, are refused the same way.
+    const same = await call('/settings/api/session', { headers: { Cookie: `${own}; other=1; ${own}` } });
+    expect([same.status, (await same.json()).code]).toEqual([400, 'DUPLICATE_CREDENTIAL_COOKIE']);
+    expect(await accessSnapshot()).toBe(before);
+
+    // The victim's own cookie alone still works, and nothing was created in either account.
+    const alone = await call('/settings/api/session', { headers: { Cookie: own } });
+    expect([alone.status, (await alone.json()).account_id]).toEqual([200, victim.account_id]);
+    expect((await victim.browser.get('/settings/api/keys').then((r) => r.json())).keys).toEqual([]);
+    expect((await attacker.browser.get('/settings/api/keys').then((r) => r.json())).keys).toEqual([]);
   });
 });

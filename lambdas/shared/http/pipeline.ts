@@ -47,9 +47,10 @@ import { errorResponse, errorResponseFor, pageResponse, settingsResponse, succes
 import { parseInput, type RouteContract } from './contract';
 import { enforceInputRules, enforceTransportRules } from './request-rules';
 import { ROUTE_CONTRACTS } from './route-contracts';
-import { defaultRouter, FALLBACK_RESOURCE, isSettingsPath, surfaceOfPath, type RouteDefinition, type Router } from './routes';
+import { defaultRouter, FALLBACK_RESOURCE, isSettingsPath, SETTINGS_PATH, surfaceOfPath, type RouteDefinition, type Router } from './routes';
 import { enforceSameOrigin, presentedSessionToken } from './web-session';
 import { AUTHORIZATION_HEADER, COOKIE_HEADER } from './credential-headers';
+import { credentialCookie, PLAYER_CREDENTIAL_COOKIE } from './cookies';
 
 /** A signed-in web-settings session: its account, the credential generation it was opened under, and its token (for sign-out). */
 export interface SettingsSession {
@@ -315,12 +316,16 @@ const authentication = (sessions: SessionLookup | undefined, possession: Possess
       // The web side is not reachable with API keys, nor does it take one.
       if (event.headers.has(AUTHORIZATION_HEADER)) throw apiError('API_KEY_NOT_ACCEPTED');
       if (route.auth === 'player') {
+        // Two player_credential cookies: 400 DUPLICATE_CREDENTIAL_COOKIE before anything is read or counted (cookies.ts).
+        if (isPlayerCategory(route.category)) credentialCookie(event.headers.get(COOKIE_HEADER), PLAYER_CREDENTIAL_COOKIE);
         state.possession = await playerPossession(state, route, possession);
         return;
       }
       enforceSameOrigin(event);
+      // Every settings API call (signing in and out too; the page itself is served): two settings_session cookies are
+      // refused with 400 DUPLICATE_CREDENTIAL_COOKIE before anything is read, counted or written (cookies.ts).
+      const token = route.path.startsWith(`${SETTINGS_PATH}/api/`) ? presentedSessionToken(event.headers.get(COOKIE_HEADER)) : undefined;
       if (route.auth === 'web') return;
-      const token = presentedSessionToken(event.headers.get(COOKIE_HEADER));
       const session = token && sessions ? await sessions(token, platform) : undefined;
       if (!token || !session) throw apiError('SESSION_REQUIRED');
       state.session = { ...session, token };

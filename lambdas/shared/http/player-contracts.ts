@@ -55,7 +55,7 @@ export const PLAYER_CONTRACTS = {
     pathParameters: joinPath,
     status: 200,
     data: PlayerViewSchema,
-    errors: ['INVITE_UNAVAILABLE', 'TICKET_SERVICE_UNAVAILABLE'],
+    errors: ['INVITE_UNAVAILABLE', 'TICKET_SERVICE_UNAVAILABLE', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
   'player-claim': {
     summary: "Claim the invitation with the player's data; sets the player's cookie",
@@ -68,7 +68,7 @@ export const PLAYER_CONTRACTS = {
     }),
     status: 201,
     data: PlayerViewSchema,
-    errors: ['INVITE_UNAVAILABLE', 'TICKET_SERVICE_UNAVAILABLE'],
+    errors: ['INVITE_UNAVAILABLE', 'TICKET_SERVICE_UNAVAILABLE', 'DUPLICATE_CREDENTIAL_COOKIE'],
     errorStatus: { INVITE_UNAVAILABLE: 409 },
   },
   'player-message': {
@@ -86,6 +86,6 @@ export const PLAYER_CONTRACTS = {
     }),
     status: 201,
     data: PlayerViewSchema,
-    errors: ['PLAYER_CREDENTIAL_REQUIRED', 'PLAYER_NOT_JOINED', 'TICKET_SERVICE_UNAVAILABLE'],
+    errors: ['PLAYER_CREDENTIAL_REQUIRED', 'PLAYER_NOT_JOINED', 'TICKET_SERVICE_UNAVAILABLE', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
 } as const satisfies Record<string, RouteContract>;

@@ -98,19 +98,19 @@ export const SETTINGS_CONTRACTS = {
     body: z.strictObject({ email: withErrorCode(text(1024), 'INVALID_FIELD'), password, two_factor_code: withErrorCode(z.optional(text(16)), 'INVALID_FIELD') }),
     status: 200,
     data: SettingsSessionSchema,
-    errors: ['CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_TWO_FACTOR', 'ACCOUNT_INACTIVE', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+    errors: ['CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_TWO_FACTOR', 'ACCOUNT_INACTIVE', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
   'settings-sign-out': {
     summary: 'Sign out: ends the session and clears the cookie (also when there is none)',
     status: 200,
     data: z.strictObject({ signed_out: z.literal(true) }),
-    errors: ['CSRF_CHECK_FAILED', 'API_KEY_NOT_ACCEPTED'],
+    errors: ['CSRF_CHECK_FAILED', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
   'settings-session': {
     summary: 'Who is signed in',
     status: 200,
     data: SettingsSessionSchema,
-    errors: ['SESSION_REQUIRED', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+    errors: ['SESSION_REQUIRED', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
   'settings-organizations': {
     summary: 'The organizations you belong to, with your role: organization keys are for the ones you manage (and that are active)',
@@ -118,13 +118,13 @@ export const SETTINGS_CONTRACTS = {
     data: z.strictObject({
       organizations: z.array(z.strictObject({ partner_id: z.string(), name: z.string(), status: z.enum(['active', 'archived']), role: z.enum(['member', 'manager']) })),
     }),
-    errors: ['SESSION_REQUIRED', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+    errors: ['SESSION_REQUIRED', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
   'settings-keys': {
     summary: "The signed-in account's API keys (never a key value)",
     status: 200,
     data: z.strictObject({ keys: z.array(SettingsKeySchema) }),
-    errors: ['SESSION_REQUIRED', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+    errors: ['SESSION_REQUIRED', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
   'settings-key-create': {
     summary: 'Create an API key: its value is in this answer only',
@@ -165,6 +165,7 @@ export const SETTINGS_CONTRACTS = {
       'SETTINGS_CONFLICT',
       'RATE_LIMIT_UNAVAILABLE',
       'API_KEY_NOT_ACCEPTED',
+      'DUPLICATE_CREDENTIAL_COOKIE',
     ],
   },
   'settings-key-revoke': {
@@ -173,7 +174,7 @@ export const SETTINGS_CONTRACTS = {
     pathParameters: z.object({ key_id: withErrorCode(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/)), 'KEY_NOT_FOUND') }),
     status: 200,
     data: z.strictObject({ key_id: z.string(), revoked_at: z.string() }),
-    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'KEY_NOT_FOUND', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'KEY_NOT_FOUND', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
   'settings-password': {
     summary: 'Change the password: revokes every key of the account for good and ends its other sessions',
@@ -181,7 +182,7 @@ export const SETTINGS_CONTRACTS = {
     body: z.strictObject({ current_password: password, new_password: password }),
     status: 200,
     data: z.strictObject({ password_changed: z.literal(true), session_expires_at: z.string() }),
-    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_FIELD', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_FIELD', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
   'settings-two-factor-enrol': {
     summary: 'Start two-factor: a new secret and its otpauth:// URI, shown this once',
@@ -189,7 +190,7 @@ export const SETTINGS_CONTRACTS = {
     body: z.strictObject({ password }),
     status: 200,
     data: z.strictObject({ secret: z.string(), otpauth_uri: z.string() }),
-    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'TWO_FACTOR_ENABLED', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'TWO_FACTOR_ENABLED', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
   'settings-two-factor-confirm': {
     summary: 'Turn two-factor on with your password and a first code of the enrolled secret: ends every other session',
@@ -197,14 +198,14 @@ export const SETTINGS_CONTRACTS = {
     body: z.strictObject({ password, code: twoFactorCode }),
     status: 200,
     data: z.strictObject({ two_factor: z.literal('on'), session_expires_at: z.string() }),
-    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_TWO_FACTOR', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_TWO_FACTOR', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
   'settings-two-factor-disable': {
     summary: 'Turn two-factor off (the password and a current code)',
     body: z.strictObject({ password, code: twoFactorCode }),
     status: 200,
     data: z.strictObject({ two_factor: z.literal('off') }),
-    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_TWO_FACTOR', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_TWO_FACTOR', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
   'settings-audit': {
     summary: "The account's audit trail of the last 30 days (time and source IP), newest first, 100 a page",
@@ -215,6 +216,6 @@ export const SETTINGS_CONTRACTS = {
     }),
     status: 200,
     data: z.strictObject({ entries: z.array(AuditEntrySchema), next_cursor: z.optional(z.string()) }),
-    errors: ['SESSION_REQUIRED', 'INVALID_CURSOR', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'],
+    errors: ['SESSION_REQUIRED', 'INVALID_CURSOR', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
 } as const satisfies Record<string, RouteContract>;

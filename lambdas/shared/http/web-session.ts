@@ -20,7 +20,7 @@
  */
 import { ApiError } from '../errors';
 import type { ApiEvent } from './api-event';
-import { cookieValues } from './cookies';
+import { credentialCookie } from './cookies';
 
 export const SESSION_COOKIE = 'settings_session';
 export const SETTINGS_REQUEST_HEADER = 'x-settings-request';
@@ -39,8 +39,8 @@ export function clearedSessionCookie(fullPath: string): string {
   return `${SESSION_COOKIE}=; Path=${settingsCookiePath(fullPath)}; Max-Age=0; HttpOnly; Secure; SameSite=Strict`;
 }
 
-/** The session token the request's Cookie headers carry (the first of that name), if any. */
-export const presentedSessionToken = (cookieHeaders: readonly string[] | undefined): string | undefined => cookieValues(cookieHeaders, SESSION_COOKIE, 1)[0];
+/** The session token the request's Cookie headers carry, if any; two cookies of the name are refused (cookies.ts). */
+export const presentedSessionToken = (cookieHeaders: readonly string[] | undefined): string | undefined => credentialCookie(cookieHeaders, SESSION_COOKIE);
 
 /** Refuse a state-changing settings request that a page of another origin could have sent (403 CSRF_CHECK_FAILED). */
 export function enforceSameOrigin(event: ApiEvent): void {

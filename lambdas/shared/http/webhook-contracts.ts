@@ -61,7 +61,7 @@ const AttemptReportSchema = z.strictObject({
 });
 
 const webhookId = z.object({ webhook_id: withErrorCode(z.string().check(z.regex(/^wh_[0-9a-f]{20}$/)), 'WEBHOOK_NOT_FOUND') });
-const COMMON = ['SESSION_REQUIRED', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED'] as const;
+const COMMON = ['SESSION_REQUIRED', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'] as const;
 
 export const WEBHOOK_CONTRACTS = {
   webhooks: {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { credentialDigest } from '../../../lambdas/invitations/claim';
 import type { InvitationItem } from '../../../lambdas/invitations/invitation-model';
-import { holdsCredential, playerCookie, presentedCredentials } from '../../../lambdas/player/player-credential';
+import { holdsCredential, playerCookie, presentedCredential } from '../../../lambdas/player/player-credential';
 
 const claimedAt = new Date('2026-11-01T10:00:00.000Z');
 const item = { credential_digest: credentialDigest('secret-credential'), claim_started_at: claimedAt.toISOString() } as InvitationItem;
@@ -14,15 +14,22 @@ describe('the player cookie', () => {
   });
 
   it('reads the credential among other cookies and Cookie headers, and nothing from look-alike names', () => {
-    expect(presentedCredentials(['a=1; player_credential=one', 'xplayer_credential=two; player_credential = three'])).toEqual(['one', 'three']);
-    expect(presentedCredentials(undefined)).toEqual([]);
+    expect(presentedCredential(['a=1', 'xplayer_credential=two; player_credential = three'])).toBe('three');
+    expect(presentedCredential(['a=1; player_credentials=x'])).toBeUndefined();
+    expect(presentedCredential(undefined)).toBeUndefined();
+  });
+
+  it('refuses two values of the name, in one Cookie header or across several, equal or not', () => {
+    for (const headers of [['player_credential=one; player_credential=two'], ['player_credential=one', 'b=2; player_credential=one']]) {
+      expect(() => presentedCredential(headers)).toThrow(expect.objectContaining({ code: 'DUPLICATE_CREDENTIAL_COOKIE', status: 400 }));
+    }
   });
 
   it('holds for the claiming credential within 90 days of the claim, never after, never for another value', () => {
-    expect(holdsCredential(item, ['secret-credential'], at(89.9))).toBe(true);
-    expect(holdsCredential(item, ['wrong', 'secret-credential'], at(1))).toBe(true);
-    expect(holdsCredential(item, ['secret-credential'], at(90))).toBe(false);
-    expect(holdsCredential(item, ['other'], at(1))).toBe(false);
-    expect(holdsCredential({ ...item, credential_digest: undefined }, ['secret-credential'], at(1))).toBe(false);
+    expect(holdsCredential(item, 'secret-credential', at(89.9))).toBe(true);
+    expect(holdsCredential(item, undefined, at(1))).toBe(false);
+    expect(holdsCredential(item, 'secret-credential', at(90))).toBe(false);
+    expect(holdsCredential(item, 'other', at(1))).toBe(false);
+    expect(holdsCredential({ ...item, credential_digest: undefined }, 'secret-credential', at(1))).toBe(false);
   });
 });

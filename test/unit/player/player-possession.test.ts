@@ -101,8 +101,9 @@ describe('possession of a join link', () => {
 
   it('reads nothing for a cookie value that cannot be a credential, and says when the invitation does not exist', async () => {
     ddbMock.on(GetCommand).resolves({});
-    const junk = await check('player-message', { cookie: 'player_credential=short; player_credential=' });
-    expect(junk).toEqual({ proof: 'none' });
+    for (const cookie of ['player_credential=short', 'player_credential=']) expect(await check('player-message', { cookie })).toEqual({ proof: 'none' });
+    // Two values of the name are refused (the pipeline refuses them before this check; it refuses them too).
+    await expect(check('player-message', { cookie: `player_credential=${CREDENTIAL}; player_credential=short` })).rejects.toMatchObject({ code: 'DUPLICATE_CREDENTIAL_COOKIE' });
     expect(ddbMock.commandCalls(GetCommand)).toHaveLength(0);
     const missing = await check('player-view', { cookie: `player_credential=${CREDENTIAL}` });
     expect(missing.proof).toBe('none');
