@@ -60,6 +60,18 @@ export function physicalNameOf(resource: { readonly Type: string; readonly Prope
   return typeof value === 'string' ? value : undefined;
 }
 
+/**
+ * Types whose names are unique in the whole account, not per Region (IAM is a global service): a name
+ * the template chooses must hold the Region (`Ref: AWS::Region`), or the same stage deployed in a second
+ * Region fails on a name the first one holds. `regionBound` is the longest Region name counted for the
+ * length check (today's longest has 14 characters).
+ */
+export const ACCOUNT_WIDE_NAME_TYPES: Readonly<Record<string, { readonly regionBound: number }>> = {
+  'AWS::IAM::Role': { regionBound: 18 },
+  'AWS::IAM::ManagedPolicy': { regionBound: 18 },
+  'AWS::IAM::InstanceProfile': { regionBound: 18 },
+};
+
 /** Types whose names share one namespace with another type's: a global table and a table cannot have the same name. */
 export const SHARED_NAME_SCOPES: Readonly<Record<string, string>> = {
   'AWS::DynamoDB::GlobalTable': 'AWS::DynamoDB::Table',

@@ -2,7 +2,7 @@
  * The execution roles that resources of the stateful stack name in their own policies: the
  * webhook secrets key's policy (who may encrypt and decrypt) and each service secret's resource
  * policy (who may read its value). Those resources are created before the stateless stack and
- * cannot reference its roles, so these roles get deterministic names, `partner-api-<stage>-<name>`,
+ * cannot reference its roles, so these roles get deterministic names, `partner-api-<stage>-<name>-<Region>`,
  * and the policies name them by ARN inside a condition on `aws:PrincipalArn` (a condition, unlike
  * a principal, may name a role that does not exist yet: the stateful stack deploys first).
  *
@@ -11,16 +11,26 @@
  * infrastructure tests check that the roles the stateless template grants KMS or a secret are
  * exactly the roles the stateful template's policies let in (test/infra/resource-policies.test.ts).
  */
+import { Aws } from 'aws-cdk-lib';
 import { GROUP_SECRET_ACCESS, ENDPOINT_GROUPS, type EndpointGroup } from '../../lambdas/shared/http/routes';
 import type { SecretId } from '../../lambdas/shared/secret-names';
 
 /** A named role: an API group's function, or one of the webhook pipeline's. */
 export type ServiceRole = EndpointGroup | 'webhook-delivery';
 
-/** IAM role names: at most 64 characters; a stage is at most 20, so `partner-api-<stage>-` leaves 31. */
+/**
+ * The role's name. IAM names are unique in the **account**, not the Region (IAM is global), so the
+ * Region is part of it: the same stage deployed in two Regions (a second Region, a rehearsal) must not
+ * collide. At most 64 characters: `partner-api-` 12 + a stage ≤ 20 + a role part ≤ 12 + 2 hyphens
+ * leaves 18 for the Region (the longest today, `ap-southeast-5`, has 14); the names rule checks it on
+ * every synthesis (lib/compliance/deploy-readiness/names-rules.ts, account-wide names).
+ */
 export function serviceRoleName(stage: string, role: ServiceRole): string {
-  return `partner-api-${stage}-${role}`;
+  return `partner-api-${stage}-${ROLE_NAME_PARTS[role] ?? role}-${Aws.REGION}`;
 }
+
+/** Shorter name parts where the role's own name is long. */
+const ROLE_NAME_PARTS: Partial<Record<ServiceRole, string>> = { 'webhook-delivery': 'delivery' };
 
 /** What each role may do with the webhook secrets key (lib/constructs/webhook-delivery.ts grants the same in IAM). */
 export const WEBHOOK_SECRETS_KEY_USERS: Readonly<Partial<Record<ServiceRole, readonly ('kms:Encrypt' | 'kms:Decrypt')[]>>> = {

@@ -611,6 +611,16 @@ describe('unique-physical-names', () => {
       '65 characters, above the 64',
     ],
     [
+      'an IAM role name without the Region (IAM names are account-wide)',
+      (app: App) => where(new iam.CfnRole(stageStack(app), 'Role', { assumeRolePolicyDocument: {}, roleName: 'partner-api-x-webhooks' })),
+      'holds no Region',
+    ],
+    [
+      'an IAM role name that a long Region would push past 64 characters',
+      (app: App) => where(new iam.CfnRole(stageStack(app), 'Role', { assumeRolePolicyDocument: {}, roleName: `partner-api-x-${'r'.repeat(33)}-${Aws.REGION}` })),
+      'at least 66 characters, above the 64',
+    ],
+    [
       'a named type the table does not list',
       (app: App) => where(new CfnResource(stageStack(app), 'Tick', { type: 'AWS::Events::Rule', properties: { Name: 'partner-api-x-tick', ScheduleExpression: 'rate(1 minute)' } })),
       'add it there',
@@ -630,6 +640,7 @@ describe('unique-physical-names', () => {
     queue(stateful, Fn.join('-', ['partner-api-x', Aws.REGION]));
     new secretsmanager.CfnSecret(stateful, 'Secret', { name: 'partner-api/x/cursor-signing' });
     queue(new Stack(app, 'PartnerApi-Baseline'), 'partner-api-baseline-audit');
+    new iam.CfnRole(stateful, 'Role', { assumeRolePolicyDocument: { Version: '2012-10-17', Statement: [] }, roleName: `partner-api-x-webhooks-${Aws.REGION}` });
 
     expect(synthFailure(app)).toBeUndefined();
   });

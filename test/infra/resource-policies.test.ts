@@ -14,13 +14,25 @@ import { resources, ssmParameterRef, stage, stageReferenceNames } from './suppor
 type Statement = { Sid?: string; Effect: string; Action?: string | string[]; NotAction?: string | string[]; Principal?: unknown; Resource: unknown; Condition?: Record<string, Record<string, unknown>> };
 
 const STAGES = ['dev', 'prod'] as const;
+/** How a role name's Region reads once rendered (IAM names are account-wide: lib/config/service-roles.ts). */
+const REGION = '${AWS::Region}';
 
-/** `partner-api-<stage>-<name>` from the Fn::Join of a role ARN in a condition. */
+/** A template string value as text: Fn::Join joined, pseudo parameters as `${AWS::…}` (the same on both sides). */
+function rendered(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+  if (join) return join[1].map(rendered).join(join[0]);
+  const ref = (value as { Ref?: string }).Ref;
+  if (ref) return `\${${ref}}`;
+  throw new Error(`cannot render ${JSON.stringify(value)}`);
+}
+
+/** `partner-api-<stage>-<name>-${AWS::Region}` from a role ARN in a condition. */
 function roleNameOf(arn: unknown): string {
-  const parts = (arn as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
-  const tail = parts[parts.length - 1] as string;
-  expect(tail).toMatch(/^:role\/partner-api-/);
-  return tail.replace(/^:role\//, '');
+  const text = rendered(arn);
+  const name = /:role\/(partner-api-.*)$/.exec(text)?.[1];
+  expect(name, text).toBeDefined();
+  return name as string;
 }
 
 /** Each role of the stateless template by name, with the statements of its policies. */
@@ -30,8 +42,8 @@ function namedRoleStatements(name: string): Map<string, Statement[]> {
   const policies = Object.values(resources(statelessTemplate, 'AWS::IAM::Policy'));
   const byName = new Map<string, Statement[]>();
   for (const [id, role] of Object.entries(roles)) {
-    const roleName = role.Properties.RoleName;
-    if (typeof roleName !== 'string') continue;
+    if (role.Properties.RoleName === undefined) continue;
+    const roleName = rendered(role.Properties.RoleName);
     const statements = policies
       .filter((p) => (p.Properties.Roles as { Ref: string }[]).some((r) => r.Ref === id))
       .flatMap((p) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
@@ -72,9 +84,9 @@ describe('the webhook secrets key policy', () => {
     }
     expect([...allowedByKey].sort()).toEqual([...grantedInIam].sort());
     expect([...allowedByKey].sort()).toEqual([
-      `partner-api-${name}-webhook-delivery kms:Decrypt`,
-      `partner-api-${name}-webhooks kms:Decrypt`,
-      `partner-api-${name}-webhooks kms:Encrypt`,
+      `partner-api-${name}-delivery-${REGION} kms:Decrypt`,
+      `partner-api-${name}-webhooks-${REGION} kms:Decrypt`,
+      `partner-api-${name}-webhooks-${REGION} kms:Encrypt`,
     ]);
   });
 });
@@ -110,6 +122,6 @@ describe('the service secrets\' resource policies', () => {
       JSON.stringify(p.Metadata).includes('InvitationToken'),
     );
     const [deny] = (policy.Properties.ResourcePolicy as { Statement: Statement[] }).Statement;
-    expect([deny.Condition?.ArnNotEquals?.['aws:PrincipalArn']].flat().map(roleNameOf).sort()).toEqual(['partner-api-prod-invitations', 'partner-api-prod-player']);
+    expect([deny.Condition?.ArnNotEquals?.['aws:PrincipalArn']].flat().map(roleNameOf).sort()).toEqual([`partner-api-prod-invitations-${REGION}`, `partner-api-prod-player-${REGION}`]);
   });
 });

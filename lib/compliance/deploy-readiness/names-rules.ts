@@ -13,7 +13,7 @@
  */
 import { BASELINE_STACK_NAME } from '../../baseline-stack';
 import { RESERVED_STAGE_NAMES, STAGE_NAME_PATTERN } from '../../config/stage-config';
-import { NOT_PHYSICAL_NAMES, PHYSICAL_NAME_PROPERTIES, nameScopeOf } from '../physical-names';
+import { ACCOUNT_WIDE_NAME_TYPES, NOT_PHYSICAL_NAMES, PHYSICAL_NAME_PROPERTIES, nameScopeOf } from '../physical-names';
 import { subParts } from './intrinsics';
 import { defineRule, intrinsicOf, isIntrinsic, isObject, resourcesOf, type LocatedResource, type Problem } from './rule';
 
@@ -103,6 +103,18 @@ export function stageClaimProblem(segments: NameSegments, stage: string): string
   return `holds no stage token partner-api-${stage} or partner-api/${stage} followed by the end of the name or a character other than [a-z0-9]`;
 }
 
+/** Whether a template value refers to the Region (`Ref: AWS::Region`, or `${AWS::Region}` in a Fn::Sub). */
+export function referencesRegion(value: unknown): boolean {
+  if (typeof value === 'string') return false;
+  if (Array.isArray(value)) return value.some(referencesRegion);
+  if (!isObject(value)) return false;
+  if (value.Ref === 'AWS::Region') return true;
+  const sub = value['Fn::Sub'];
+  const template = typeof sub === 'string' ? sub : Array.isArray(sub) && typeof sub[0] === 'string' ? sub[0] : undefined;
+  if (template?.includes('${AWS::Region}')) return true;
+  return Object.values(value).some(referencesRegion);
+}
+
 function literalLength(segments: NameSegments): number {
   return segments.reduce((total, segment) => total + (segment === null ? 0 : [...segment].length), 0);
 }
@@ -154,7 +166,16 @@ export const uniquePhysicalNames = defineRule({
         problems.push({ ...at, problem: `name ${showName(segments)} is chosen in a stack whose name says no stage`, fix: `Choose names only in PartnerApi-<stage>-Stateful/-Stateless or ${BASELINE_STACK_NAME}, or leave the name to CloudFormation.` });
       }
       const maxLength = PHYSICAL_NAME_PROPERTIES[located.resource.Type].maxLength;
-      const length = literalLength(segments);
+      const accountWide = ACCOUNT_WIDE_NAME_TYPES[located.resource.Type];
+      const holdsRegion = referencesRegion(located.resource.Properties?.[property]);
+      if (accountWide && !holdsRegion) {
+        problems.push({
+          ...at,
+          problem: `name ${showName(segments)} of ${located.resource.Type} holds no Region: IAM names are unique in the whole account, so the same stage in a second Region would fail on it`,
+          fix: 'Add the Region to the name (`${Aws.REGION}`), as lib/config/service-roles.ts does, or leave the name to CloudFormation.',
+        });
+      }
+      const length = literalLength(segments) + (accountWide && holdsRegion ? accountWide.regionBound : 0);
       if (length > maxLength) {
         problems.push({ ...at, problem: `name ${showName(segments)} has ${segments.includes(null) ? 'at least ' : ''}${length} characters, above the ${maxLength} ${located.resource.Type} allows`, fix: 'Shorten the purpose part of the name.' });
       }
