@@ -114,6 +114,25 @@ describe('signing in', () => {
     expect((await replayed.json()).code).toBe('INVALID_TWO_FACTOR');
   });
 
+  it('reads the same items for a known address with a wrong password as for an unknown or malformed one (round trips, read units)', async () => {
+    const { email } = await account();
+    const logs = captureLogs();
+    try {
+      await browser().signIn(email, 'not the password at all');
+      await browser().signIn(`nobody-${serial}-${Date.now()}@example.com`, 'not the password at all');
+      await browser().signIn('not an address', 'not the password at all');
+      const costs = logs
+        .lines()
+        .filter((line) => line.message === 'request' && line.route === 'settings-sign-in')
+        .map((line) => [line.status, line.code, line.dynamo]);
+      expect(costs).toHaveLength(3);
+      expect(costs[1]).toEqual(costs[0]);
+      expect(costs[2]).toEqual(costs[0]);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
   it('refuses a deactivated account only after the right password', async () => {
     const { email, account_id } = await account();
     await office.accounts.deactivate(account_id);
