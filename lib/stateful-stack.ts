@@ -12,8 +12,7 @@ import { Aws, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type { Construct } from 'constructs';
-import { WEBHOOK_SECRET_PURPOSE } from '../lambdas/webhooks/webhook-env';
-import { serviceRoleName, WEBHOOK_SECRETS_KEY_USERS, type ServiceRole } from './config/service-roles';
+import { SECRETS_KEY_USERS, serviceRoleName, type KeyUse, type ServiceRole } from './config/service-roles';
 import type { StageConfig } from './config/stage-config';
 import { DataTables, type TableMap } from './constructs/data-tables';
 import { stageRemovalPolicy } from './constructs/removal-policy';
@@ -86,8 +85,9 @@ export const KEY_USE_ACTIONS: readonly string[] = ['kms:Encrypt', 'kms:Decrypt',
  *   creating grants (a grant would hand out Decrypt past this policy): the key can always be
  *   described, its policy changed, rotation and deletion managed (AWS: a key policy must keep the
  *   key manageable; KMS refuses one that locks the caller out of PutKeyPolicy);
- * - Encrypt and Decrypt only for the roles of WEBHOOK_SECRETS_KEY_USERS, each with its own actions,
- *   and only under the encryption context the code seals with (`purpose` = `webhook-secret`). The
+ * - Encrypt and Decrypt only for the roles of SECRETS_KEY_USERS, each with its own actions, and only
+ *   under the encryption context each seals with (`purpose`: `webhook-secret` for callbacks' signing
+ *   secrets, `two-factor` for TOTP seeds: the settings role cannot open a callback's secret). The
  *   principal is the account, so the role also needs its IAM grant; the condition on
  *   `aws:PrincipalArn` names the role, which the stateless stack creates later.
  * https://docs.aws.amazon.com/kms/latest/developerguide/key-policy-default.html
@@ -97,20 +97,28 @@ export function webhookSecretsKeyPolicy(stage: string): iam.PolicyDocument {
   const statements = [
     new iam.PolicyStatement({ sid: 'AccountAdministersTheKey', principals: [account], notActions: [...KEY_USE_ACTIONS], resources: ['*'] }),
   ];
-  const byActions = new Map<string, ServiceRole[]>();
-  for (const [role, actions] of Object.entries(WEBHOOK_SECRETS_KEY_USERS) as [ServiceRole, readonly string[]][]) {
-    for (const action of actions) byActions.set(action, [...(byActions.get(action) ?? []), role]);
+  // One statement per purpose and action, naming the roles allowed it.
+  const byUse = new Map<string, { purpose: string; action: string; roles: ServiceRole[] }>();
+  for (const [role, uses] of Object.entries(SECRETS_KEY_USERS) as [ServiceRole, readonly KeyUse[]][]) {
+    for (const use of uses) {
+      for (const action of use.actions) {
+        const key = `${use.purpose} ${action}`;
+        const entry = byUse.get(key) ?? { purpose: use.purpose, action, roles: [] };
+        entry.roles.push(role);
+        byUse.set(key, entry);
+      }
+    }
   }
-  for (const [action, roles] of byActions) {
+  for (const { purpose, action, roles } of byUse.values()) {
     statements.push(
       new iam.PolicyStatement({
-        sid: `${action.replace('kms:', '')}WebhookSecrets`,
+        sid: `${action.replace('kms:', '')}${purpose.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase())}`,
         principals: [account],
         actions: [action],
         resources: ['*'],
         conditions: {
           ArnEquals: { 'aws:PrincipalArn': roles.map((role) => serviceRoleArn(stage, role)) },
-          StringEquals: { 'kms:EncryptionContext:purpose': WEBHOOK_SECRET_PURPOSE },
+          StringEquals: { 'kms:EncryptionContext:purpose': purpose },
         },
       }),
     );

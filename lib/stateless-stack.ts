@@ -18,6 +18,8 @@
  * of its methods or functions, so even the web API's own function may name it
  * without a cycle (test/infra/webhook-delivery.test.ts checks the template).
  */
+import { SEALING_KEY_ENV } from '../lambdas/shared/sealing';
+import { keyUseStatements } from './config/service-roles';
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { requireBaseline } from './baseline-stack';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -89,6 +91,12 @@ export class StatelessStack extends Stack {
     this.edges = { partner: this.edge, web: this.webEdge };
 
     this.jobs = new ScheduledJobs(this, 'Jobs', { config, tables });
+
+    // Web settings seal TOTP seeds with the stage's secrets key, under their own purpose (lambdas/back-office/two-factor-seeds.ts).
+    const settingsFunction = this.webApi.functions.settings;
+    if (!settingsFunction) throw new Error('StatelessStack: the web API has no settings function (routes.ts SURFACE_OF_GROUP)');
+    settingsFunction.addEnvironment(SEALING_KEY_ENV, webhookSecretsKey.keyArn);
+    for (const statement of keyUseStatements('settings', webhookSecretsKey.keyArn)) settingsFunction.function.addToRolePolicy(statement);
 
     const webhooksFunction = this.webApi.functions.webhooks;
     if (!webhooksFunction) throw new Error('StatelessStack: the web API has no webhooks function (routes.ts SURFACE_OF_GROUP)');

@@ -3,6 +3,7 @@
  * stack's definitions, the deployed handlers behind the local front. Used by
  * `npm start`, the integration tests and the benchmark.
  */
+import { LocalSealer } from './sealing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { errorResponseFor } from '../lambdas/shared/http/envelope';
@@ -95,6 +96,8 @@ async function startParts(options: LocalStackOptions, parts: StopSequence): Prom
   useLocalEnvironment(endpoint, tables);
   // What a deployed stage keeps in Secrets Manager, handed to the handlers in process (lambdas/shared/secrets.ts).
   for (const id of SECRET_IDS) provideLocalSecret(id, randomBytes(32));
+  // The stand-in for the stage's KMS key: callbacks' secrets and two-factor seeds, one key kept with the data.
+  const sealer = LocalSealer.forStack(options.dataPath);
   let webhooks: LocalWebhookPipeline | undefined;
   // The front's port once it listens: the service's own address, which no callback may take (url-rules.ts).
   let frontPort: number | undefined;
@@ -112,13 +115,14 @@ async function startParts(options: LocalStackOptions, parts: StopSequence): Prom
       sweepGraceMs: options.webhooks?.sweepGraceMs,
       faults: options.webhooks?.faults,
       dataPath: options.dataPath,
+      sealer,
     });
     parts.add('the webhook pipeline', webhooks.stop);
   }
   // Before the front serves a request: the handlers build their platform on first use. No in-function edge guard:
   // the front applies every edge rule once per request (or none, `edgeProtection: false`). It travels here, in
   // process, never through the environment a deployed function reads.
-  const switches: LocalSwitches = { ticketBridgeDown: options.switches?.ticketBridgeDown ?? (() => false), ...(webhooks ? { webhooks: webhooks.switches } : {}) };
+  const switches: LocalSwitches = { ticketBridgeDown: options.switches?.ticketBridgeDown ?? (() => false), sealer, ...(webhooks ? { webhooks: webhooks.switches } : {}) };
   const faults = options.webhooks ? options.webhooks.faults : undefined;
   configureSharedPlatform({
     localSwitches: switches,

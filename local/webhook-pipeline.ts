@@ -10,11 +10,10 @@
  * scheduler and sealer to them through the shared platform's LocalSwitches.webhooks, which
  * local/local-stack.ts sets. Only here can loopback receivers be allowed and waits be scaled.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { DELIVERY_QUEUE_VISIBILITY_SECONDS } from '../lambdas/webhooks/pipeline-settings';
-import { sealContextOf, type SealContext, type SecretSealer, type WebhookLocalSwitches, type WebhookRuntime } from '../lambdas/webhooks/webhook-runtime';
+import type { Sealer } from '../lambdas/shared/sealing';
+import { webhookSecretSealer, type WebhookLocalSwitches, type WebhookRuntime } from '../lambdas/webhooks/webhook-runtime';
+import { LocalSealer } from './sealing';
 import type { FaultPlan } from './fault-injection';
 import { logger } from '../lambdas/shared/observability/logger';
 import type { TableId } from '../lambdas/shared/storage/table-definitions';
@@ -39,6 +38,8 @@ export interface LocalWebhookPipelineOptions {
   readonly visibilityTimeoutSeconds?: number;
   /** The local stack's data folder: the sealing key is kept there, so sealed secrets open after a restart. */
   readonly dataPath?: string;
+  /** The local stack's sealer (local/sealing.ts), shared with two-factor; without one the pipeline makes its own. */
+  readonly sealer?: Sealer;
   /** Tests only: stand-ins for the fan-out and delivery worker entries (default: the deployed entries). */
   readonly consumers?: { readonly fanOut?: StreamConsumer; readonly deliver?: QueueConsumer };
   /**
@@ -94,7 +95,8 @@ export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOpt
     ...(faults ? { interceptDelete: (remove: () => Promise<void>) => faults.around('DeleteMessage', remove, 'worker') } : {}),
   });
   const scheduler = new LocalRetryScheduler(faults ? faults.queue(queue, 'state-machine') : queue, { waitScale: options.waitScale });
-  const sealer = options.dataPath ? LocalSecretSealer.keptIn(options.dataPath) : new LocalSecretSealer(randomBytes(32));
+  // The stack's sealer (one key for callbacks' secrets and two-factor seeds), or one of its own.
+  const sealer = webhookSecretSealer(options.sealer ?? LocalSealer.forStack(options.dataPath));
   const fanOut = options.consumers?.fanOut ?? deployedEntry(() => import('../lambdas/jobs/webhook-fanout/handler'));
   const stream = await startStreamReader({
     dynamoEndpoint: options.dynamoEndpoint,
@@ -159,50 +161,3 @@ function deployedEntry<E, R>(load: () => Promise<{ handler: (event: E) => Promis
   };
 }
 
-/**
- * The local stand-in for KMS: AES-256-GCM under one key per local stack, the SealContext (as KMS's
- * encryption context) as additional authenticated data, so a sealed secret opens only for its own
- * callback. `local:<base64(iv | tag | ciphertext)>`, never confused with a deployed `kms:` value.
- */
-export class LocalSecretSealer implements SecretSealer {
-  static readonly KEY_FILE = 'webhook-sealing-key';
-
-  constructor(private readonly key: Buffer) {
-    if (key.length !== 32) throw new RangeError('The local sealing key must be 32 bytes');
-  }
-
-  /** The key kept in `dataPath` (created on first use, readable by the owner only). */
-  static keptIn(dataPath: string): LocalSecretSealer {
-    const file = join(dataPath, LocalSecretSealer.KEY_FILE);
-    if (existsSync(file)) return new LocalSecretSealer(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64'));
-    const key = randomBytes(32);
-    mkdirSync(dataPath, { recursive: true });
-    writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-    return new LocalSecretSealer(key);
-  }
-
-  async seal(secret: string, context: SealContext): Promise<string> {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
-    cipher.setAAD(additionalData(context));
-    const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-    return `local:${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64')}`;
-  }
-
-  async open(sealed: string, context: SealContext): Promise<string> {
-    if (!sealed.startsWith('local:')) throw new Error('Sealed webhook secret is not a local ciphertext');
-    const bytes = Buffer.from(sealed.slice('local:'.length), 'base64');
-    if (bytes.length < 28) throw new Error('Sealed webhook secret is truncated');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, bytes.subarray(0, 12));
-    decipher.setAAD(additionalData(context));
-    decipher.setAuthTag(bytes.subarray(12, 28));
-    try {
-      return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
-    } catch (cause) {
-      // What KMS answers for a wrong key or encryption context (InvalidCiphertextException).
-      throw new Error('Sealed webhook secret does not open with this key and context', { cause });
-    }
-  }
-}
-
-const additionalData = (context: SealContext) => Buffer.from(JSON.stringify(sealContextOf(context)), 'utf8');

@@ -9,7 +9,10 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Accounts } from './accounts';
+import { sharedPlatform } from '../shared/platform';
+import { sealerOf, type Sealer } from '../shared/sealing';
 import { Audit } from './audit';
+import { TwoFactorSeeds } from './two-factor-seeds';
 import { ApiKeys } from './api-keys';
 import { IdentityStore, type Clock } from './identity-store';
 import { Memberships } from './memberships';
@@ -41,14 +44,18 @@ export interface BackOffice {
 }
 
 /** The back office over the `access` table (identity) and, when given, the `domain` table (records, events). */
-export function createBackOffice(client: DynamoDBDocumentClient, table: string, clock?: Clock, domainTable?: string): BackOffice {
+/**
+ * The back office over a client and the `access` table (and `domain` for the business offices). `sealer`: where
+ * two-factor seeds are sealed (the function's platform; by default the process's: the local stack's, or KMS).
+ */
+export function createBackOffice(client: DynamoDBDocumentClient, table: string, clock?: Clock, domainTable?: string, sealer: () => Sealer = () => sealerOf(sharedPlatform())): BackOffice {
   const store = new IdentityStore(client, table, clock);
   const organizationIsActive = async (partnerId: string) => (await store.getOrg(partnerId))?.status === 'active';
   const accounts = new Accounts(store);
   const audit = new Audit(store);
   return {
     accounts,
-    signIn: new SignIn(store, accounts, audit),
+    signIn: new SignIn(store, accounts, audit, new TwoFactorSeeds(sealer)),
     sessions: new Sessions(store),
     organizations: new Organizations(store),
     memberships: new Memberships(store),

@@ -27,6 +27,7 @@ import { isConditionFailure, isWriteConflict } from '../shared/storage/condition
 import type { Accounts } from './accounts';
 import { auditPut, OPERATOR, type Audit, type AuditAction, type AuditSource } from './audit';
 import { BackOfficeError } from './errors';
+import type { TwoFactorSeeds } from './two-factor-seeds';
 import type { IdentityStore } from './identity-store';
 
 export interface SignInAttempt {
@@ -47,6 +48,7 @@ export class SignIn {
     private readonly store: IdentityStore,
     private readonly accounts: Accounts,
     private readonly audit: Audit,
+    private readonly seeds: TwoFactorSeeds,
   ) {}
 
   /** The account signing in, or INVALID_PASSWORD / INVALID_TWO_FACTOR / ACCOUNT_INACTIVE. */
@@ -87,7 +89,9 @@ export class SignIn {
     await this.checkPassword(signIn, password);
     if (signIn.two_factor_secret) throw new BackOfficeError('TWO_FACTOR_ENABLED', 'Two-factor is already on; disable it first.');
     const secret = newTwoFactorSecret();
-    await this.change(accountId, 'SET two_factor_pending = :secret', 'attribute_exists(pk) AND attribute_not_exists(two_factor_secret)', { ':secret': secret }, 'two_factor.enrolled', source);
+    // Stored sealed (two-factor-seeds.ts); the clear secret is in this answer only.
+    const sealed = await this.seeds.seal(accountId, secret);
+    await this.change(accountId, 'SET two_factor_pending = :secret', 'attribute_exists(pk) AND attribute_not_exists(two_factor_secret)', { ':secret': sealed }, 'two_factor.enrolled', source);
     return { secret, otpauth_uri: twoFactorUri(signIn.email, secret) };
   }
 
@@ -99,7 +103,7 @@ export class SignIn {
     const signIn = await this.read(accountId);
     await this.checkPassword(signIn, password);
     if (!signIn.two_factor_pending) throw new BackOfficeError('INVALID_TWO_FACTOR', 'Enrol first: there is no secret to confirm.');
-    const step = await acceptedStep(signIn.two_factor_pending, code, this.store.clock());
+    const step = await acceptedStep(await this.seeds.open(accountId, signIn.two_factor_pending), code, this.store.clock());
     if (step === undefined) throw WRONG_CODE();
     await this.change(
       accountId,
@@ -157,9 +161,14 @@ export class SignIn {
     if (!(await verifyPassword(password, signIn.password_hash))) throw new BackOfficeError('INVALID_PASSWORD', 'The password is wrong.');
   }
 
-  /** Accept `code` once: its step is recorded under the condition that it is later than the last accepted one. */
+  /**
+   * Accept `code` once: its step is recorded under the condition that it is later than the last accepted one (and
+   * the seed still the one read: `secret` is the stored, sealed value, opened here only to check the code).
+   */
   private async useCode(signIn: SignInItem, secret: string, code: string | undefined): Promise<void> {
-    const step = await acceptedStep(secret, code, this.store.clock(), signIn.two_factor_step);
+    // A code that cannot be one is refused before the seed is opened (no KMS call for it).
+    if (typeof code !== 'string' || !/^[0-9]{6}$/.test(code)) throw WRONG_CODE();
+    const step = await acceptedStep(await this.seeds.open(signIn.account_id, secret), code, this.store.clock(), signIn.two_factor_step);
     if (step === undefined) throw WRONG_CODE();
     try {
       await this.store.client.send(

@@ -19,11 +19,12 @@ import { decisionDepsOf } from '../shared/limits/admission';
 import { admitSignIn } from '../shared/limits/settings-admission';
 import { currentRequestScope } from '../shared/observability/request-scope';
 import { perPlatform } from '../shared/platform';
+import { sealerOf } from '../shared/sealing';
 import { requireTable } from '../shared/storage/dynamo-client';
 import { COOKIE_HEADER } from '../shared/http/credential-headers';
 
 /** One back office per platform (per container): its client, the `access` table, the platform's clock. */
-const officeOf = perPlatform((platform): BackOffice => createBackOffice(platform.documentClient, requireTable(platform.tables, 'access'), platform.clock));
+const officeOf = perPlatform((platform): BackOffice => createBackOffice(platform.documentClient, requireTable(platform.tables, 'access'), platform.clock, undefined, () => sealerOf(platform)));
 
 /** The pipeline's session lookup for this function: one read of the session item. */
 export const lookupSession: SessionLookup = (token, platform) => officeOf(platform).sessions.lookup(token);

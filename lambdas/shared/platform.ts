@@ -14,6 +14,7 @@ import { EdgeGuard } from './limits/edge-guard';
 import { LIMITS, type Limit } from './limits/limits-table';
 import type { Surface } from './http/routes';
 import type { WebhookLocalSwitches } from '../webhooks/webhook-runtime';
+import type { Sealer } from './sealing';
 import { secretSource, type SecretId, type SecretSource } from './secrets';
 import { createDocumentClient, requireTable, tableNamesFromEnv, type TableNames } from './storage/dynamo-client';
 
@@ -51,6 +52,8 @@ export interface LocalSwitches {
   ticketBridgeDown(): boolean;
   /** The local webhook pipeline's queue, state machine runner and secret sealer, and its local-only options. */
   readonly webhooks?: WebhookLocalSwitches;
+  /** The local stack's stand-in for KMS (local/sealing.ts): two-factor seeds and callbacks' secrets. */
+  readonly sealer?: Sealer;
 }
 
 export function createPlatform(overrides: Partial<Platform> = {}): Platform {

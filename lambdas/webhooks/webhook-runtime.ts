@@ -9,11 +9,11 @@
  * only there can loopback receivers be allowed or waits be scaled: no
  * environment variable or setting of a deployed function reaches either.
  */
-import { KMSClient, DecryptCommand, EncryptCommand } from '@aws-sdk/client-kms';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { traceAwsClient } from '../shared/observability/tracer';
 import { perPlatform, type Platform } from '../shared/platform';
+import { kmsSealerFromEnv, type Sealer } from '../shared/sealing';
 import type { DeliveryMessage, RetryExecutionInput } from './delivery-schedule';
 import { createWebhookSender, type SendOutcome, type WebhookRequest } from './destination/safe-sender';
 import type { UrlPolicy } from './destination/url-rules';
@@ -105,26 +105,12 @@ export const ATTEMPT_TIMEOUT_MS = 8000;
 /** The encryption context KMS binds a sealed secret to (the IAM policies condition on `purpose`). */
 export const sealContextOf = (context: SealContext) => ({ purpose: WEBHOOK_SECRET_PURPOSE, webhook_id: context.webhookId, partner_id: context.partnerId });
 
-class KmsSealer implements SecretSealer {
-  constructor(
-    private readonly kms: KMSClient,
-    private readonly keyId: string,
-  ) {}
-
-  async seal(secret: string, context: SealContext): Promise<string> {
-    const { CiphertextBlob } = await this.kms.send(
-      new EncryptCommand({ KeyId: this.keyId, Plaintext: Buffer.from(secret, 'utf8'), EncryptionContext: sealContextOf(context) }),
-    );
-    return `kms:${Buffer.from(CiphertextBlob as Uint8Array).toString('base64')}`;
-  }
-
-  async open(sealed: string, context: SealContext): Promise<string> {
-    if (!sealed.startsWith('kms:')) throw new Error('Sealed webhook secret is not a KMS ciphertext');
-    const { Plaintext } = await this.kms.send(
-      new DecryptCommand({ KeyId: this.keyId, CiphertextBlob: Buffer.from(sealed.slice(4), 'base64'), EncryptionContext: sealContextOf(context) }),
-    );
-    return Buffer.from(Plaintext as Uint8Array).toString('utf8');
-  }
+/** A callback's signing secret sealed by the stage's sealer (lambdas/shared/sealing.ts) under the callback's context. */
+export function webhookSecretSealer(sealer: Sealer): SecretSealer {
+  return {
+    seal: (secret, context) => sealer.seal(secret, sealContextOf(context)),
+    open: (sealed, context) => sealer.open(sealed, sealContextOf(context)),
+  };
 }
 
 class SqsDeliveryQueue implements DeliveryQueue, MessageVisibility {
@@ -161,7 +147,7 @@ class StepFunctionsScheduler implements RetryScheduler {
   }
 }
 
-class MissingConfiguration implements DeliveryQueue, MessageVisibility, RetryScheduler, SecretSealer {
+class MissingConfiguration implements DeliveryQueue, MessageVisibility, RetryScheduler {
   constructor(private readonly what: string) {}
   private fail(): never {
     throw new Error(`Webhooks are not configured in this function: ${this.what} is not set`);
@@ -173,12 +159,6 @@ class MissingConfiguration implements DeliveryQueue, MessageVisibility, RetrySch
     this.fail();
   }
   async schedule(): Promise<void> {
-    this.fail();
-  }
-  async seal(): Promise<string> {
-    this.fail();
-  }
-  async open(): Promise<string> {
     this.fail();
   }
 }
@@ -222,13 +202,12 @@ export function buildRuntime(platform: Pick<Platform, 'localSwitches'>, env: Nod
   const policy: UrlPolicy = { forbiddenHosts, allowLocal: false };
   const queueUrl = env[WEBHOOK_ENV.queueUrl];
   const stateMachineArn = env[WEBHOOK_ENV.retryStateMachineArn];
-  const keyArn = env[WEBHOOK_ENV.secretKeyArn];
   const queue = queueUrl ? new SqsDeliveryQueue(traceAwsClient(new SQSClient({})), queueUrl) : new MissingConfiguration(WEBHOOK_ENV.queueUrl);
   return {
     queue,
     visibility: queue,
     scheduler: stateMachineArn ? new StepFunctionsScheduler(traceAwsClient(new SFNClient({})), stateMachineArn) : new MissingConfiguration(WEBHOOK_ENV.retryStateMachineArn),
-    sealer: keyArn ? new KmsSealer(traceAwsClient(new KMSClient({})), keyArn) : new MissingConfiguration(WEBHOOK_ENV.secretKeyArn),
+    sealer: webhookSecretSealer(kmsSealerFromEnv(env, WEBHOOK_ENV.secretKeyArn)),
     policy,
     waitScale: 1,
     attemptLeaseMs: ATTEMPT_LEASE_MS,

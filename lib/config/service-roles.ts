@@ -12,6 +12,9 @@
  * exactly the roles the stateful template's policies let in (test/infra/resource-policies.test.ts).
  */
 import { Aws } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { TWO_FACTOR_PURPOSE } from '../../lambdas/back-office/two-factor-seeds';
+import { WEBHOOK_SECRET_PURPOSE } from '../../lambdas/webhooks/webhook-env';
 import { GROUP_SECRET_ACCESS, ENDPOINT_GROUPS, type EndpointGroup } from '../../lambdas/shared/http/routes';
 import type { SecretId } from '../../lambdas/shared/secret-names';
 
@@ -32,13 +35,31 @@ export function serviceRoleName(stage: string, role: ServiceRole): string {
 /** Shorter name parts where the role's own name is long. */
 const ROLE_NAME_PARTS: Partial<Record<ServiceRole, string>> = { 'webhook-delivery': 'delivery' };
 
-/** What each role may do with the webhook secrets key (lib/constructs/webhook-delivery.ts grants the same in IAM). */
-export const WEBHOOK_SECRETS_KEY_USERS: Readonly<Partial<Record<ServiceRole, readonly ('kms:Encrypt' | 'kms:Decrypt')[]>>> = {
-  // Web settings seal a callback's signing secret when creating it and open it to send a test.
-  webhooks: ['kms:Decrypt', 'kms:Encrypt'],
+/** A use of the stage's secrets key: the actions, for ciphertexts of one purpose (their encryption context's `purpose`). */
+export interface KeyUse {
+  readonly purpose: string;
+  readonly actions: readonly ('kms:Encrypt' | 'kms:Decrypt')[];
+}
+
+/**
+ * What each role may do with the stage's secrets key (alias `…-webhook-secrets`), by purpose: the key
+ * policy (lib/stateful-stack.ts) and each role's IAM grant (grantKeyUse) are built from this one table.
+ */
+export const SECRETS_KEY_USERS: Readonly<Partial<Record<ServiceRole, readonly KeyUse[]>>> = {
+  // Web settings' webhooks function seals a callback's signing secret when creating it and opens it to send a test.
+  webhooks: [{ purpose: WEBHOOK_SECRET_PURPOSE, actions: ['kms:Decrypt', 'kms:Encrypt'] }],
   // The delivery worker opens it to sign each attempt.
-  'webhook-delivery': ['kms:Decrypt'],
+  'webhook-delivery': [{ purpose: WEBHOOK_SECRET_PURPOSE, actions: ['kms:Decrypt'] }],
+  // Web settings seal a TOTP seed at enrolment and open it to check a code (lambdas/back-office/two-factor-seeds.ts).
+  settings: [{ purpose: TWO_FACTOR_PURPOSE, actions: ['kms:Decrypt', 'kms:Encrypt'] }],
 };
+
+/** The IAM statements that let a role use the key as SECRETS_KEY_USERS says (none for a role it does not list). */
+export function keyUseStatements(role: ServiceRole, keyArn: string): iam.PolicyStatement[] {
+  return (SECRETS_KEY_USERS[role] ?? []).map(
+    (use) => new iam.PolicyStatement({ actions: [...use.actions], resources: [keyArn], conditions: { StringEquals: { 'kms:EncryptionContext:purpose': use.purpose } } }),
+  );
+}
 
 /** The roles that read a secret's value: the API groups whose GROUP_SECRET_ACCESS lists it. */
 export function secretReaders(secret: SecretId): ServiceRole[] {

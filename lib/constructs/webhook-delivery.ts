@@ -33,7 +33,7 @@ import { retryStateMachineDefinition } from '../../lambdas/webhooks/delivery-sch
 import { WEBHOOK_ENV, WEBHOOK_SECRET_PURPOSE } from '../../lambdas/webhooks/webhook-env';
 import { DELIVERY_QUEUE_VISIBILITY_SECONDS, FAN_OUT_FILTER_PATTERN, WEBHOOK_PIPELINE } from '../../lambdas/webhooks/pipeline-settings';
 import type { StageConfig } from '../config/stage-config';
-import { serviceRoleName } from '../config/service-roles';
+import { keyUseStatements, serviceRoleName } from '../config/service-roles';
 import { PROJECT_ROOT, serviceEnvironment, serviceFunctionProps, serviceFunctionRole, serviceLogGroup, type ApiFunction } from './api-function';
 import type { TableMap } from './data-tables';
 import { InvokeFunctionOnly } from './scheduled-jobs';
@@ -208,7 +208,7 @@ export class WebhookDelivery extends Construct {
         resources: [access.tableArn],
       }),
     );
-    this.worker.addToRolePolicy(openSecrets(secretsKey, ['kms:Decrypt']));
+    for (const statement of keyUseStatements('webhook-delivery', secretsKey.keyArn)) this.worker.addToRolePolicy(statement);
     // Short waits: a delayed message; long waits: an execution of the retry state machine.
     this.worker.addToRolePolicy(sendToQueue());
     this.worker.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:StartExecution'], resources: [this.retryStateMachine.stateMachineArn] }));
@@ -238,18 +238,9 @@ export class WebhookDelivery extends Construct {
     apiFunction.addEnvironment(WEBHOOK_ENV.secretKeyArn, secretsKey.keyArn);
     apiFunction.addEnvironment(WEBHOOK_ENV.queueUrl, this.queue.queueUrl);
     apiFunction.addEnvironment(WEBHOOK_ENV.forbiddenHosts, forbiddenHosts);
-    apiFunction.function.addToRolePolicy(openSecrets(secretsKey, ['kms:Decrypt', 'kms:Encrypt']));
+    for (const statement of keyUseStatements('webhooks', secretsKey.keyArn)) apiFunction.function.addToRolePolicy(statement);
     apiFunction.function.addToRolePolicy(sendToQueue());
   }
-}
-
-/** KMS actions on the secrets key, only for ciphertexts of callback secrets (their encryption context's `purpose`). */
-function openSecrets(key: kms.IKey, actions: readonly string[]): iam.PolicyStatement {
-  return new iam.PolicyStatement({
-    actions: [...actions],
-    resources: [key.keyArn],
-    conditions: { StringEquals: { 'kms:EncryptionContext:purpose': WEBHOOK_SECRET_PURPOSE } },
-  });
 }
 
 /**

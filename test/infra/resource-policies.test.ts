@@ -68,25 +68,33 @@ describe('the webhook secrets key policy', () => {
     for (const action of ['kms:PutKeyPolicy', 'kms:ScheduleKeyDeletion', 'kms:EnableKeyRotation', 'kms:DescribeKey']) expect(KEY_USE_ACTIONS).not.toContain(action);
   });
 
-  it.each(STAGES)('on %s lets exactly the roles the stateless stack grants KMS use the key, each its own actions, under purpose=webhook-secret', (name) => {
+  it.each(STAGES)('on %s lets exactly the roles the stateless stack grants KMS use the key, each its own actions, under its own purpose', (name) => {
     const [key] = Object.values(resources(stage(name).statefulTemplate, 'AWS::KMS::Key'));
     const statements = (key.Properties.KeyPolicy as { Statement: Statement[] }).Statement.filter((statement) => statement.NotAction === undefined);
     const allowedByKey = new Set<string>();
     for (const statement of statements) {
       expect(statement.Effect).toBe('Allow');
-      expect(statement.Condition?.StringEquals).toEqual({ 'kms:EncryptionContext:purpose': 'webhook-secret' });
+      const purpose = statement.Condition?.StringEquals?.['kms:EncryptionContext:purpose'];
+      expect(Object.keys(statement.Condition?.StringEquals ?? {})).toEqual(['kms:EncryptionContext:purpose']);
       const roles = [statement.Condition?.ArnEquals?.['aws:PrincipalArn']].flat().map(roleNameOf);
-      for (const role of roles) for (const action of actionsOf(statement)) allowedByKey.add(`${role} ${action}`);
+      for (const role of roles) for (const action of actionsOf(statement)) allowedByKey.add(`${role} ${action} ${purpose}`);
     }
     const grantedInIam = new Set<string>();
     for (const [role, roleStatements] of namedRoleStatements(name)) {
-      for (const statement of roleStatements) for (const action of actionsOf(statement).filter((a) => a.startsWith('kms:'))) grantedInIam.add(`${role} ${action}`);
+      for (const statement of roleStatements) {
+        const kmsActions = actionsOf(statement).filter((a) => a.startsWith('kms:'));
+        // Every KMS grant in IAM names its purpose too.
+        if (kmsActions.length > 0) expect(Object.keys(statement.Condition?.StringEquals ?? {}), role).toEqual(['kms:EncryptionContext:purpose']);
+        for (const action of kmsActions) grantedInIam.add(`${role} ${action} ${statement.Condition?.StringEquals?.['kms:EncryptionContext:purpose']}`);
+      }
     }
     expect([...allowedByKey].sort()).toEqual([...grantedInIam].sort());
     expect([...allowedByKey].sort()).toEqual([
-      `partner-api-${name}-delivery-${REGION} kms:Decrypt`,
-      `partner-api-${name}-webhooks-${REGION} kms:Decrypt`,
-      `partner-api-${name}-webhooks-${REGION} kms:Encrypt`,
+      `partner-api-${name}-delivery-${REGION} kms:Decrypt webhook-secret`,
+      `partner-api-${name}-settings-${REGION} kms:Decrypt two-factor`,
+      `partner-api-${name}-settings-${REGION} kms:Encrypt two-factor`,
+      `partner-api-${name}-webhooks-${REGION} kms:Decrypt webhook-secret`,
+      `partner-api-${name}-webhooks-${REGION} kms:Encrypt webhook-secret`,
     ]);
   });
 });

@@ -20,7 +20,9 @@ import { FAN_OUT_FILTER, WEBHOOK_PIPELINE } from '../../lib/constructs/webhook-d
 import { localDynamoClient } from '../../local/dynamo-local';
 import { localDocumentClient } from '../../local/local-stack';
 import { createTables, localTableNames } from '../../local/tables';
-import { LocalSecretSealer, startLocalWebhookPipeline } from '../../local/webhook-pipeline';
+import { LocalSealer } from '../../local/sealing';
+import { startLocalWebhookPipeline } from '../../local/webhook-pipeline';
+import { webhookSecretSealer } from '../../lambdas/webhooks/webhook-runtime';
 import { LOCAL_QUEUE_ARN, LOCAL_QUEUE_DEFAULTS, LocalDeliveryQueue } from '../../local/webhook-queue';
 import { LocalRetryScheduler } from '../../local/webhook-state-machine';
 import { FAN_OUT_FILTER_PATTERN, LOCAL_STREAM_DEFAULTS, startStreamReader, type StreamConsumer } from '../../local/webhook-stream';
@@ -445,7 +447,7 @@ describe('local secret sealer', () => {
 
   it('opens what it sealed for the same callback only', async () => {
     // Prepare
-    const sealer = new LocalSecretSealer(randomBytes(32));
+    const sealer = webhookSecretSealer(new LocalSealer(randomBytes(32)));
 
     // Act
     const sealed = await sealer.seal('whsec_abc', context);
@@ -457,22 +459,27 @@ describe('local secret sealer', () => {
     expect(await sealer.open(sealed, context)).toBe('whsec_abc');
     await expect(sealer.open(sealed, { ...context, webhookId: 'whk_2' })).rejects.toThrow(/does not open/);
     await expect(sealer.open(sealed, { ...context, partnerId: 'org_2' })).rejects.toThrow(/does not open/);
-    await expect(new LocalSecretSealer(randomBytes(32)).open(sealed, context)).rejects.toThrow(/does not open/);
+    await expect(webhookSecretSealer(new LocalSealer(randomBytes(32))).open(sealed, context)).rejects.toThrow(/does not open/);
     await expect(sealer.open(`kms:${sealed.slice(6)}`, context)).rejects.toThrow(/not a local ciphertext/);
+    // Another purpose with the same ids (a two-factor seed, say) does not open it either.
+    const generic = new LocalSealer(randomBytes(32));
+    const seed = await generic.seal('SEED', { purpose: 'two-factor', account_id: 'acc_1' });
+    await expect(generic.open(seed, { purpose: 'webhook-secret', account_id: 'acc_1' })).rejects.toThrow(/does not open/);
+    expect(await generic.open(seed, { purpose: 'two-factor', account_id: 'acc_1' })).toBe('SEED');
   });
 
   it('keeps its key in the data folder, so sealed secrets open after a restart', async () => {
     // Prepare
     const folder = mkdtempSync(join(tmpdir(), 'partner-api-sealer-'));
     try {
-      const sealed = await LocalSecretSealer.keptIn(folder).seal('whsec_kept', context);
+      const sealed = await webhookSecretSealer(LocalSealer.forStack(folder)).seal('whsec_kept', context);
 
       // Act
-      const reopened = await LocalSecretSealer.keptIn(folder).open(sealed, context);
+      const reopened = await webhookSecretSealer(LocalSealer.forStack(folder)).open(sealed, context);
 
       // Assess
       expect(reopened).toBe('whsec_kept');
-      expect(statSync(join(folder, LocalSecretSealer.KEY_FILE)).mode & 0o077).toBe(0);
+      expect(statSync(join(folder, LocalSealer.KEY_FILE)).mode & 0o077).toBe(0);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

@@ -7,7 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackOffice, type BackOffice } from '../../lambdas/back-office/back-office';
-import { codeAt } from '../../lambdas/shared/identity/two-factor';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { signInKey } from '../../lambdas/shared/identity/sign-in-items';
+import { codeAt, newTwoFactorSecret } from '../../lambdas/shared/identity/two-factor';
 import { startTestStack, type TestStack } from '../support/test-stack';
 
 let stack: TestStack;
@@ -87,5 +89,44 @@ describe('two-factor', () => {
     await expect(office.signIn.disableTwoFactor(account_id, PASSWORD, '000000')).rejects.toMatchObject({ code: 'INVALID_TWO_FACTOR' });
     expect(await office.signIn.disableTwoFactor(account_id, PASSWORD, await codeAt(secret, now))).toEqual({ two_factor: 'off' });
     expect((await office.signIn.verify({ email, password: PASSWORD })).account_id).toBe(account_id);
+  });
+});
+
+describe('seeds at rest', () => {
+  const signInItem = async (accountId: string) =>
+    (await stack.client.send(new GetCommand({ TableName: stack.tables.access, Key: signInKey(accountId), ConsistentRead: true }))).Item ?? {};
+
+  it('are stored sealed, bound to their account: the table never holds a seed in clear', async () => {
+    const { email, account_id } = await account();
+    const { secret } = await office.signIn.enrolTwoFactor(account_id, PASSWORD);
+    const pending = String((await signInItem(account_id)).two_factor_pending);
+    expect(pending).toMatch(/^local:/);
+    expect(pending).not.toContain(secret);
+    await office.signIn.confirmTwoFactor(account_id, PASSWORD, await codeAt(secret, now));
+    const stored = String((await signInItem(account_id)).two_factor_secret);
+    expect(stored).toMatch(/^local:/);
+    expect(JSON.stringify(await signInItem(account_id))).not.toContain(secret);
+    nextStep();
+    expect((await office.signIn.verify({ email, password: PASSWORD, twoFactorCode: await codeAt(secret, now) })).account_id).toBe(account_id);
+
+    // Another account's sealed seed copied onto this one does not open (the context names the account).
+    const other = await account();
+    const { secret: otherSecret } = await office.signIn.enrolTwoFactor(other.account_id, PASSWORD);
+    await stack.client.send(
+      new UpdateCommand({ TableName: stack.tables.access, Key: signInKey(account_id), UpdateExpression: 'SET two_factor_secret = :s', ExpressionAttributeValues: { ':s': (await signInItem(other.account_id)).two_factor_pending } }),
+    );
+    nextStep();
+    await expect(office.signIn.verify({ email, password: PASSWORD, twoFactorCode: await codeAt(otherSecret, now) })).rejects.toThrow(/does not open/);
+  });
+
+  it('stored in clear before sealing still work', async () => {
+    const { email, account_id } = await account();
+    const legacy = newTwoFactorSecret();
+    await stack.client.send(
+      new UpdateCommand({ TableName: stack.tables.access, Key: signInKey(account_id), UpdateExpression: 'SET two_factor_secret = :s', ExpressionAttributeValues: { ':s': legacy } }),
+    );
+    nextStep();
+    await expect(office.signIn.verify({ email, password: PASSWORD })).rejects.toMatchObject({ code: 'INVALID_TWO_FACTOR' });
+    expect((await office.signIn.verify({ email, password: PASSWORD, twoFactorCode: await codeAt(legacy, now) })).account_id).toBe(account_id);
   });
 });
