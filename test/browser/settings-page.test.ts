@@ -356,9 +356,23 @@ describe('the settings page in Chromium', { timeout: 60_000 }, () => {
     // 8. The recent activity: every change, newest first, from this browser's address.
     await page.waitForSelector('#audit-body tr[data-action="password.changed"]');
     const activity = await page.$$eval('#audit-body tr', (rows) => rows.map((row) => ({ action: row.getAttribute('data-action'), text: (row.textContent ?? '').trim() })));
-    expect(activity.map((a) => a.action)).toEqual(['password.changed', 'key.revoked', 'key.created', 'key.created', 'two_factor.enabled', 'two_factor.enrolled']);
+    // Sign-ins and the refused code are there too, and the operator's membership change that made this account a manager.
+    expect(activity.map((a) => a.action)).toEqual([
+      'password.changed',
+      'key.revoked',
+      'key.created',
+      'key.created',
+      'sign_in.succeeded',
+      'sign_in.two_factor_failed',
+      'two_factor.enabled',
+      'two_factor.enrolled',
+      'sign_in.succeeded',
+      'membership.set',
+    ]);
     expect(activity[1].text).toContain(`API key revoked ${org.keyId}`);
-    expect(await page.$$eval('#audit-body td[data-label="Source IP"]', (cells) => [...new Set(cells.map((c) => c.textContent))])).toEqual(['127.0.0.1']);
+    expect(activity[5].text).toContain('Sign-in refused: wrong two-factor code');
+    expect(activity[9].text).toContain(`Organization role set by an operator ${partner_id} (manager)`);
+    expect(await page.$$eval('#audit-body td[data-label="Source IP"]', (cells) => cells.map((c) => c.textContent))).toEqual([...Array(9).fill('127.0.0.1'), 'operator']);
     await screenshot(page, '11-activity');
 
     // Nothing overflows sideways, the tables included, from a desktop's width to a phone's (tables become stacked rows).
