@@ -470,7 +470,7 @@ describe('a second session cookie planted by another website', { timeout: 60_000
     await page.click('#sign-in-form button[type=submit]');
     await page.waitForSelector('#sign-in-status:has-text("two web settings sign-in cookies")');
     expect(await page.isVisible('#topbar')).toBe(false);
-    await screenshot(page, '15-two-session-cookies');
+    await screenshot(page, '16-two-session-cookies');
 
     await context.clearCookies({ name: 'settings_session', path: plantedPath });
     await page.fill('#email', email);
