@@ -28,15 +28,18 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
-/** One line typed at the terminal, not echoed. */
+/** What the terminal sent past the last line read (a paste of two lines arrives in one chunk). */
+let typedAhead = '';
+
+/** One line typed at the terminal, not echoed (what was typed ahead first: a pasted line and its confirmation). */
 function hiddenLine(question: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const input = process.stdin;
     process.stderr.write(question);
-    input.setRawMode(true);
-    input.resume();
     let line = '';
+    let finished = false;
     const done = (error?: Error) => {
+      finished = true;
       input.setRawMode(false);
       input.pause();
       input.off('data', onData);
@@ -44,15 +47,27 @@ function hiddenLine(question: string): Promise<string> {
       if (error) reject(error);
       else resolve(line);
     };
-    const onData = (data: Buffer) => {
-      for (const char of data.toString('utf8')) {
-        if (char === '\r' || char === '\n') return done();
+    const take = (text: string) => {
+      const chars = [...text];
+      for (let i = 0; i < chars.length; i += 1) {
+        const char = chars[i];
+        if (char === '\r' || char === '\n') {
+          // A CRLF's LF, and anything after the line, waits for the next question.
+          typedAhead = chars.slice(char === '\r' && chars[i + 1] === '\n' ? i + 2 : i + 1).join('');
+          return done();
+        }
         if (char === '\u0003') return done(new UsageError('Cancelled'));
         if (char === '\u007f' || char === '\b') line = line.slice(0, -1);
         else line += char;
       }
     };
+    const onData = (data: Buffer) => take(data.toString('utf8'));
+    input.setRawMode(true);
     input.on('data', onData);
+    const ahead = typedAhead;
+    typedAhead = '';
+    take(ahead);
+    if (!finished) input.resume();
   });
 }
 
