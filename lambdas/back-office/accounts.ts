@@ -115,15 +115,7 @@ export class Accounts {
         await this.store.client.send(
           new TransactWriteCommand({
             TransactItems: [
-              {
-                Update: {
-                  TableName: table,
-                  Key: accountKey(accountId),
-                  UpdateExpression: 'SET cred_gen = cred_gen + :one, updated_at = :now',
-                  ConditionExpression: 'attribute_exists(pk)',
-                  ExpressionAttributeValues: { ':one': 1, ':now': now },
-                },
-              },
+              raisedCredentialGeneration(table, accountId, now),
               {
                 Update: {
                   TableName: table,
@@ -191,15 +183,7 @@ export class Accounts {
         await this.store.client.send(
           new TransactWriteCommand({
             TransactItems: [
-              {
-                Update: {
-                  TableName: table,
-                  Key: accountKey(accountId),
-                  UpdateExpression: 'SET cred_gen = cred_gen + :one, updated_at = :now',
-                  ConditionExpression: 'attribute_exists(pk)',
-                  ExpressionAttributeValues: { ':one': 1, ':now': now },
-                },
-              },
+              raisedCredentialGeneration(table, accountId, now),
               ...(signIn
                 ? [
                     {
@@ -237,6 +221,19 @@ export class Accounts {
     );
     return { account_id: item.account_id, status: item.status };
   }
+}
+
+/** The account's credential generation raised (every key, session and callback of it ends for good), for a transaction. */
+function raisedCredentialGeneration(table: string, accountId: string, now: string) {
+  return {
+    Update: {
+      TableName: table,
+      Key: accountKey(accountId),
+      UpdateExpression: 'SET cred_gen = cred_gen + :one, updated_at = :now',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':one': 1, ':now': now },
+    },
+  };
 }
 
 function checkedPassword(password: string): string {
