@@ -22,6 +22,8 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: ['test/infra/**'],
           globalSetup: ['test/support/dynamo-global-setup.ts'],
+          // Passwords hash at the test-only cost (test/support/test-password-cost.ts).
+          setupFiles: ['test/support/test-password-cost.ts'],
         },
       },
     ],

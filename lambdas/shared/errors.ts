@@ -80,6 +80,8 @@ export const ERROR_CATALOG = {
   INTERNAL_ERROR: { status: 500, message: 'An internal error occurred.' },
   TICKET_SERVICE_UNAVAILABLE: { status: 503, message: 'The ticket service is temporarily unavailable.' },
   RATE_LIMIT_UNAVAILABLE: { status: 503, message: 'Rate protection is unavailable; retry after the Retry-After delay.' },
+  // Not in the spec's catalogue (docs/decisions: a deadline is not a bug in the request): the function ran out of time.
+  SERVICE_UNAVAILABLE: { status: 503, message: 'The request did not finish in time; retry after the Retry-After delay.' },
 } as const satisfies Record<string, { status: number; message: string; otherStatuses?: readonly number[] }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
@@ -108,8 +110,21 @@ export function apiError(code: ErrorCode, message?: string, headers?: Record<str
   return new ApiError(code, message, headers);
 }
 
-/** Map anything thrown to an ApiError; unknown failures become a generic 500. */
+/** How long a client waits before retrying a request that ran out of time. */
+export const TIMEOUT_RETRY_AFTER_SECONDS = 1;
+
+/** Whether `error` is middy's early timeout: the function neared its deadline before the request finished. */
+export function isDeadlineTimeout(error: unknown): boolean {
+  const cause = (error as { cause?: { package?: unknown } } | undefined)?.cause;
+  return (error as { name?: unknown } | undefined)?.name === 'TimeoutError' && cause?.package === '@middy/core';
+}
+
+/**
+ * Map anything thrown to an ApiError: the deadline is a retryable 503 SERVICE_UNAVAILABLE with Retry-After (not a
+ * bug in the request); unknown failures become a generic 500.
+ */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (isDeadlineTimeout(error)) return new ApiError('SERVICE_UNAVAILABLE', undefined, { 'Retry-After': String(TIMEOUT_RETRY_AFTER_SECONDS) }, { cause: error });
   return new ApiError('INTERNAL_ERROR', undefined, {}, { cause: error });
 }

@@ -74,6 +74,7 @@ const EVERY_ROUTE: readonly ErrorCode[] = [
   'DUPLICATE_PARAMETER',
   'RATE_LIMITED',
   'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
 ];
 
 /**

@@ -208,7 +208,10 @@ function envelope(getPlatform: () => Platform, router: Router): Middleware {
     request.response = response;
     const durationMs = state && Date.now() - state.startedAt;
     recordAnswer(state, router, response.statusCode, durationMs, error);
-    if (error && error.status >= 500) {
+    if (error?.code === 'SERVICE_UNAVAILABLE') {
+      // The deadline, not a bug: a warning with what the request had done (its slots were released above).
+      logger.warn('request timed out', { code: error.code, route: state?.route?.id, duration_ms: durationMs });
+    } else if (error && error.status >= 500) {
       logger.error('request failed', { code: error.code, error: error.cause ?? error });
     }
     if (state && isCallLogged(state, error)) {

@@ -12,6 +12,12 @@
  * time. `verifyAgainstDecoy` spends the same work for an unknown e-mail, so
  * a sign-in's timing does not tell which e-mails exist.
  *
+ * The cost is the code's, not a stage option: every deployed stage and the local stack hash at
+ * PRODUCTION_PASSWORD_COST. The test suite alone switches to TEST_PASSWORD_COST (1 MiB, about a
+ * millisecond) from its setup file (test/support/test-password-cost.ts), through
+ * usePasswordCostForTests, which refuses to run outside Vitest. Hashes say their own cost, so a
+ * hash made at one cost verifies at that cost.
+ *
  * Rules (decided here; the spec leaves them open): 10–128 characters
  * (code points), not only whitespace. Nothing else is imposed: length is
  * what matters, and the sign-in limits stop guessing.
@@ -21,11 +27,29 @@ import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOpti
 export const PASSWORD_MIN_CHARACTERS = 10;
 export const PASSWORD_MAX_CHARACTERS = 128;
 
-const COST = { logN: 17, r: 8, p: 1 } as const;
+export interface PasswordCost {
+  readonly logN: number;
+  readonly r: number;
+  readonly p: number;
+}
+/** What every deployed stage and the local stack use: N = 2^17, r = 8, p = 1 (128 MiB). */
+export const PRODUCTION_PASSWORD_COST: PasswordCost = Object.freeze({ logN: 17, r: 8, p: 1 });
+/** The test suite's (N = 2^10: 1 MiB): the lowest a stored hash may say (parse below). Never in a deployed function. */
+export const TEST_PASSWORD_COST: PasswordCost = Object.freeze({ logN: 10, r: 8, p: 1 });
+let COST: PasswordCost = PRODUCTION_PASSWORD_COST;
+
+/** The cost new hashes and the decoy use in this process. */
+export const passwordCostInUse = (): PasswordCost => COST;
+
+/** Tests only: hash at TEST_PASSWORD_COST. Refused outside Vitest, so no deployed function or local stack can select it. */
+export function usePasswordCostForTests(): void {
+  if (process.env.VITEST !== 'true') throw new Error('usePasswordCostForTests is for the test suite only');
+  COST = TEST_PASSWORD_COST;
+}
 const SALT_BYTES = 16;
 const HASH_BYTES = 32;
 
-function scrypt(password: string, salt: Buffer, cost: { logN: number; r: number; p: number }): Promise<Buffer> {
+function scrypt(password: string, salt: Buffer, cost: PasswordCost): Promise<Buffer> {
   const N = 2 ** cost.logN;
   // Memory is 128 · N · r bytes; allow twice that.
   const options: ScryptOptions = { N, r: cost.r, p: cost.p, maxmem: 256 * N * cost.r };
@@ -41,14 +65,14 @@ export function isAcceptablePassword(password: unknown): password is string {
   return length >= PASSWORD_MIN_CHARACTERS && length <= PASSWORD_MAX_CHARACTERS && password.trim().length > 0;
 }
 
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, cost: PasswordCost = COST): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
-  const hash = await scrypt(password, salt, COST);
-  return ['scrypt', '1', COST.logN, COST.r, COST.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
+  const hash = await scrypt(password, salt, cost);
+  return ['scrypt', '1', cost.logN, cost.r, cost.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
 }
 
 interface ParsedHash {
-  readonly cost: { logN: number; r: number; p: number };
+  readonly cost: PasswordCost;
   readonly salt: Buffer;
   readonly hash: Buffer;
 }

@@ -15,6 +15,7 @@ import { EdgeGuard } from '../../../lambdas/shared/limits/edge-guard';
 import { LIMITS } from '../../../lambdas/shared/limits/limits-table';
 import { createPlatform } from '../../../lambdas/shared/platform';
 import { health } from '../../../lambdas/system/health';
+import { captureLogs } from '../../support/log-capture';
 import { documentClient } from '../support/admission-fixtures';
 import { lambdaContext, parseBody, proxyEvent } from '../support/api-gateway-event';
 import { TABLES } from '../support/handler-environment';
@@ -173,6 +174,28 @@ describe('pipeline: admission headers and leases', () => {
     expect(response.statusCode).toBe(500);
     expect(releases()).toHaveLength(3);
     expect(response.headers).toHaveProperty('X-RateLimit-Remaining');
+  });
+
+  it('answers a request that runs out of time 503 SERVICE_UNAVAILABLE with Retry-After (not 500), frees its leases and logs a timeout', async () => {
+    // Prepare: an operation that never finishes, in a function with 2.6 s left (middy answers 5 ms before the end).
+    const handler = handlerWith({ tickets: () => new Promise(() => undefined) });
+    const context = { ...lambdaContext(), getRemainingTimeInMillis: () => 2600 };
+    const logs = captureLogs();
+
+    // Act
+    const response = await handler(
+      proxyEvent({ path: `/partners/${PARTNER_ID}/tickets`, resource: TICKETS.path, pathParameters: { partner_id: PARTNER_ID }, headers: { Authorization: bearer(issued.key) } }),
+      context,
+    );
+
+    // Assess
+    expect(response.statusCode).toBe(503);
+    expect(parseBody(response)).toMatchObject({ ok: false, error: { code: 'SERVICE_UNAVAILABLE' } });
+    expect(response.headers?.['Retry-After']).toBe('1');
+    expect(releases()).toHaveLength(3);
+    const messages = logs.lines().map((line) => [line.level, line.message]);
+    expect(messages).toContainEqual(['WARN', 'request timed out']);
+    expect(messages.map(([, message]) => message)).not.toContain('request failed');
   });
 
   it('frees the leases only after the operation has finished', async () => {
