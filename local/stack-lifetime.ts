@@ -7,6 +7,14 @@
  *   started (`npm start`, with `sh` and `tsx` between it and this process),
  *   going away: killed with SIGKILL, it runs no code and tells nobody: exit 1.
  *
+ * Its output may go before it does (a terminal or harness that closed its end
+ * of the pipes): every write then fails with EPIPE. Unhandled, each failure is
+ * an uncaught exception whose report is another failing write — an endless
+ * loop on the next-tick queue that starves the timers, so the stop and its
+ * deadline never come. The output streams get an error handler that marks
+ * them gone and writes nothing; the process's own reports go through `say`,
+ * which says nothing to a gone output.
+ *
  * The stop is bounded: past the deadline the process exits anyway. That is
  * safe because DynamoDB Local's watchdog (dynamo-local-watchdog.mjs) stops
  * Java when this process is gone, however it goes; the in-process workers end
@@ -33,20 +41,45 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /** A second signal this long after the first forces the exit (tsx relays the terminal's Ctrl-C: one press can arrive twice). */
 const FORCE_AFTER_MS = 1_000;
 
+/** Whether stdout or stderr has failed (its reader gone): nothing more is written to it. */
+let outputGone = false;
+
+/** Is this an output stream failing (EPIPE and the like on stdout or stderr), not a failure of the stack? */
+function isOutputFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === 'EPIPE' || code === 'ERR_STREAM_DESTROYED' || code === 'ERR_STREAM_WRITE_AFTER_END' || code === 'ECONNRESET';
+}
+
+/** A report of the process on stderr, unless its reader is gone. */
+function say(...parts: unknown[]): void {
+  if (outputGone) return;
+  try {
+    console.error(...parts);
+  } catch {
+    outputGone = true;
+  }
+}
+
 export function guardStackLifetime(options: StackLifetimeOptions = {}): StackLifetime {
   const deadlineMs = options.deadlineMs ?? 30_000;
+  for (const stream of [process.stdout, process.stderr]) {
+    // Never written to from here: a write would fail the same way.
+    stream.on('error', () => {
+      outputGone = true;
+    });
+  }
   const stops: Array<() => Promise<void>> = [];
   let ending: Promise<never> | undefined;
   let firstSignalAt: number | undefined;
 
   const end = (code: number, reason?: string): Promise<never> => {
     ending ??= (async () => {
-      if (reason) console.error(`\n${reason}: stopping the local stack`);
+      if (reason) say(`\n${reason}: stopping the local stack`);
       const deadline = new Promise<void>((resolve) => setTimeout(resolve, deadlineMs));
       const stopped = (async () => {
-        for (const stop of [...stops].reverse()) await stop().catch((error: unknown) => console.error('local stack: stop failed:', error));
+        for (const stop of [...stops].reverse()) await stop().catch((error: unknown) => say('local stack: stop failed:', error));
       })();
-      await Promise.race([stopped, deadline.then(() => console.error(`local stack: not stopped within ${deadlineMs / 1000} s, exiting anyway`))]);
+      await Promise.race([stopped, deadline.then(() => say(`local stack: not stopped within ${deadlineMs / 1000} s, exiting anyway`))]);
       process.exit(code);
     })();
     return ending;
@@ -59,17 +92,22 @@ export function guardStackLifetime(options: StackLifetimeOptions = {}): StackLif
         firstSignalAt = now;
         void end(0, signal);
       } else if (now - firstSignalAt >= FORCE_AFTER_MS) {
-        console.error(`${signal} again: exiting now`);
+        say(`${signal} again: exiting now`);
         process.exit(1);
       }
     });
   }
   process.on('uncaughtException', (error) => {
-    console.error('local stack: uncaught exception:', error);
+    // An output that failed is no crash of the stack: it keeps serving until it is told to stop.
+    if (isOutputFailure(error)) {
+      outputGone = true;
+      return;
+    }
+    say('local stack: uncaught exception:', error);
     void end(1, 'Crashed');
   });
   process.on('unhandledRejection', (reason) => {
-    console.error('local stack: unhandled rejection:', reason);
+    say('local stack: unhandled rejection:', reason);
     void end(1, 'Crashed');
   });
 

@@ -186,6 +186,19 @@ async function listeningServer(): Promise<{ port: number }> {
 }
 
 describe('npm start leaves no DynamoDB Local behind', () => {
+  it('SIGTERM after whatever read its output has gone: the stack still stops in bounded time, nothing is left', async () => {
+    const entry = await startReady([]);
+    const stackPid = entry.stackPid();
+    // The reader goes first (a harness or terminal that closed): every later write of the stack meets a closed pipe.
+    entry.launcher.stdout?.destroy();
+    entry.launcher.stderr?.destroy();
+    // A request: its call-log line is the first write to meet the closed pipe (EPIPE), before the signal's own lines.
+    const { baseUrl } = JSON.parse(readFileSync(join(entry.workDir, LOCAL_STATE_FILE), 'utf8')) as { baseUrl: string };
+    await fetch(`${baseUrl}/health`).catch((error: unknown) => error);
+    process.kill(stackPid, 'SIGTERM');
+    await expectNothingLeft(entry);
+  }, 240_000);
+
   it.each([
     { how: 'Ctrl-C (SIGINT to the terminal job: launcher, stack and all)', signal: 'SIGINT', to: 'job' },
     { how: 'SIGTERM to the stack', signal: 'SIGTERM', to: 'stack' },
