@@ -54,3 +54,59 @@ export function artifactsDir(name: string): string {
   mkdirSync(dir, { recursive: true });
   return dir;
 }
+
+/** An accessibility problem axe-core found, in short. */
+export interface AccessibilityViolation {
+  readonly rule: string;
+  readonly impact: string | null | undefined;
+  readonly targets: string[];
+  readonly help: string;
+}
+
+/**
+ * The serious and critical accessibility violations of the page as it is now: axe-core (WCAG 2.0/2.1 A and AA
+ * rules and best practices) run in the page by @axe-core/playwright. Axe's own script is evaluated through the
+ * DevTools protocol, outside the page's content security policy, so the policy under test stays as served.
+ */
+export async function accessibilityViolations(page: Page): Promise<AccessibilityViolation[]> {
+  const { AxeBuilder } = await import('@axe-core/playwright');
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+  return results.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => ({ rule: violation.id, impact: violation.impact, targets: violation.nodes.map((node) => String(node.target)), help: violation.help }));
+}
+
+/** A full-page screenshot of a state under `dir`, and that state's accessibility audit (no serious or critical violation). */
+export async function captureState(page: Page, dir: string, name: string): Promise<void> {
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
+  const violations = await accessibilityViolations(page);
+  if (violations.length > 0) throw new Error(`accessibility violations in state ${name}:\n${JSON.stringify(violations, null, 2)}`);
+}
+
+/** The focused element's id (or tag) and whether its focus is visible (an outline or a ring that is drawn). */
+export async function focusState(page: Page): Promise<{ readonly id: string; readonly visible: boolean }> {
+  return page.evaluate(`(() => {
+    const element = document.activeElement;
+    if (!element || element === document.body) return { id: 'body', visible: false };
+    const style = getComputedStyle(element);
+    const outline = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0;
+    const ring = style.boxShadow !== 'none';
+    return { id: element.id || element.tagName.toLowerCase(), visible: outline || ring };
+  })()`);
+}
+
+/**
+ * Tab (keyboard only) until the element `id` has focus, at most `maxStops` times, checking that every stop on the way
+ * shows its focus; the ids passed, in order.
+ */
+export async function tabTo(page: Page, id: string, maxStops = 60): Promise<string[]> {
+  const passed: string[] = [];
+  for (let stop = 0; stop < maxStops; stop += 1) {
+    await page.keyboard.press('Tab');
+    const state = await focusState(page);
+    if (!state.visible) throw new Error(`focus on ${state.id} is not visible (after ${passed.join(' → ') || 'the start'})`);
+    passed.push(state.id);
+    if (state.id === id) return passed;
+  }
+  throw new Error(`${id} was not reached in ${maxStops} Tab presses: ${passed.join(' → ')}`);
+}

@@ -13,7 +13,6 @@
  * Chromium treats 127.0.0.1 as a potentially trustworthy origin, so the
  * Secure cookie is kept over plain http there.
  */
-import { join } from 'node:path';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -24,7 +23,7 @@ import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
-import { artifactsDir, launchChromium, watchPage, type PageProblems } from './chromium';
+import { artifactsDir, launchChromium, watchPage, type PageProblems, captureState, tabTo } from './chromium';
 
 let stack: TestStack;
 /** Player limits raised out of reach; the ticket bridge can be switched off. */
@@ -93,7 +92,8 @@ async function newPage(): Promise<{ context: BrowserContext; page: Page; problem
 /** Waits until the page shows section `state` (the script sets body[data-state]). */
 const shown = (page: Page, state: string, timeout?: number) => page.waitForSelector(`body[data-state="${state}"]`, { state: 'attached', timeout });
 
-const screenshot = (page: Page, name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+/** Every state the tests visit: its screenshot, and its accessibility audit (chromium.ts captureState). */
+const screenshot = (page: Page, name: string) => captureState(page, shots, name);
 
 const text = async (page: Page, selector: string) => ((await page.textContent(selector)) ?? '').trim();
 /** As rendered (the author line is a block of its own). */
@@ -246,6 +246,25 @@ describe('the join page in Chromium', { timeout: 60_000 }, () => {
     expect(await other.context.cookies()).toEqual([]);
     await screenshot(other.page, '07-already-used');
     await expectNoProblems(other.problems);
+  });
+
+  it('claims by keyboard alone, every stop with visible focus', async () => {
+    const inv = await invitation();
+    const { page, problems } = await newPage();
+    await page.goto(inv.link);
+    await shown(page, 'claim');
+    await tabTo(page, 'in-game-name');
+    await page.keyboard.type(player.in_game_name);
+    expect(await tabTo(page, 'game-account-id')).toEqual(['game-account-id']);
+    await page.keyboard.type(player.game_account_id);
+    expect(await tabTo(page, 'claim-submit')).toEqual(['claim-submit']);
+    await screenshot(page, '02b-claim-keyboard-focus');
+    await page.keyboard.press('Enter');
+    await shown(page, 'ticket');
+    expect(await text(page, '#ticket-status')).toBe('Open: waiting for staff');
+    // The conversation is reachable the same way.
+    await tabTo(page, 'message-text');
+    await expectNoProblems(problems);
   });
 
   it('tells an invalid, a revoked and an expired link apart', async () => {

@@ -17,7 +17,6 @@
  * 127.0.0.1 as a potentially trustworthy origin, so the Secure cookie is kept
  * over plain http there.
  */
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { operations as identityOperations } from '../../lambdas/identity/handler';
@@ -29,7 +28,7 @@ import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
 import { bearer, startTestStack, type TestStack } from '../support/test-stack';
-import { artifactsDir, launchChromium, watchPage, type PageProblems } from './chromium';
+import { artifactsDir, launchChromium, watchPage, type PageProblems, captureState, tabTo } from './chromium';
 
 let stack: TestStack;
 /** Settings and sign-in limits raised out of reach; the clock moved by whole 30-second steps for two-factor codes. */
@@ -86,7 +85,8 @@ async function newPage(): Promise<{ context: BrowserContext; page: Page; problem
 
 /** Waits until the page shows screen `state` (the script sets body[data-state]). */
 const shown = (page: Page, state: 'loading' | 'sign-in' | 'sign-in-code' | 'settings') => page.waitForSelector(`body[data-state="${state}"]`, { state: 'attached' });
-const screenshot = (page: Page, name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+/** Every state the tests visit: its screenshot, and its accessibility audit (chromium.ts captureState). */
+const screenshot = (page: Page, name: string) => captureState(page, shots, name);
 const text = async (page: Page, selector: string) => ((await page.textContent(selector)) ?? '').trim();
 /** A status region once it says something. */
 async function said(page: Page, id: string) {
@@ -427,6 +427,32 @@ describe('the settings page in Chromium', { timeout: 60_000 }, () => {
     expect(await wholePage(page)).not.toContain(email);
     expect(await focused(page)).toBe('email');
     await screenshot(page, '14-session-ended');
+    await expectNoProblems(problems, [401]);
+  });
+
+  it('creates a key by keyboard alone, every stop with visible focus', async () => {
+    const { email } = await account();
+    const { page, problems } = await newPage();
+    await page.goto(`${stack.baseUrl}/settings`);
+    await shown(page, 'sign-in');
+    await tabTo(page, 'email');
+    await page.keyboard.type(email);
+    await tabTo(page, 'password');
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
+    await shown(page, 'settings');
+    await page.waitForSelector('#keys-empty', { state: 'visible' });
+    await tabTo(page, 'key-name');
+    await page.keyboard.type('Keyboard key');
+    // Organization, the scopes (public:read is ticked), the validity: each stop shows its focus on the way.
+    await tabTo(page, 'key-password');
+    await page.keyboard.type(PASSWORD);
+    await screenshot(page, '17-key-keyboard-focus');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#new-key', { state: 'visible' });
+    expect(await said(page, 'create-status')).toBe('Key Keyboard key created. Copy its value now.');
+    expect(await focused(page)).toBe('new-key-title');
+    // 401: the signed-out page's first GET of the session.
     await expectNoProblems(problems, [401]);
   });
 

@@ -19,7 +19,6 @@
  * violations; every state is kept as a full-page screenshot in
  * test/artifacts/web-settings-webhooks/.
  */
-import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { operations as settingsOperations } from '../../lambdas/settings/handler';
@@ -35,7 +34,7 @@ import { HANDLERS } from '../../local/handlers';
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest, type ReceiverAnswer } from '../support/https-receiver';
 import { SettingsBrowser } from '../support/settings-browser';
 import { startTestStack, type TestStack } from '../support/test-stack';
-import { artifactsDir, launchChromium, watchPage, type PageProblems } from './chromium';
+import { artifactsDir, launchChromium, watchPage, type PageProblems, captureState } from './chromium';
 
 let stack: TestStack;
 /**
@@ -132,7 +131,8 @@ async function newPage(): Promise<{ context: BrowserContext; page: Page; problem
 }
 
 const shown = (page: Page, state: 'sign-in' | 'sign-in-code' | 'settings') => page.waitForSelector(`body[data-state="${state}"]`, { state: 'attached' });
-const screenshot = (page: Page, name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+/** Every state the tests visit: its screenshot, and its accessibility audit (chromium.ts captureState). */
+const screenshot = (page: Page, name: string) => captureState(page, shots, name);
 const text = async (page: Page, selector: string) => ((await page.textContent(selector)) ?? '').trim();
 async function said(page: Page, id: string) {
   await page.waitForSelector(`#${id}:not(:empty)`);
