@@ -28,6 +28,7 @@ import { COOKIE_HEADER, JOIN_TOKEN_HEADER } from '../shared/http/credential-head
 import { JOIN_TOKEN_PATTERN } from '../shared/http/player-contracts';
 import type { Platform } from '../shared/platform';
 import type { InvitationItem } from '../invitations/invitation-model';
+import { INVITATION_ID_PATTERN } from '../invitations/invitation-model';
 import { invitationStoreOf } from '../invitations/invitation-store';
 import { isJoinToken } from '../invitations/join-link';
 import { holdsCredential, presentedCredential } from './player-credential';
@@ -62,20 +63,23 @@ function claimToken(body: Buffer | undefined): string | undefined {
 }
 
 export const provePossession: PossessionCheck = async ({ route, invitationId, headers, body, platform, now }) => {
+  // The path's id as sent: a malformed one proves nothing (and no link of its name is counted).
+  if (!INVITATION_ID_PATTERN.test(invitationId)) return { proof: 'none' };
+  // From here the id is well-formed: every answer names it (admission refuses a call without one).
   const category = route.category;
   if (category === 'player-view' || category === 'player-claim') {
     const token = category === 'player-view' ? headers.get(JOIN_TOKEN_HEADER)?.[0] : claimToken(body);
-    if (await isLinkToken(platform, invitationId, token)) return { proof: 'token' };
+    if (await isLinkToken(platform, invitationId, token)) return { proof: 'token', invitationId };
   }
   if (category === 'player-view' || category === 'player-message') {
     // Two cookies of the name were refused before (pipeline, authentication): at most one here.
     const presented = presentedCredential(headers.get(COOKIE_HEADER));
-    if (presented === undefined || !CREDENTIAL_PATTERN.test(presented)) return { proof: 'none' };
+    if (presented === undefined || !CREDENTIAL_PATTERN.test(presented)) return { proof: 'none', invitationId };
     const invitation = await invitationStoreOf(platform).find(invitationId);
     const read: InvitationRead = { invitation };
-    return { proof: invitation && holdsCredential(invitation, presented, now) ? 'credential' : 'none', read };
+    return invitation && holdsCredential(invitation, presented, now) ? { proof: 'credential', invitationId, read } : { proof: 'none', invitationId, read };
   }
-  return { proof: 'none' };
+  return { proof: 'none', invitationId };
 };
 
 /** Whether the call proved possession of its link (see provePossession); a call the check did not see proved nothing. */

@@ -13,7 +13,6 @@ import { WindowMemory } from './limits/window-memory';
 import { EdgeGuard } from './limits/edge-guard';
 import { LIMITS, type Limit } from './limits/limits-table';
 import type { Surface } from './http/routes';
-import type { WebhookLocalSwitches } from '../webhooks/webhook-runtime';
 import type { Sealer } from './sealing';
 import { secretSource, type SecretId, type SecretSource } from './secrets';
 import { createDocumentClient, requireTable, tableNamesFromEnv, type TableNames } from './storage/dynamo-client';
@@ -47,11 +46,13 @@ export interface Platform {
   readonly localSwitches?: LocalSwitches;
 }
 
+/**
+ * The local stack's switches. A group adds its own by declaration merging from its folder (the webhooks group:
+ * `webhooks`, in lambdas/webhooks/webhook-runtime.ts), so this module imports nothing of a group.
+ */
 export interface LocalSwitches {
   /** `ticket bridge --fail on`: the ticket bridge fails as an unavailable store would. */
   ticketBridgeDown(): boolean;
-  /** The local webhook pipeline's queue, state machine runner and secret sealer, and its local-only options. */
-  readonly webhooks?: WebhookLocalSwitches;
   /** The local stack's stand-in for KMS (local/sealing.ts): two-factor seeds and callbacks' secrets. */
   readonly sealer?: Sealer;
 }

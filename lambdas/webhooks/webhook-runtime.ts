@@ -58,6 +58,13 @@ export interface SecretSealer {
   open(sealed: string, context: SealContext): Promise<string>;
 }
 
+declare module '../shared/platform' {
+  interface LocalSwitches {
+    /** The local webhook pipeline's queue, state machine runner and secret sealer, and its local-only options. */
+    readonly webhooks?: WebhookLocalSwitches;
+  }
+}
+
 /** The local stack's counterparts (local/webhook-pipeline.ts); never present in a deployed function. */
 export interface WebhookLocalSwitches {
   readonly queue: DeliveryQueue;

@@ -35,7 +35,6 @@ import { edgeRejection } from '../limits/edge-guard';
 import { isPlayerCategory, isSettingsCategory } from '../limits/limits-table';
 import { admitPlayerCall } from '../limits/player-admission';
 import { admitSettingsCall, type SettingsHolderItem } from '../limits/settings-admission';
-import { INVITATION_ID_PATTERN } from '../../invitations/invitation-model';
 import { observability } from '../observability/invocation';
 import { logger } from '../observability/logger';
 import { METRICS, statusClass } from '../observability/metric-catalog';
@@ -82,11 +81,13 @@ export type AdmissionHolders = (call: {
  */
 export interface PlayerPossession {
   readonly proof: 'token' | 'credential' | 'none';
+  /** The path's invitation id when it is a well-formed one (the player group judges its format); absent otherwise. */
+  readonly invitationId?: string;
   /** What the check read to decide (the player group's invitation), handed to the operation so the call reads it once. */
   readonly read?: unknown;
 }
 
-/** How the player function decides a call's possession, for a well-formed invitation id of the path. */
+/** How the player function decides a call's possession, from the path's invitation id as sent (the group judges its format). */
 export type PossessionCheck = (call: {
   readonly route: RouteDefinition;
   readonly invitationId: string;
@@ -385,12 +386,6 @@ const admission = (holders: AdmissionHolders | undefined): Middleware => ({
   },
 });
 
-/** The path's invitation id, when it is a well-formed one. */
-function wellFormedInvitationId(event: ApiEvent): string | undefined {
-  const id = event.pathParameters.invitation_id;
-  return id !== undefined && INVITATION_ID_PATTERN.test(id) ? id : undefined;
-}
-
 /**
  * What a player-site call proves about its join link (the page itself proves nothing and is counted by nothing).
  * A function without a check serves no player route (createApiHandler refuses that): such a call proves nothing.
@@ -398,7 +393,8 @@ function wellFormedInvitationId(event: ApiEvent): string | undefined {
 async function playerPossession(state: PipelineState, route: RouteDefinition, check: PossessionCheck | undefined): Promise<PlayerPossession | undefined> {
   if (!isPlayerCategory(route.category)) return undefined;
   if (!check) return { proof: 'none' };
-  const invitationId = wellFormedInvitationId(state.event);
+  // The player group judges the id (its format is the group's); a proof names the well-formed id it holds.
+  const invitationId = state.event.pathParameters.invitation_id;
   if (invitationId === undefined) return { proof: 'none' };
   const { event, platform } = state;
   return check({ route, invitationId, headers: event.headers, body: event.body, platform, now: platform.clock() });
@@ -415,7 +411,7 @@ async function admitPlayerRoute(state: PipelineState, route: RouteDefinition): P
       {
         category: route.category,
         sourceIp: event.sourceIp ?? 'unknown',
-        invitationId: wellFormedInvitationId(event),
+        invitationId: state.possession?.invitationId,
         possession: state.possession !== undefined && state.possession.proof !== 'none',
       },
       decisionDepsOf(platform, state.signal),

@@ -101,13 +101,20 @@ describe('possession of a join link', () => {
 
   it('reads nothing for a cookie value that cannot be a credential, and says when the invitation does not exist', async () => {
     ddbMock.on(GetCommand).resolves({});
-    for (const cookie of ['player_credential=short', 'player_credential=']) expect(await check('player-message', { cookie })).toEqual({ proof: 'none' });
+    for (const cookie of ['player_credential=short', 'player_credential=']) expect(await check('player-message', { cookie })).toEqual({ proof: 'none', invitationId: INVITATION });
     // Two values of the name are refused (the pipeline refuses them before this check; it refuses them too).
     await expect(check('player-message', { cookie: `player_credential=${CREDENTIAL}; player_credential=short` })).rejects.toMatchObject({ code: 'DUPLICATE_CREDENTIAL_COOKIE' });
     expect(ddbMock.commandCalls(GetCommand)).toHaveLength(0);
     const missing = await check('player-view', { cookie: `player_credential=${CREDENTIAL}` });
     expect(missing.proof).toBe('none');
     expect(invitationRead(missing)).toEqual({ invitation: undefined });
+  });
+
+  it('judges the path\u2019s id: a malformed one proves nothing and names no invitation (admission then refuses the call)', async () => {
+    const token = joinToken(KEY, INVITATION);
+    const malformed = await provePossession({ route: route('player-view'), invitationId: 'not-an-id', headers: headers({ 'x-join-token': token }), body: undefined, platform, now: NOW });
+    expect(malformed).toEqual({ proof: 'none' });
+    expect(ddbMock.commandCalls(GetCommand)).toHaveLength(0);
   });
 
   it('is required to build a function that serves player calls', () => {
