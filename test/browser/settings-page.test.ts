@@ -456,6 +456,29 @@ describe('the settings page in Chromium', { timeout: 60_000 }, () => {
     await expectNoProblems(problems, [401]);
   });
 
+  it('pages the activity: "Show older activity" appends the next page until the first entry, then goes away', async () => {
+    const { account_id, email } = await account();
+    // 120 entries besides the operator's membership change and this sign-in: the first page holds 100.
+    for (let i = 0; i < 120; i += 1) {
+      await stack.office.audit.record(account_id, 'webhook.tested', { via: 'settings', sourceIp: '127.0.0.1' }, { webhook_id: `wh_${String(i).padStart(3, '0')}` });
+    }
+    const { page, problems } = await newPage();
+    await page.goto(`${stack.baseUrl}/settings`);
+    await signIn(page, email, PASSWORD);
+    await shown(page, 'settings');
+    await page.waitForSelector('#audit-body tr');
+    expect(await page.locator('#audit-body tr').count()).toBe(100);
+    expect(await page.isVisible('#audit-more')).toBe(true);
+    await page.click('#audit-more');
+    await page.waitForSelector('#audit-more', { state: 'hidden' });
+    const actions = await page.$$eval('#audit-body tr', (rows) => rows.map((row) => row.getAttribute('data-action')));
+    expect(actions).toHaveLength(122);
+    expect(actions.at(-1)).toBe('membership.set');
+    await screenshot(page, '18-activity-older');
+    // 401: the signed-out page's first GET of the session.
+    await expectNoProblems(problems, [401]);
+  });
+
   it('says when to try signing in again after too many attempts (429 with Retry-After)', async () => {
     const { page, problems } = await newPage();
     // The sign-in limits are raised out of reach in this file; the refusal is the API's shape, answered in its place.
