@@ -22,7 +22,7 @@ import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { accountKey, type AccountItem } from '../shared/identity/access-items';
 import { verifyAgainstDecoy, verifyPassword } from '../shared/identity/passwords';
 import { signInKey, type SignInItem } from '../shared/identity/sign-in-items';
-import { acceptedStep, newTwoFactorSecret, twoFactorUri } from '../shared/identity/two-factor';
+import { acceptedStep, isWellFormedCode, newTwoFactorSecret, twoFactorUri } from '../shared/identity/two-factor';
 import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
 import type { Accounts } from './accounts';
 import { auditPut, OPERATOR, type Audit, type AuditAction, type AuditSource } from './audit';
@@ -167,7 +167,7 @@ export class SignIn {
    */
   private async useCode(signIn: SignInItem, secret: string, code: string | undefined): Promise<void> {
     // A code that cannot be one is refused before the seed is opened (no KMS call for it).
-    if (typeof code !== 'string' || !/^[0-9]{6}$/.test(code)) throw WRONG_CODE();
+    if (!isWellFormedCode(code)) throw WRONG_CODE();
     const step = await acceptedStep(await this.seeds.open(signIn.account_id, secret), code, this.store.clock(), signIn.two_factor_step);
     if (step === undefined) throw WRONG_CODE();
     try {

@@ -12,6 +12,9 @@ export const TWO_FACTOR_ISSUER = 'Partner API';
 const CODE_PATTERN = /^[0-9]{6}$/;
 const STEP_SECONDS = 30;
 
+/** Whether `code` can be a code at all (six digits): what acceptedStep checks first, for callers that must decide before opening a seed. */
+export const isWellFormedCode = (code: unknown): code is string => typeof code === 'string' && CODE_PATTERN.test(code);
+
 export function newTwoFactorSecret(): string {
   return generateSecret({ length: 20 });
 }
@@ -23,7 +26,7 @@ export function twoFactorUri(label: string, secret: string): string {
 
 /** The time step a code is valid for, if `code` is the secret's code near `now` and later than `afterStep`. */
 export async function acceptedStep(secret: string, code: unknown, now: Date, afterStep?: number): Promise<number | undefined> {
-  if (typeof code !== 'string' || !CODE_PATTERN.test(code)) return undefined;
+  if (!isWellFormedCode(code)) return undefined;
   const epoch = Math.floor(now.getTime() / 1000);
   const result = await verify({
     secret,
