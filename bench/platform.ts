@@ -1,6 +1,6 @@
 /**
  * The handlers the benchmark's local fronts call: the deployed pipeline
- * (createApiHandler) and operations, on a platform of the bench's own, so the
+ * (lambdas/service/functions.ts) and operations, on a platform of the bench's own, so the
  * limits can be set per run while every DynamoDB call stays the deployed one.
  *
  * - Latency runs: every quota and concurrency limit raised out of reach. The
@@ -17,16 +17,9 @@
  * credential, and the 10-second burst limits would reject it before the
  * handler (the fronts have no edge check and the platforms no edge guard).
  */
-import { operations as entitlementOperations } from '../lambdas/entitlements/handler';
-import { operations as identityOperations } from '../lambdas/identity/handler';
-import { operations as invitationOperations } from '../lambdas/invitations/handler';
-import { operations as playerOperations, possession as playerPossession } from '../lambdas/player/handler';
-import { operations as recordOperations } from '../lambdas/records/handler';
-import { operations as settingsOperations } from '../lambdas/settings/handler';
-import { lookupSession } from '../lambdas/settings/settings-operations';
+import { FUNCTION_BUILDERS } from '../lambdas/service/functions';
 import type { ApiHandler } from '../lambdas/shared/http/pipeline';
-import { createApiHandler, type Operation } from '../lambdas/shared/http/pipeline';
-import { ROUTES } from '../lambdas/shared/http/routes';
+import type { EndpointGroup } from '../lambdas/shared/http/routes';
 import { LIMITS, type Limit } from '../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../lambdas/shared/platform';
 import { HANDLERS } from '../local/handlers';
@@ -61,30 +54,19 @@ export const benchPlatform = (limits: readonly Limit[], overrides: Partial<Platf
   createPlatform({ limits, edgeGuard: undefined, ...overrides });
 
 /**
- * The deployed handlers by endpoint group, with the authenticated groups
- * rebuilt from the operations their handler.ts exports, on the given
- * platform. A route of those groups
- * without an operation here fails the run rather than answering 404 in the
- * bench only.
+ * The deployed handlers by endpoint group, with the groups that count limits rebuilt on the given platform
+ * (lambdas/service/functions.ts: each group's own definition behind its front door).
  */
 export function benchHandlers(platform: () => Platform): Record<string, ApiHandler> {
-  const groups: Record<string, Record<string, Operation>> = {
-    identity: identityOperations,
-    records: recordOperations,
-    entitlements: entitlementOperations,
-    invitations: invitationOperations,
+  const rebuilt: readonly EndpointGroup[] = [
+    'identity',
+    'records',
+    'entitlements',
+    'invitations',
     // The player site: its limits count by source IP and join link, and the bench's claims all come from 127.0.0.1.
-    player: playerOperations,
+    'player',
     // Web settings: limits per account (and sign-ins per IP and e-mail), looked up through its session.
-    settings: settingsOperations,
-  };
-  const missing = ROUTES.filter((r) => groups[r.group] && !groups[r.group][r.id]).map((r) => r.id);
-  if (missing.length > 0) throw new Error(`bench/platform.ts: add the operations ${missing.join(', ')}`);
-  const rebuilt = Object.fromEntries(
-    Object.entries(groups).map(([group, operations]) => [
-      group,
-      createApiHandler({ operations, platform, ...(group === 'settings' ? { sessions: lookupSession } : {}), ...(group === 'player' ? { possession: playerPossession } : {}) }),
-    ]),
-  );
-  return { ...HANDLERS, ...rebuilt };
+    'settings',
+  ];
+  return { ...HANDLERS, ...Object.fromEntries(rebuilt.map((group) => [group, FUNCTION_BUILDERS[group](platform)])) };
 }

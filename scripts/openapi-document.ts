@@ -16,9 +16,9 @@ import * as z from 'zod/mini';
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../lambdas/back-office/sessions';
 import { ERROR_CATALOG, type ErrorCode } from '../lambdas/shared/errors';
 import { errorCodesOf, type RouteContract } from '../lambdas/shared/http/contract';
-import { ROUTE_CONTRACTS } from '../lambdas/shared/http/route-contracts';
+import { ROUTE_CONTRACTS } from '../lambdas/service/contracts';
 import { API_STAGE_NAME, ROUTES, SURFACE_OF_GROUP, type RouteDefinition, type RouteId } from '../lambdas/shared/http/routes';
-import { clearedSessionCookie, SESSION_COOKIE, sessionCookie } from '../lambdas/shared/http/web-session';
+import { clearedSessionCookie, SESSION_COOKIE, sessionCookie } from '../lambdas/settings/web-session';
 import { LIMITS, type Limit } from '../lambdas/shared/limits/limits-table';
 
 /** The partner contract's own version (the spec's "Versioning"); the interface version is `v1`, in the base URL. */

@@ -10,7 +10,7 @@
  * relies on it).
  */
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { AUDIT_ACTIONS } from '../shared/http/settings-contracts';
+import type { AUDIT_ACTIONS } from './audit-actions';
 import { accountKey } from '../shared/identity/access-items';
 import { BackOfficeError } from './errors';
 import { randomId, type IdentityStore } from './identity-store';

@@ -1,7 +1,10 @@
 /** The `identity` function: `GET /me`. */
-import { createApiHandler } from '../shared/http/pipeline';
+import { createPartnerApiHandler } from '../shared/http/partner-api-pipeline';
 import { describeKey } from './describe-key';
+import { IDENTITY_CONTRACTS } from './identity-contracts';
 
 export const operations = { me: describeKey };
 
-export const handler = createApiHandler({ operations });
+export const definition = { operations, contracts: IDENTITY_CONTRACTS };
+
+export const handler = createPartnerApiHandler(definition);

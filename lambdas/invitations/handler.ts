@@ -2,7 +2,8 @@
  * The `invitations` function: create, list, read, link and revoke an
  * organization's invitations (`/partners/{partner_id}/invitations…`).
  */
-import { createApiHandler } from '../shared/http/pipeline';
+import { createPartnerApiHandler } from '../shared/http/partner-api-pipeline';
+import { INVITATION_CONTRACTS } from './invitation-contracts';
 import { createInvitation, listInvitations, readInvitation, readInvitationLink, revokeInvitation } from './invitation-operations';
 
 export const operations = {
@@ -13,4 +14,6 @@ export const operations = {
   'invitation-revoke': revokeInvitation,
 };
 
-export const handler = createApiHandler({ operations });
+export const definition = { operations, contracts: INVITATION_CONTRACTS };
+
+export const handler = createPartnerApiHandler(definition);

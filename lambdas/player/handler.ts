@@ -4,7 +4,8 @@
  * refuses one); its abuse limits count by source IP, and by join link for
  * the calls that prove they hold it (player-possession.ts).
  */
-import { createApiHandler } from '../shared/http/pipeline';
+import { PLAYER_CONTRACTS } from './player-contracts';
+import { createPlayerHandler, type PlayerFunction } from './player-pipeline';
 import { addMessage, claim, playerPage, viewInvitation } from './player-operations';
 import { provePossession } from './player-possession';
 
@@ -18,4 +19,6 @@ export const operations = {
 /** What each call proves about its join link, before admission counts it (player-possession.ts). */
 export const possession = provePossession;
 
-export const handler = createApiHandler({ operations, possession });
+export const definition: PlayerFunction = { operations, contracts: PLAYER_CONTRACTS, possession };
+
+export const handler = createPlayerHandler(definition);

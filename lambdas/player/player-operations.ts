@@ -29,8 +29,8 @@
  * resubmitted (the claiming browser again).
  */
 import { ApiError } from '../shared/errors';
-import type { Operation, OperationInput } from '../shared/http/pipeline';
-import type { PlayerView } from '../shared/http/player-contracts';
+import type { PlayerOperation as Operation, PlayerOperationInput as OperationInput } from './player-pipeline';
+import type { PlayerView } from './player-contracts';
 import { API_STAGE_NAME } from '../shared/http/routes';
 import { METRICS } from '../shared/observability/metric-catalog';
 import { recordMetric } from '../shared/observability/metrics';

@@ -23,9 +23,9 @@
  * cookie value of a credential's shape, and handed to the operation
  * (`invitationRead`), so the call still reads the invitation once.
  */
-import type { OperationInput, PlayerPossession, PossessionCheck } from '../shared/http/pipeline';
+import type { PlayerOperationInput as OperationInput, PlayerPossession, PossessionCheck } from './player-pipeline';
 import { COOKIE_HEADER, JOIN_TOKEN_HEADER } from '../shared/http/credential-headers';
-import { JOIN_TOKEN_PATTERN } from '../shared/http/player-contracts';
+import { JOIN_TOKEN_PATTERN } from './player-contracts';
 import type { Platform } from '../shared/platform';
 import type { InvitationItem } from '../invitations/invitation-model';
 import { INVITATION_ID_PATTERN } from '../invitations/invitation-model';

@@ -5,10 +5,13 @@
  * shape; its limits count per account (and sign-ins per IP and e-mail).
  * It also answers the web side's unknown paths (404).
  */
-import { createApiHandler } from '../shared/http/pipeline';
+import { SETTINGS_CONTRACTS } from './settings-contracts';
+import { createSettingsHandler, type SettingsFunction } from './settings-pipeline';
 import { lookupSession, settingsOperations } from './settings-operations';
 import { settingsPage } from './settings-page';
 
 export const operations = { 'settings-page': settingsPage, ...settingsOperations };
 
-export const handler = createApiHandler({ operations, sessions: lookupSession });
+export const definition: SettingsFunction = { operations, contracts: SETTINGS_CONTRACTS, sessions: lookupSession };
+
+export const handler = createSettingsHandler(definition);

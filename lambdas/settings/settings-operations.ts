@@ -10,13 +10,13 @@ import { createBackOffice, BackOfficeError, type BackOffice, type BackOfficeCode
 import { decodeAuditCursor } from '../back-office/audit';
 import { SESSION_ABSOLUTE_MS } from '../back-office/sessions';
 import { ApiError, type ErrorCode } from '../shared/errors';
-import type { Operation, OperationInput, SessionLookup, SettingsSession } from '../shared/http/pipeline';
-import { clearedSessionCookie, presentedSessionToken, sessionCookie } from '../shared/http/web-session';
+import type { SessionLookup, SettingsOperation as Operation, SettingsOperationInput as OperationInput, SettingsSession } from './settings-pipeline';
+import { clearedSessionCookie, presentedSessionToken, sessionCookie } from './web-session';
 import { isAcceptablePassword, PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS } from '../shared/identity/passwords';
 import type { AccountItem } from '../shared/identity/access-items';
 import { EMAIL_MAX_CHARACTERS, normalizeEmail, type SignInItem } from '../shared/identity/sign-in-items';
 import { decisionDepsOf } from '../shared/limits/admission';
-import { admitSignIn } from '../shared/limits/settings-admission';
+import { admitSignIn } from './settings-admission';
 import { currentRequestScope } from '../shared/observability/request-scope';
 import { perPlatform } from '../shared/platform';
 import { sealerOf } from '../shared/sealing';

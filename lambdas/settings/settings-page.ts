@@ -19,7 +19,7 @@
  * hash), requests to the page's own origin, and nothing else: no framing,
  * no form posts, no base URL change, no external resource of any kind.
  */
-import type { AUDIT_ACTIONS } from '../shared/http/settings-contracts';
+import type { AUDIT_ACTIONS } from '../back-office/audit-actions';
 import { staticPage } from '../shared/http/static-page';
 import type { Operation } from '../shared/http/pipeline';
 import { PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS } from '../shared/identity/passwords';

@@ -1,7 +1,10 @@
 /** The `tickets` function: `GET /partners/{partner_id}/tickets` and `GET /partners/{partner_id}/tickets/{invitation_id}`. */
-import { createApiHandler } from '../shared/http/pipeline';
+import { createPartnerApiHandler } from '../shared/http/partner-api-pipeline';
+import { TICKET_CONTRACTS } from './ticket-contracts';
 import { listTickets, readTicket } from './ticket-operations';
 
 export const operations = { tickets: listTickets, ticket: readTicket };
 
-export const handler = createApiHandler({ operations });
+export const definition = { operations, contracts: TICKET_CONTRACTS };
+
+export const handler = createPartnerApiHandler(definition);

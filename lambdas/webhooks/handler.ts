@@ -4,10 +4,13 @@
  * in a function of its own because it alone seals and opens callback secrets (KMS), calls
  * receivers (verification and test events) and queues manual resends.
  */
-import { createApiHandler } from '../shared/http/pipeline';
 import { lookupSession } from '../settings/settings-operations';
+import { createSettingsHandler, type SettingsFunction } from '../settings/settings-pipeline';
+import { WEBHOOK_CONTRACTS } from './webhook-contracts';
 import { webhookAdmissionHolders, webhookOperations } from './webhook-operations';
 
 export const operations = webhookOperations;
 
-export const handler = createApiHandler({ operations, sessions: lookupSession, admissionHolders: webhookAdmissionHolders });
+export const definition: SettingsFunction = { operations, contracts: WEBHOOK_CONTRACTS, sessions: lookupSession, admissionHolders: webhookAdmissionHolders };
+
+export const handler = createSettingsHandler(definition);

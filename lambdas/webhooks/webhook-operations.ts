@@ -10,7 +10,7 @@
 import { createBackOffice } from '../back-office/back-office';
 import { BackOfficeError } from '../back-office/errors';
 import { ApiError } from '../shared/errors';
-import type { AdmissionHolders, Operation, OperationInput, SettingsSession } from '../shared/http/pipeline';
+import type { AdmissionHolders, SettingsOperation as Operation, SettingsOperationInput as OperationInput, SettingsSession } from '../settings/settings-pipeline';
 import { perPlatform } from '../shared/platform';
 import { requireTable } from '../shared/storage/dynamo-client';
 import { controlEvent, post, verificationResult, deliveryResult } from './attempt';

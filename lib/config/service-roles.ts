@@ -15,7 +15,8 @@ import { Aws } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { TWO_FACTOR_PURPOSE } from '../../lambdas/back-office/two-factor-seeds';
 import { WEBHOOK_SECRET_PURPOSE } from '../../lambdas/webhooks/webhook-env';
-import { GROUP_SECRET_ACCESS, ENDPOINT_GROUPS, type EndpointGroup } from '../../lambdas/shared/http/routes';
+import { ENDPOINT_GROUPS, type EndpointGroup } from '../../lambdas/shared/http/routes';
+import { GROUP_SECRET_ACCESS } from '../../lambdas/service/data-access';
 import type { SecretId } from '../../lambdas/shared/secret-names';
 
 /** A named role: an API group's function, or one of the webhook pipeline's. */

@@ -30,11 +30,9 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import {
   API_STAGE_NAME,
-  dataAccessOf,
   ENDPOINT_GROUPS,
   FALLBACK_GROUPS,
   FALLBACK_RESOURCE,
-  GROUP_SECRET_ACCESS,
   groupsOf,
   ROUTES,
   SURFACE_OF_GROUP,
@@ -43,6 +41,7 @@ import {
   type RouteDefinition,
   type Surface,
 } from '../../lambdas/shared/http/routes';
+import { dataAccessOf, GROUP_SECRET_ACCESS } from '../../lambdas/service/data-access';
 import { ACM_CERTIFICATE_ARN, API_INTEGRATION_TIMEOUT_SECONDS, type StageConfig } from '../config/stage-config';
 import { SURFACE_PROFILES, surfaceNamePrefix } from '../config/surfaces';
 import { ApiFunction } from './api-function';

@@ -16,9 +16,10 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { operations as invitationOperations } from '../../lambdas/invitations/handler';
-import { operations as playerOperations, possession as playerPossession } from '../../lambdas/player/handler';
-import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
+import { createPlayerHandler } from '../../lambdas/player/player-pipeline';
+import { definition as invitationsFunction } from '../../lambdas/invitations/handler';
+import { definition as playerFunction } from '../../lambdas/player/handler';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
@@ -35,8 +36,8 @@ let shots: string;
 beforeAll(async () => {
   shots = artifactsDir('player-site');
   const raised = LIMITS.map((l) => (l.kind === 'edge' ? l : { ...l, limit: 100_000 }));
-  const player = createApiHandler({ operations: playerOperations, possession: playerPossession, platform: () => platform });
-  const invitations = createApiHandler({ operations: invitationOperations, platform: () => platform });
+  const player = createPlayerHandler({ ...playerFunction, platform: () => platform });
+  const invitations = createPartnerApiHandler({ ...invitationsFunction, platform: () => platform });
   stack = await startTestStack({ handlers: { ...HANDLERS, player, invitations } });
   platform = createPlatform({ limits: raised, edgeGuard: undefined, localSwitches: { ticketBridgeDown: () => bridgeDown } });
   browser = await launchChromium();

@@ -19,10 +19,10 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { operations as identityOperations } from '../../lambdas/identity/handler';
-import { operations as settingsOperations } from '../../lambdas/settings/handler';
-import { lookupSession } from '../../lambdas/settings/settings-operations';
-import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
+import { createSettingsHandler } from '../../lambdas/settings/settings-pipeline';
+import { definition as identityFunction } from '../../lambdas/identity/handler';
+import { definition as settingsFunction } from '../../lambdas/settings/handler';
 import { codeAt } from '../../lambdas/shared/identity/two-factor';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
@@ -43,8 +43,8 @@ let shots: string;
 beforeAll(async () => {
   shots = artifactsDir('web-settings');
   const raised = LIMITS.map((l) => (l.kind === 'edge' ? l : { ...l, limit: 100_000 }));
-  const settings = createApiHandler({ operations: settingsOperations, platform: () => platform, sessions: lookupSession });
-  const identity = createApiHandler({ operations: identityOperations, platform: () => platform });
+  const settings = createSettingsHandler({ ...settingsFunction, platform: () => platform });
+  const identity = createPartnerApiHandler({ ...identityFunction, platform: () => platform });
   stack = await startTestStack({ handlers: { ...HANDLERS, settings, identity } });
   platform = createPlatform({ limits: raised, edgeGuard: undefined, clock: now });
   browser = await launchChromium();

@@ -21,15 +21,14 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { operations as settingsOperations } from '../../lambdas/settings/handler';
-import { lookupSession } from '../../lambdas/settings/settings-operations';
-import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { createSettingsHandler } from '../../lambdas/settings/settings-pipeline';
+import { definition as settingsFunction } from '../../lambdas/settings/handler';
+import { definition as webhookFunction } from '../../lambdas/webhooks/handler';
 import { codeAt } from '../../lambdas/shared/identity/two-factor';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, sharedPlatform, type Platform } from '../../lambdas/shared/platform';
 import { signatureOf } from '../../lambdas/webhooks/signing';
 import { deliveryIdOf } from '../../lambdas/webhooks/webhook-items';
-import { webhookAdmissionHolders, webhookOperations } from '../../lambdas/webhooks/webhook-operations';
 import { HANDLERS } from '../../local/handlers';
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest, type ReceiverAnswer } from '../support/https-receiver';
 import { SettingsBrowser } from '../support/settings-browser';
@@ -54,8 +53,8 @@ const receivers: HttpsReceiver[] = [];
 beforeAll(async () => {
   shots = artifactsDir('web-settings-webhooks');
   const raised = LIMITS.map((l) => (l.kind === 'edge' || l.policy === 'webhook-resend-delivery-day' ? l : { ...l, limit: 100_000 }));
-  const settings = createApiHandler({ operations: settingsOperations, platform: () => platform, sessions: lookupSession });
-  const webhooks = createApiHandler({ operations: webhookOperations, platform: () => platform, sessions: lookupSession, admissionHolders: webhookAdmissionHolders });
+  const settings = createSettingsHandler({ ...settingsFunction, platform: () => platform });
+  const webhooks = createSettingsHandler({ ...webhookFunction, platform: () => platform });
   stack = await startTestStack({ handlers: { ...HANDLERS, settings, webhooks } });
   // The local stack's webhook switches (its queue, sealer, loopback receivers allowed), which the shared platform carries.
   platform = createPlatform({ limits: raised, edgeGuard: undefined, clock: now, localSwitches: sharedPlatform().localSwitches });

@@ -7,7 +7,7 @@ import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as credentialHeaders from '../../lambdas/shared/http/credential-headers';
 import { COOKIE_HEADER, CREDENTIAL_HEADERS, HEADERS_WITHOUT_CREDENTIALS, JOIN_TOKEN_HEADER } from '../../lambdas/shared/http/credential-headers';
-import { SETTINGS_REQUEST_HEADER } from '../../lambdas/shared/http/web-session';
+import { SETTINGS_REQUEST_HEADER } from '../../lambdas/settings/web-session';
 import { REQUEST_LIMITS } from '../../lambdas/shared/http/request-rules';
 import { ROUTES, SURFACE_OF_GROUP, type EndpointGroup, type RouteDefinition, type Surface } from '../../lambdas/shared/http/routes';
 import { edgeLimits, LIMITS, quotaLimits, type EdgeLimit, type Limit } from '../../lambdas/shared/limits/limits-table';

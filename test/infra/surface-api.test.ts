@@ -1,13 +1,11 @@
-import { joinLinkKey, playerIpKey } from '../../lambdas/shared/limits/player-admission';
-import { PLAYER_COUNTER_KEY_PREFIXES } from '../../lambdas/shared/limits/player-counter-keys';
+import { joinLinkKey, playerIpKey } from '../../lambdas/player/player-admission';
+import { PLAYER_COUNTER_KEY_PREFIXES } from '../../lambdas/player/player-counter-keys';
 import { describe, it, expect } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { secretArnEnvName } from '../../lambdas/shared/secret-names';
 import {
-  dataAccessOf,
   ENDPOINT_GROUPS,
   FALLBACK_GROUPS,
-  GROUP_SECRET_ACCESS,
   groupsOf,
   ROUTES,
   SURFACE_OF_GROUP,
@@ -15,6 +13,7 @@ import {
   type RouteDefinition,
   type Surface,
 } from '../../lambdas/shared/http/routes';
+import { dataAccessOf, GROUP_SECRET_ACCESS } from '../../lambdas/service/data-access';
 import { RECORD_LIST_INDEXES, TABLE_IDS, physicalTableName, tableEnvName, type TableId } from '../../lambdas/shared/storage/table-definitions';
 import { resolveStageConfig } from '../../lib/config/stage-config';
 import { SURFACE_PROFILES, SURFACES } from '../../lib/config/surfaces';

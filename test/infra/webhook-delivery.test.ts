@@ -5,7 +5,7 @@
  * mappings, the alarms, and exactly what each role of the pipeline may do.
  */
 import { describe, expect, it } from 'vitest';
-import { dataAccessOf } from '../../lambdas/shared/http/routes';
+import { dataAccessOf } from '../../lambdas/service/data-access';
 import { retryStateMachineDefinition, RETRY_STATES } from '../../lambdas/webhooks/delivery-schedule';
 import { ATTEMPT_LEASE_MS } from '../../lambdas/webhooks/deliveries';
 import { WEBHOOK_ENV } from '../../lambdas/webhooks/webhook-env';

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackOffice } from '../../lambdas/back-office/back-office';
-import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
+import { ROUTE_CONTRACTS } from '../../lambdas/service/contracts';
 import { ROUTES, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
 import { HANDLERS } from '../../local/handlers';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
@@ -23,7 +24,7 @@ const orgRoute: RouteDefinition = {
   body: 'none',
 };
 const router = new Router([...ROUTES, orgRoute]);
-const identity = createApiHandler({
+const identity = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS,
   router,
   operations: {
     me: (input) => import('../../lambdas/identity/describe-key').then((m) => m.describeKey(input)),

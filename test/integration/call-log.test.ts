@@ -13,7 +13,8 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { describeKey } from '../../lambdas/identity/describe-key';
-import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
+import { ROUTE_CONTRACTS } from '../../lambdas/service/contracts';
 import { ROUTES, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
 import { EdgeGuard } from '../../lambdas/shared/limits/edge-guard';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
@@ -41,7 +42,7 @@ let stack: TestStack;
 let logs: LogCapture;
 
 beforeAll(async () => {
-  const identity = createApiHandler({ router, platform: () => platformOfRequest(), operations: { me: describeKey, 'org-probe': async () => ({ data: {} }) } });
+  const identity = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS, router, platform: () => platformOfRequest(), operations: { me: describeKey, 'org-probe': async () => ({ data: {} }) } });
   stack = await startTestStack({ router, handlers: { ...HANDLERS, identity } });
 });
 afterAll(() => stack?.stop());

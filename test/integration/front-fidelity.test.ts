@@ -12,7 +12,8 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeKey } from '../../lambdas/identity/describe-key';
 import { generateApiKey } from '../../lambdas/shared/identity/api-keys';
-import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
+import { ROUTE_CONTRACTS } from '../../lambdas/service/contracts';
 import { ROUTES, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
 import { HANDLERS } from '../../local/handlers';
 import { startLocalFront } from '../../local/http-front';
@@ -70,7 +71,7 @@ let key: string;
 let partnerId: string;
 
 beforeAll(async () => {
-  const identity = createApiHandler({
+  const identity = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS,
     router,
     operations: { me: describeKey, probe: async ({ query }) => ({ data: { query: { ...query } } }) },
   });

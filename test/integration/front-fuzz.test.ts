@@ -14,7 +14,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeKey } from '../../lambdas/identity/describe-key';
-import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
+import { ROUTE_CONTRACTS } from '../../lambdas/service/contracts';
 import { ROUTES, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
 import { HANDLERS } from '../../local/handlers';
 import { wireRequest, type WireAnswer, type WireRequest } from '../support/raw-http';
@@ -41,7 +42,7 @@ let partnerId: string;
 const keys: string[] = [];
 
 beforeAll(async () => {
-  const identity = createApiHandler({
+  const identity = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS,
     router,
     operations: { me: describeKey, 'fuzz-echo': async ({ query }) => ({ data: { query: { ...query } } }) },
   });

@@ -6,9 +6,9 @@
  * notes or a token.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations } from '../../lambdas/invitations/handler';
 import { InvitationStore } from '../../lambdas/invitations/invitation-store';
-import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
+import { definition as invitationsFunction } from '../../lambdas/invitations/handler';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
@@ -23,7 +23,7 @@ beforeAll(async () => {
   // The invitation quotas (10 creations a minute per organization) and concurrency limits (2 in flight per key)
   // are shown by the quota tests; here they are raised out of reach so the store's own rules are what is tested.
   const raised = LIMITS.map((l) => (l.kind === 'edge' ? l : { ...l, limit: 100_000 }));
-  const invitations = createApiHandler({ operations, platform: () => platform });
+  const invitations = createPartnerApiHandler({ ...invitationsFunction, platform: () => platform });
   stack = await startTestStack({ handlers: { ...HANDLERS, invitations } });
   // After the stack set the environment (table names) the platform reads.
   platform = createPlatform({ limits: raised, edgeGuard: undefined, clock: () => now ?? new Date() });

@@ -8,9 +8,10 @@
  * statement has one, its leading-key condition.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operations as invitationOperations } from '../../lambdas/invitations/handler';
-import { operations as playerOperations, possession } from '../../lambdas/player/handler';
-import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
+import { createPlayerHandler } from '../../lambdas/player/player-pipeline';
+import { definition as invitationsFunction } from '../../lambdas/invitations/handler';
+import { definition as playerFunction } from '../../lambdas/player/handler';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
 import { physicalTableName, TABLE_IDS, type TableId } from '../../lambdas/shared/storage/table-definitions';
@@ -65,8 +66,8 @@ function recordingClient(endpoint: string) {
 
 beforeAll(async () => {
   const raised = LIMITS.map((l) => (l.kind === 'edge' ? l : { ...l, limit: 100_000 }));
-  const player = createApiHandler({ operations: playerOperations, possession, platform: () => platform });
-  const invitations = createApiHandler({ operations: invitationOperations, platform: () => createPlatform({ limits: raised, edgeGuard: undefined }) });
+  const player = createPlayerHandler({ ...playerFunction, platform: () => platform });
+  const invitations = createPartnerApiHandler({ ...invitationsFunction, platform: () => createPlatform({ limits: raised, edgeGuard: undefined }) });
   stack = await startTestStack({ handlers: { ...HANDLERS, player, invitations } });
   platform = createPlatform({ limits: raised, edgeGuard: undefined, documentClient: recordingClient(stack.dynamoEndpoint) });
 });

@@ -11,9 +11,10 @@ import { request } from 'node:http';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { captureLogs } from '../support/log-capture';
-import { operations as invitationOperations } from '../../lambdas/invitations/handler';
-import { operations as playerOperations, possession as playerPossession } from '../../lambdas/player/handler';
-import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
+import { createPlayerHandler } from '../../lambdas/player/player-pipeline';
+import { definition as invitationsFunction } from '../../lambdas/invitations/handler';
+import { definition as playerFunction } from '../../lambdas/player/handler';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
@@ -30,8 +31,8 @@ let useLimited = false;
 
 beforeAll(async () => {
   const raised = LIMITS.map((l) => (l.kind === 'edge' ? l : { ...l, limit: 100_000 }));
-  const player = createApiHandler({ operations: playerOperations, possession: playerPossession, platform: () => (useLimited ? limited : platform) });
-  const invitations = createApiHandler({ operations: invitationOperations, platform: () => platform });
+  const player = createPlayerHandler({ ...playerFunction, platform: () => (useLimited ? limited : platform) });
+  const invitations = createPartnerApiHandler({ ...invitationsFunction, platform: () => platform });
   stack = await startTestStack({ handlers: { ...HANDLERS, player, invitations } });
   platform = createPlatform({ limits: raised, edgeGuard: undefined, localSwitches: { ticketBridgeDown: () => bridgeDown } });
   const fixed = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 20_000);

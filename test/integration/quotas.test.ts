@@ -11,7 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeKey } from '../../lambdas/identity/describe-key';
 import { accountKey, apiKeyKey, orgKey } from '../../lambdas/shared/identity/access-items';
 import { digestApiKey, keyIdFromDigest } from '../../lambdas/shared/identity/api-keys';
-import { createApiHandler, type Operation } from '../../lambdas/shared/http/pipeline';
+import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
+import { ROUTE_CONTRACTS } from '../../lambdas/service/contracts';
+import type { Operation } from '../../lambdas/shared/http/pipeline';
 import { ROUTES, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
 import { authenticateKey } from '../../lambdas/shared/identity/key-authentication';
 import { admitRequest, counterAttribute } from '../../lambdas/shared/limits/admission';
@@ -56,7 +58,7 @@ let stack: TestStack;
 let now: Date | undefined;
 
 beforeAll(async () => {
-  const identity = createApiHandler({
+  const identity = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS,
     router,
     platform: () => platform,
     operations: { me: describeKey, 'probe-create': held, 'probe-invitation': held, 'probe-ticket': held, 'probe-plain': held },

@@ -7,7 +7,8 @@
  * endpoints exist.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
+import { ROUTE_CONTRACTS } from '../../lambdas/service/contracts';
 import { ROUTES, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
 import { HANDLERS } from '../../local/handlers';
 import { rawRequest, type RawResponse } from '../support/raw-http';
@@ -25,7 +26,7 @@ const echoRoute: RouteDefinition = {
   body: 'json',
 };
 const router = new Router([...ROUTES, echoRoute]);
-const testHandler = createApiHandler({
+const testHandler = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS,
   router,
   operations: { 'test-echo': async ({ body, query }) => ({ status: 201, data: { body, query } }) },
 });

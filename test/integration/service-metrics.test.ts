@@ -9,12 +9,14 @@
  */
 import type { Context } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { operations as invitationOperations } from '../../lambdas/invitations/handler';
 import { handler as claimReconciler, runClaimReconciler } from '../../lambdas/jobs/claim-reconciler/handler';
-import { operations as playerOperations, possession as playerPossession } from '../../lambdas/player/handler';
-import { operations as settingsOperations } from '../../lambdas/settings/handler';
-import { lookupSession } from '../../lambdas/settings/settings-operations';
-import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
+import { createSettingsHandler } from '../../lambdas/settings/settings-pipeline';
+import { createPlayerHandler } from '../../lambdas/player/player-pipeline';
+import { definition as invitationsFunction } from '../../lambdas/invitations/handler';
+import { definition as playerFunction } from '../../lambdas/player/handler';
+import { definition as settingsFunction } from '../../lambdas/settings/handler';
+import { definition as webhookFunction } from '../../lambdas/webhooks/handler';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { observedJob } from '../../lambdas/shared/observability/invocation';
 import { publishScopeMetrics } from '../../lambdas/shared/observability/metrics';
@@ -23,7 +25,6 @@ import { createPlatform, sharedPlatform, type Platform } from '../../lambdas/sha
 import { newEventId, type EventEnvelope } from '../../lambdas/outbox/outbox';
 import { Deliveries } from '../../lambdas/webhooks/deliveries';
 import { MAX_ATTEMPTS } from '../../lambdas/webhooks/delivery-schedule';
-import { webhookAdmissionHolders, webhookOperations } from '../../lambdas/webhooks/webhook-operations';
 import { newWebhookId } from '../../lambdas/webhooks/webhook-items';
 import { HANDLERS } from '../../local/handlers';
 import { startHttpsReceiver } from '../support/https-receiver';
@@ -46,10 +47,10 @@ const raisedPlatform = () =>
 
 beforeAll(async () => {
   const handlers = {
-    player: createApiHandler({ operations: playerOperations, possession: playerPossession, platform: raisedPlatform }),
-    invitations: createApiHandler({ operations: invitationOperations, platform: raisedPlatform }),
-    settings: createApiHandler({ operations: settingsOperations, sessions: lookupSession, platform: raisedPlatform }),
-    webhooks: createApiHandler({ operations: webhookOperations, sessions: lookupSession, admissionHolders: webhookAdmissionHolders, platform: raisedPlatform }),
+    player: createPlayerHandler({ ...playerFunction, platform: raisedPlatform }),
+    invitations: createPartnerApiHandler({ ...invitationsFunction, platform: raisedPlatform }),
+    settings: createSettingsHandler({ ...settingsFunction, platform: raisedPlatform }),
+    webhooks: createSettingsHandler({ ...webhookFunction, platform: raisedPlatform }),
   };
   // Retry waits x 0.0001: a failed first attempt is retried within a second.
   stack = await startTestStack({ handlers: { ...HANDLERS, ...handlers }, webhooks: { allowLocalWebhooks: true, waitScale: 0.0001 } });

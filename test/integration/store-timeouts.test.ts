@@ -17,7 +17,8 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeKey } from '../../lambdas/identity/describe-key';
 import { apiKeyKey } from '../../lambdas/shared/identity/access-items';
-import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
+import { ROUTE_CONTRACTS } from '../../lambdas/service/contracts';
 import { ROUTES, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
 import { createDocumentClient, DYNAMO_CLIENT_CONFIG } from '../../lambdas/shared/storage/dynamo-client';
@@ -100,7 +101,7 @@ let platform: Platform;
 let stack: TestStack;
 
 beforeAll(async () => {
-  const identity = createApiHandler({ router, platform: () => platform, operations: { me: describeKey, 'ticket-probe': async () => ({ data: {} }) } });
+  const identity = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS, router, platform: () => platform, operations: { me: describeKey, 'ticket-probe': async () => ({ data: {} }) } });
   stack = await startTestStack({ router, handlers: { ...HANDLERS, identity } });
 });
 afterAll(() => stack?.stop());

@@ -8,11 +8,11 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimInvitation } from '../../lambdas/invitations/claim';
 import { InvitationStore, invitationKey } from '../../lambdas/invitations/invitation-store';
-import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
+import { definition as ticketsFunction } from '../../lambdas/tickets/handler';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
 import { DynamoTicketBridge, ticketKey } from '../../lambdas/tickets/ticket-bridge';
-import { operations } from '../../lambdas/tickets/handler';
 import { HANDLERS } from '../../local/handlers';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
 
@@ -24,7 +24,7 @@ let tickets: DynamoTicketBridge;
 beforeAll(async () => {
   // Quotas and concurrency limits out of reach: the quota tests show those; here the list is under test.
   const raised = LIMITS.map((l) => (l.kind === 'edge' ? l : { ...l, limit: 100_000 }));
-  const ticketHandler = createApiHandler({ operations, platform: () => platform });
+  const ticketHandler = createPartnerApiHandler({ ...ticketsFunction, platform: () => platform });
   stack = await startTestStack({ handlers: { ...HANDLERS, tickets: ticketHandler } });
   platform = createPlatform({ limits: raised, edgeGuard: undefined });
   invitations = new InvitationStore(stack.client, stack.tables.domain);

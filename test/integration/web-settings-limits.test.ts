@@ -10,9 +10,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackOffice, type BackOffice } from '../../lambdas/back-office/back-office';
-import { operations as settingsOperations } from '../../lambdas/settings/handler';
-import { lookupSession } from '../../lambdas/settings/settings-operations';
-import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { createSettingsHandler } from '../../lambdas/settings/settings-pipeline';
+import { definition as settingsFunction } from '../../lambdas/settings/handler';
 import { LIMITS, quotaLimits, type Limit, type QuotaLimit } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
@@ -25,7 +24,7 @@ let platform: Platform;
 let office: BackOffice;
 
 beforeAll(async () => {
-  const settings = createApiHandler({ operations: settingsOperations, platform: () => platform, sessions: lookupSession });
+  const settings = createSettingsHandler({ ...settingsFunction, platform: () => platform });
   stack = await startTestStack({ handlers: { ...HANDLERS, settings } });
 });
 afterAll(() => stack?.stop());

@@ -11,9 +11,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createBackOffice, type BackOffice } from '../../lambdas/back-office/back-office';
-import { lookupSession } from '../../lambdas/settings/settings-operations';
-import { operations as settingsOperations } from '../../lambdas/settings/handler';
-import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { createSettingsHandler } from '../../lambdas/settings/settings-pipeline';
+import { definition as settingsFunction } from '../../lambdas/settings/handler';
 import { codeAt } from '../../lambdas/shared/identity/two-factor';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
@@ -31,7 +30,7 @@ let office: BackOffice;
 
 beforeAll(async () => {
   const raised = LIMITS.map((l) => (l.kind === 'edge' ? l : { ...l, limit: 100_000 }));
-  const settings = createApiHandler({ operations: settingsOperations, platform: () => platform, sessions: lookupSession });
+  const settings = createSettingsHandler({ ...settingsFunction, platform: () => platform });
   stack = await startTestStack({ handlers: { ...HANDLERS, settings } });
   platform = createPlatform({ limits: raised, edgeGuard: undefined, clock: () => now });
   office = createBackOffice(stack.client, stack.tables.access, () => now, stack.tables.domain);

@@ -10,12 +10,11 @@
  * under the separate revoke quota.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { createSettingsHandler } from '../../lambdas/settings/settings-pipeline';
+import { definition as settingsFunction } from '../../lambdas/settings/handler';
+import { definition as webhookFunction } from '../../lambdas/webhooks/handler';
 import { LIMITS, quotaLimits, type Limit, type QuotaLimit } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, sharedPlatform, type Platform } from '../../lambdas/shared/platform';
-import { operations as settingsOperations } from '../../lambdas/settings/handler';
-import { lookupSession } from '../../lambdas/settings/settings-operations';
-import { webhookAdmissionHolders, webhookOperations } from '../../lambdas/webhooks/webhook-operations';
 import { HANDLERS } from '../../local/handlers';
 import { startHttpsReceiver } from '../support/https-receiver';
 import { recordInput } from '../support/record-input';
@@ -27,9 +26,9 @@ let stack: TestStack;
 let platform: Platform;
 
 beforeAll(async () => {
-  const webhooks = createApiHandler({ operations: webhookOperations, platform: () => platform, sessions: lookupSession, admissionHolders: webhookAdmissionHolders });
+  const webhooks = createSettingsHandler({ ...webhookFunction, platform: () => platform });
   // Signing in (a manager per row, all from 127.0.0.1) and the other settings on the same platform.
-  const settings = createApiHandler({ operations: settingsOperations, platform: () => platform, sessions: lookupSession });
+  const settings = createSettingsHandler({ ...settingsFunction, platform: () => platform });
   stack = await startTestStack({ handlers: { ...HANDLERS, webhooks, settings } });
 });
 afterAll(() => stack?.stop());

@@ -3,12 +3,11 @@
  * writes, only `n < limit` differs), for test files that sign in, create, verify and resend far more than one
  * account or address may a minute. The limits themselves have their own tests (web-settings-limits, webhook-limits).
  */
-import { operations as settingsOperations } from '../../lambdas/settings/handler';
-import { lookupSession } from '../../lambdas/settings/settings-operations';
-import { createApiHandler } from '../../lambdas/shared/http/pipeline';
+import { createSettingsHandler } from '../../lambdas/settings/settings-pipeline';
+import { definition as settingsFunction } from '../../lambdas/settings/handler';
+import { definition as webhookFunction } from '../../lambdas/webhooks/handler';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, sharedPlatform, type Platform } from '../../lambdas/shared/platform';
-import { webhookAdmissionHolders, webhookOperations } from '../../lambdas/webhooks/webhook-operations';
 import { HANDLERS } from '../../local/handlers';
 
 /** The local stack's handlers, with the webhooks and settings functions on the raised platform. */
@@ -24,9 +23,9 @@ export function raisedWebhookHandlers() {
     }));
   return {
     ...HANDLERS,
-    webhooks: createApiHandler({ operations: webhookOperations, sessions: lookupSession, admissionHolders: webhookAdmissionHolders, platform }),
+    webhooks: createSettingsHandler({ ...webhookFunction, platform }),
     // Signing in (many managers from 127.0.0.1) on the same raised platform.
-    settings: createApiHandler({ operations: settingsOperations, sessions: lookupSession, platform }),
+    settings: createSettingsHandler({ ...settingsFunction, platform }),
   };
 }
 

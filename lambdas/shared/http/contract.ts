@@ -2,7 +2,7 @@
  * The machine-readable contract of a route: zod schemas of its path
  * parameters, query and body, the schema of its response `data`, its success
  * status, and the error codes it can answer. Declared once per route in
- * route-contracts.ts; the pipeline validates input with these schemas
+ * its group's `*-contracts.ts` (lambdas/<group>/); the pipeline validates input with these schemas
  * (answering the spec's codes, never zod's messages), and scripts/openapi.ts
  * renders them, with the envelopes and headers, as the OpenAPI document.
  *
@@ -14,7 +14,7 @@
 // zod/mini: tree-shakeable (~13 KiB in a bundle, where classic zod adds ~440 KiB to every function).
 import * as z from 'zod/mini';
 import { ApiError, ERROR_CATALOG, type ErrorCode } from '../errors';
-import type { RouteDefinition } from './routes';
+import type { EndpointGroup, RouteDefinition, ROUTES } from './routes';
 
 export interface RouteContract {
   readonly summary: string;
@@ -32,6 +32,35 @@ export interface RouteContract {
   /** Codes this operation answers with another of their catalog statuses (`otherStatuses`), e.g. INVITE_UNAVAILABLE as 409. */
   readonly errorStatus?: Partial<Record<ErrorCode, number>>;
 }
+
+/** The route ids of one group of the route table. */
+export type RouteIdOf<G extends EndpointGroup> = Extract<(typeof ROUTES)[number], { readonly group: G }>['id'];
+
+/**
+ * A group's contracts (`lambdas/<group>/*-contracts.ts`): one for each of its routes and no other. The group's
+ * function carries these only; lambdas/service/groups.ts assembles every group's for the OpenAPI documents and tests.
+ */
+export type GroupContracts<G extends EndpointGroup> = { readonly [id in RouteIdOf<G>]: RouteContract };
+
+/** A function's contracts by route id (its group's; a test's function may add its own routes'). */
+export type ContractTable = Readonly<Record<string, RouteContract>>;
+
+/** Name a schema (a component of the OpenAPI document) or describe a field. */
+export function named<T extends z.ZodMiniType>(id: string, schema: T): T {
+  z.globalRegistry.add(schema, { id });
+  return schema;
+}
+export function described<T extends z.ZodMiniType>(description: string, schema: T): T {
+  z.globalRegistry.add(schema, { description });
+  return schema;
+}
+
+/** An RFC 3339 date-time with Z or an offset. */
+export const isoTime = () => z.iso.datetime({ offset: true });
+
+/** The query of the spec's numbered lists (invitations, tickets): `page`, 1–10000, default 1. */
+export const pageNumberQuery = () =>
+  z.object({ page: withErrorCode(z.optional(described('1–10000, default 1', z.string().check(z.regex(/^(10000|[1-9][0-9]{0,3})$/)))), 'INVALID_PAGE') });
 
 const ERROR_CODE_KEY = 'x-error-code';
 

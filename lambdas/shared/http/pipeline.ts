@@ -1,25 +1,19 @@
 /**
- * The one request pipeline every handler shares (middy). Middlewares, in the
- * order they run before the handler:
+ * The request pipeline's shared steps (middy) and how a front door composes them. Each front door has
+ * its composition, readable top to bottom: the partner API (partner-api-pipeline.ts: API keys), the
+ * player site (lambdas/player/player-pipeline.ts: proof of the join link) and web settings
+ * (lambdas/settings/settings-pipeline.ts: the session cookie). Every composition runs, in order:
  *   0. observability  – the invocation in the request scope, debug sampling, cold start, the
  *                       X-Ray handler subsegment, one metrics flush at the end (observability/)
  *   1. envelope       – request id, success/error envelopes, the one error path, call log,
  *                       the request's metrics, rate-limit headers, release of concurrency leases
  *   2. edge           – the 10-second burst limits below WAF's resolution
  *   3. transport      – HTTPS, sizes, credentials in the URL, encodings (before routing)
- *   4. routing        – the route API Gateway invoked, or 404 NOT_FOUND
- *   5. authentication – the key behind the Authorization header (cached facts or one read);
- *                       the web side's routes take no key (and refuse one); the player site:
- *                       what the call proves about its join link (the token, checked locally,
- *                       or the player's credential: one read); web settings: the cross-site
- *                       request checks, then the session cookie (one read)
- *   6. admission      – the key's standing (revocation, account, organization, membership,
- *                       re-checked inside the quota writes), quotas, concurrency; on the
- *                       player site, its limits by source IP, and by join link for a call that
- *                       proved possession; in web settings, the account's limits, re-checking
- *                       the session's account in the same write
- *   7. authorization  – scope and organization binding of the admitted request
- *   8. input          – query parameters and body against the route's declaration
+ *   4. routing        – the route API Gateway invoked (of this front door), or 404 NOT_FOUND
+ *   5. authentication – the front door's own: who or what the call proves to be
+ *   6. admission      – the front door's own limits, decided in one write
+ *   7. authorization  – (partner API) scope and organization binding
+ *   8. input          – path, query and body against the route's declaration and its contract
  * The envelope middleware is attached before the others, so its after/onError
  * hooks run after theirs and see every error, typed or not; only observability's
  * run later (they publish what the envelope recorded).
@@ -27,14 +21,10 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ApiError, apiError, toApiError, type ErrorCode } from '../errors';
-import { authorizeRoute } from '../identity/authorization';
-import { authenticateKey, type AuthenticatedKey } from '../identity/key-authentication';
-import { principalOf, type Principal } from '../identity/principal';
-import { admitRequest, decisionDepsOf, type Admission } from '../limits/admission';
+import type { AuthenticatedKey } from '../identity/key-authentication';
+import type { Principal } from '../identity/principal';
+import type { Admission } from '../limits/admission';
 import { edgeRejection } from '../limits/edge-guard';
-import { isPlayerCategory, isSettingsCategory } from '../limits/limits-table';
-import { admitPlayerCall } from '../limits/player-admission';
-import { admitSettingsCall, type SettingsHolderItem } from '../limits/settings-admission';
 import { observability } from '../observability/invocation';
 import { logger } from '../observability/logger';
 import { METRICS, statusClass } from '../observability/metric-catalog';
@@ -42,64 +32,11 @@ import { recordMetric } from '../observability/metrics';
 import { currentRequestScope, runInRequestScope } from '../observability/request-scope';
 import { sharedPlatform, type Platform } from '../platform';
 import { normalizeEvent, type ApiEvent } from './api-event';
-import { errorResponse, errorResponseFor, pageResponse, settingsResponse, successResponse } from './envelope';
-import { parseInput, type RouteContract } from './contract';
+import { errorResponse, errorResponseFor } from './envelope';
+import { parseInput, type ContractTable } from './contract';
 import { enforceInputRules, enforceTransportRules } from './request-rules';
-import { ROUTE_CONTRACTS } from './route-contracts';
-import { defaultRouter, FALLBACK_RESOURCE, isSettingsPath, SETTINGS_PATH, surfaceOfPath, type RouteDefinition, type Router } from './routes';
-import { enforceSameOrigin, presentedSessionToken } from './web-session';
-import { AUTHORIZATION_HEADER, COOKIE_HEADER } from './credential-headers';
-import { credentialCookie, PLAYER_CREDENTIAL_COOKIE } from './cookies';
-
-/** A signed-in web-settings session: its account, the credential generation it was opened under, and its token (for sign-out). */
-export interface SettingsSession {
-  readonly accountId: string;
-  readonly credGen: number;
-  /** The account's session generation it was opened under. */
-  readonly sessionGen: number;
-  /** The session's absolute end. */
-  readonly expiresAt: string;
-  readonly token: string;
-}
-
-/**
- * The items beyond the signed-in account that a web-settings call counts on, found from its path (a webhook callback's
- * and its organization's counters: lambdas/webhooks). Read before the one admission decision; unknown ids give none
- * (the operation then answers 404).
- */
-export type AdmissionHolders = (call: {
-  readonly route: RouteDefinition;
-  readonly pathParameters: Readonly<Record<string, string>>;
-  readonly session: Omit<SettingsSession, 'token'>;
-  readonly platform: Platform;
-}) => Promise<readonly SettingsHolderItem[]>;
-
-/**
- * What a player-site call proved about its join link before admission counts it (lambdas/player/player-possession.ts):
- * the link's token, the claiming browser's credential, or nothing. Only a proof spends the link's limits (`join-*`);
- * a call that proves nothing counts by source IP alone, so knowing an invitation id cannot deny its holder.
- */
-export interface PlayerPossession {
-  readonly proof: 'token' | 'credential' | 'none';
-  /** The path's invitation id when it is a well-formed one (the player group judges its format); absent otherwise. */
-  readonly invitationId?: string;
-  /** What the check read to decide (the player group's invitation), handed to the operation so the call reads it once. */
-  readonly read?: unknown;
-}
-
-/** How the player function decides a call's possession, from the path's invitation id as sent (the group judges its format). */
-export type PossessionCheck = (call: {
-  readonly route: RouteDefinition;
-  readonly invitationId: string;
-  readonly headers: ApiEvent['headers'];
-  /** The raw body (at most 4096 bytes, after the transport rules): a claim's token travels in it. */
-  readonly body: Buffer | undefined;
-  readonly platform: Platform;
-  readonly now: Date;
-}) => Promise<PlayerPossession>;
-
-/** How a function with web-settings routes finds the live session behind a cookie's token (lambdas/settings). */
-export type SessionLookup = (token: string, platform: Platform) => Promise<Omit<SettingsSession, 'token'> | undefined>;
+import { defaultRouter, FALLBACK_RESOURCE, ROUTES, surfaceOfPath, type RouteDefinition, type Router } from './routes';
+import { AUTHORIZATION_HEADER } from './credential-headers';
 
 export interface OperationInput {
   readonly route: RouteDefinition;
@@ -112,10 +49,6 @@ export interface OperationInput {
   readonly fullPath: string;
   /** Present on routes that need a key. */
   readonly principal?: Principal;
-  /** Present on web-settings routes that need a session. */
-  readonly session?: SettingsSession;
-  /** Present on the player site's calls (not the page): what the call proved about its join link. */
-  readonly possession?: PlayerPossession;
   /** The caller's address as API Gateway saw it. */
   readonly sourceIp: string | undefined;
   /** The request's admission deadline, for an operation that admits what only its parsed body names (signing in). */
@@ -133,25 +66,31 @@ export interface OperationResult {
   readonly page?: true;
 }
 
-export type Operation = (input: OperationInput) => Promise<OperationResult>;
+/** A route's operation; a surface's operations may take more than the shared input (a session, a proof of possession). */
+export type Operation<I extends OperationInput = OperationInput> = (input: I) => Promise<OperationResult>;
 
-interface PipelineState {
+/** What the steps learn about a request, for the later steps and the envelope. */
+export interface PipelineState {
   event: ApiEvent;
   startedAt: number;
   platform: Platform;
   route?: RouteDefinition;
   /** Aborts admission's store calls at the admission deadline. */
   signal?: AbortSignal;
+  /** The partner API's key, as authentication found it. */
   key?: AuthenticatedKey;
   /** The recognized key's principal, from authentication on (also when admission then refuses). */
   principal?: Principal;
+  /** The partner API's admission: its slots are released and its headers added by the envelope. */
   admission?: Admission;
-  session?: SettingsSession;
-  possession?: PlayerPossession;
+  /** The account a web-settings session belongs to, for the call log. */
+  accountId?: string;
+  /** What a front door's authentication hands to its operations (a session, a proof of possession). */
+  credentials?: object;
   pathParameters?: Readonly<Record<string, unknown>>;
   query?: Readonly<Record<string, unknown>>;
   body?: unknown;
-  /** Set once the request was admitted (or needs no key). */
+  /** Set once the request was admitted (or needs no admission). */
   admitted: boolean;
   /** Refused by the in-function edge guard (its 429 is not a quota's). */
   edgeRejected?: boolean;
@@ -174,9 +113,10 @@ function isCallLogged(state: PipelineState, error: ApiError | undefined): boolea
   return state.admitted || state.principal !== undefined;
 }
 
-type PipelineContext = Context & { pipeline: PipelineState };
-type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PipelineContext>;
-type Middleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PipelineContext>;
+export type PipelineContext = Context & { pipeline: PipelineState };
+export type PipelineRequest = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PipelineContext>;
+export type Middleware = MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PipelineContext>;
+type Request = PipelineRequest;
 
 /**
  * The route a request counts under in the metrics: the one routing found, else the one its resource
@@ -200,7 +140,7 @@ function recordAnswer(state: PipelineState | undefined, router: Router, status: 
   if (error?.code === 'CONCURRENCY_LIMITED') recordMetric(METRICS.concurrencyRejections, { policy });
 }
 
-function envelope(getPlatform: () => Platform, router: Router): Middleware {
+function envelope(getPlatform: () => Platform, router: Router, contracts: ContractTable): Middleware {
   const finish = async (request: Request, response: APIGatewayProxyResult, error?: ApiError) => {
     const state = request.context.pipeline as PipelineState | undefined;
     // A normal response always frees the request's concurrency slots.
@@ -223,7 +163,7 @@ function envelope(getPlatform: () => Platform, router: Router): Middleware {
         status: response.statusCode,
         code: error?.code,
         key_id: state.principal?.keyId,
-        account_id: state.principal?.accountId ?? state.session?.accountId ?? currentRequestScope()?.accountId,
+        account_id: state.principal?.accountId ?? state.accountId ?? currentRequestScope()?.accountId,
         partner_id: state.principal?.partnerId ?? undefined,
         path_partner_id: state.event.pathParameters.partner_id?.slice(0, 128),
         source_ip: state.event.sourceIp,
@@ -239,7 +179,7 @@ function envelope(getPlatform: () => Platform, router: Router): Middleware {
     },
     after: (request) => finish(request, request.response as APIGatewayProxyResult),
     onError: (request) => {
-      const error = withRouteStatus(toApiError(request.error), request.context.pipeline?.route);
+      const error = withRouteStatus(toApiError(request.error), request.context.pipeline?.route, contracts);
       const requestId = request.context.pipeline?.event.requestId ?? request.event?.requestContext?.requestId ?? 'unknown';
       const path = request.context.pipeline?.event.path;
       return finish(request, path === undefined ? errorResponse(requestId, error) : errorResponseFor(path, requestId, error), error);
@@ -252,12 +192,12 @@ function envelope(getPlatform: () => Platform, router: Router): Middleware {
  * catalog statuses (`errorStatus`: INVITE_UNAVAILABLE is 404 on reads, 409 on link and revoke),
  * whoever threw it: input parsing or the operation.
  */
-function withRouteStatus(error: ApiError, route: RouteDefinition | undefined): ApiError {
-  const status = route && contractOf(route)?.errorStatus?.[error.code];
+function withRouteStatus(error: ApiError, route: RouteDefinition | undefined, contracts: ContractTable): ApiError {
+  const status = route && contracts[route.id]?.errorStatus?.[error.code];
   return status === undefined || status === error.status ? error : new ApiError(error.code, error.message, error.headers, { status, cause: error.cause });
 }
 
-const edge = (): Middleware => ({
+export const edge = (): Middleware => ({
   before: (request) => {
     const { platform, event } = request.context.pipeline;
     const rejection = platform.edgeGuard?.check({
@@ -274,16 +214,20 @@ const edge = (): Middleware => ({
   },
 });
 
-const transport = (): Middleware => ({
+export const transport = (): Middleware => ({
   before: (request) => enforceTransportRules(request.context.pipeline.event),
 });
 
-const routing = (router: Router): Middleware => ({
+/**
+ * The route API Gateway invoked, or 404 NOT_FOUND: also for a route of another front door than this
+ * composition's (API Gateway never sends one; the local front and tests could).
+ */
+export const routing = (router: Router, doors: readonly RouteDefinition['auth'][]): Middleware => ({
   before: (request) => {
     const state = request.context.pipeline;
     const { method, resource } = state.event;
     const route = resource === FALLBACK_RESOURCE ? undefined : router.byResource(method, resource);
-    if (!route) throw apiError('NOT_FOUND');
+    if (!route || !doors.includes(route.auth)) throw apiError('NOT_FOUND');
     state.route = route;
     const scope = currentRequestScope();
     if (scope) scope.route = route.id;
@@ -300,213 +244,95 @@ const routing = (router: Router): Middleware => ({
 export const ADMISSION_BUDGET_MS = 3000;
 export const RESPONSE_RESERVE_MS = 2000;
 
-function admissionSignal(context: Context): AbortSignal {
+/** The admission deadline's signal, from the function's remaining time. */
+export function admissionSignal(context: Context): AbortSignal {
   const remaining = typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : Number.POSITIVE_INFINITY;
   return AbortSignal.timeout(Math.max(1, Math.min(ADMISSION_BUDGET_MS, remaining - RESPONSE_RESERVE_MS)));
 }
 
-/** Who is calling: the key behind the Authorization header (401 otherwise), the player site's proof of its link, or the web settings' session. */
-const authentication = (sessions: SessionLookup | undefined, possession: PossessionCheck | undefined): Middleware => ({
-  before: async (request) => {
-    const state = request.context.pipeline;
-    const route = state.route as RouteDefinition;
-    if (route.auth === 'none') {
-      state.admitted = true;
-      return;
-    }
-    const { platform, event } = state;
-    state.signal = admissionSignal(request.context);
-    if (route.auth === 'player' || route.auth === 'web' || route.auth === 'session') {
-      // The web side is not reachable with API keys, nor does it take one.
-      if (event.headers.has(AUTHORIZATION_HEADER)) throw apiError('API_KEY_NOT_ACCEPTED');
-      if (route.auth === 'player') {
-        // Two player_credential cookies: 400 DUPLICATE_CREDENTIAL_COOKIE before anything is read or counted (cookies.ts).
-        if (isPlayerCategory(route.category)) credentialCookie(event.headers.get(COOKIE_HEADER), PLAYER_CREDENTIAL_COOKIE);
-        state.possession = await playerPossession(state, route, possession);
-        return;
-      }
-      enforceSameOrigin(event);
-      // Every settings API call (signing in and out too; the page itself is served): two settings_session cookies are
-      // refused with 400 DUPLICATE_CREDENTIAL_COOKIE before anything is read, counted or written (cookies.ts).
-      const token = route.path.startsWith(`${SETTINGS_PATH}/api/`) ? presentedSessionToken(event.headers.get(COOKIE_HEADER)) : undefined;
-      if (route.auth === 'web') return;
-      const session = token && sessions ? await sessions(token, platform) : undefined;
-      if (!token || !session) throw apiError('SESSION_REQUIRED');
-      state.session = { ...session, token };
-      return;
-    }
-    const authorization = event.headers.get(AUTHORIZATION_HEADER);
-    state.key = await authenticateKey(authorization?.length === 1 ? authorization[0] : undefined, {
-      reader: platform.admissionStore,
-      cache: platform.keyCache,
-      now: platform.clock(),
-      signal: state.signal,
-    });
-    // From here on the key is recognized: the call is logged whatever its outcome (see isCallLogged).
-    state.principal = principalOf(state.key.facts);
-  },
-});
-
-/** Whether the key is still usable and every quota and slot covering the route has room (docs/limits.md). */
-const admission = (holders: AdmissionHolders | undefined): Middleware => ({
-  before: async (request) => {
-    const state = request.context.pipeline;
-    const route = state.route as RouteDefinition;
-    if (route.auth === 'player') {
-      await admitPlayerRoute(state, route);
-      return;
-    }
-    if (route.auth === 'web') {
-      // Signing in counts by source IP and e-mail address in its operation, once the body is parsed (settings-admission.ts).
-      state.admitted = true;
-      return;
-    }
-    if (route.auth === 'session') {
-      const session = state.session as SettingsSession;
-      const { platform } = state;
-      const category = route.category;
-      if (category !== undefined && category !== 'settings-sign-in' && isSettingsCategory(category)) {
-        // A group may count the call on more items than the account (a webhook callback, its organization): one decision.
-        const extra = holders ? await holders({ route, pathParameters: state.event.pathParameters, session, platform }) : [];
-        await admitSettingsCall(
-          { category, accountId: session.accountId, credGen: session.credGen, sessionGen: session.sessionGen, extra },
-          decisionDepsOf(platform, state.signal),
-        );
-      }
-      state.admitted = true;
-      return;
-    }
-    if (!state.key) return;
-    const { platform } = state;
-    state.admission = await admitRequest(state.key, { category: (state.route as RouteDefinition).category }, {
-      ...decisionDepsOf(platform, state.signal),
-      rateLog: platform.rateLog,
-    });
-    state.admitted = true;
-  },
-});
-
-/**
- * What a player-site call proves about its join link (the page itself proves nothing and is counted by nothing).
- * A function without a check serves no player route (createApiHandler refuses that): such a call proves nothing.
- */
-async function playerPossession(state: PipelineState, route: RouteDefinition, check: PossessionCheck | undefined): Promise<PlayerPossession | undefined> {
-  if (!isPlayerCategory(route.category)) return undefined;
-  if (!check) return { proof: 'none' };
-  // The player group judges the id (its format is the group's); a proof names the well-formed id it holds.
-  const invitationId = state.event.pathParameters.invitation_id;
-  if (invitationId === undefined) return { proof: 'none' };
-  const { event, platform } = state;
-  return check({ route, invitationId, headers: event.headers, body: event.body, platform, now: platform.clock() });
-}
-
-/**
- * The player site's abuse limits for a route that has a category (the page itself has none): by source IP always,
- * by join link only for a call that proved possession (authentication above).
- */
-async function admitPlayerRoute(state: PipelineState, route: RouteDefinition): Promise<void> {
-  const { platform, event } = state;
-  if (isPlayerCategory(route.category)) {
-    await admitPlayerCall(
-      {
-        category: route.category,
-        sourceIp: event.sourceIp ?? 'unknown',
-        invitationId: state.possession?.invitationId,
-        possession: state.possession !== undefined && state.possession.proof !== 'none',
-      },
-      decisionDepsOf(platform, state.signal),
-    );
-  }
-  state.admitted = true;
-}
-
-/** Scope and organization binding of the admitted request. */
-const authorization = (): Middleware => ({
-  before: (request) => {
-    const state = request.context.pipeline;
-    if (!state.admission) return;
-    authorizeRoute(state.admission.principal, state.route as RouteDefinition, state.event.pathParameters.partner_id);
-  },
-});
-
-/** Query and body against the route's declaration, then against its contract's schemas (route-contracts.ts). */
-const input = (): Middleware => ({
+/** Query and body against the route's declaration, then against its contract's schemas (its group's *-contracts.ts). */
+export const input = (contracts: ContractTable): Middleware => ({
   before: (request) => {
     const state = request.context.pipeline;
     const route = state.route as RouteDefinition;
     const { query, body } = enforceInputRules(state.event, route);
-    const contract = contractOf(route);
+    const contract = contracts[route.id];
     state.pathParameters = contract?.pathParameters ? parseInput(contract.pathParameters, state.event.pathParameters, 'NOT_FOUND') : state.event.pathParameters;
     state.query = contract?.query ? parseInput(contract.query, query, 'INVALID_FIELD') : { ...query };
     state.body = contract?.body && body !== undefined ? parseInput(contract.body, body, 'INVALID_FIELD') : body;
   },
 });
 
-/** The contract of a route of the service's table; test-only routes have none. */
-const contractOf = (route: RouteDefinition): RouteContract | undefined => (ROUTE_CONTRACTS as Record<string, RouteContract>)[route.id];
-
-export interface ApiHandlerOptions {
+/** What every function declares: its operations by route id and their contracts; a test may bring its router and platform. */
+export interface FunctionDefinition<I extends OperationInput = OperationInput> {
   /** Operations this function serves, by route id. Routes of other groups answer 404. */
-  readonly operations: Readonly<Record<string, Operation>>;
+  readonly operations: Readonly<Record<string, Operation<I>>>;
+  /** The contracts of its routes (its group's *-contracts.ts): every operation of a route of the service's table has one. */
+  readonly contracts: ContractTable;
   readonly router?: Router;
   readonly platform?: () => Platform;
-  /** Extra holder items of this function's web-settings calls (see AdmissionHolders). */
-  readonly admissionHolders?: AdmissionHolders;
-  /** The session lookup of a function with web-settings routes; without one, no session is ever found. */
-  readonly sessions?: SessionLookup;
-  /** The possession check of a function with player-site routes (see PlayerPossession); required to serve them. */
-  readonly possession?: PossessionCheck;
 }
 
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
-export function createApiHandler(options: ApiHandlerOptions): ApiHandler {
-  const router = options.router ?? defaultRouter;
-  // Without a possession check no player call would ever count on its join link: refuse to build such a function.
-  const unchecked = router.routes.filter((r) => isPlayerCategory(r.category) && options.operations[r.id] !== undefined);
-  if (unchecked.length > 0 && !options.possession) {
-    throw new Error(`createApiHandler: the player routes ${unchecked.map((r) => r.id).join(', ')} need the possession option`);
-  }
-  const getPlatform = options.platform ?? sharedPlatform;
+/** The parts of a front door's composition (see partner-api-pipeline.ts for the simplest). */
+export interface FrontDoor<I extends OperationInput> {
+  /** The route kinds (RouteDefinition.auth) it serves. */
+  readonly doors: readonly RouteDefinition['auth'][];
+  /** Its authentication, admission and authorization steps, in order. */
+  readonly steps: readonly Middleware[];
+  /** What its operations take beyond the shared input (from the state its steps filled). */
+  readonly credentials: (state: PipelineState) => Omit<I, keyof OperationInput>;
+  /** Its success answer (the API envelope, the web settings' bare object, a page). */
+  readonly respond: (state: PipelineState, result: OperationResult) => APIGatewayProxyResult;
+}
 
-  const pipeline = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PipelineContext>()
+/**
+ * A function's handler: the shared steps around a front door's own. A route of the service's table that has an
+ * operation here must have its contract here too (input would otherwise go unchecked): refused at construction.
+ */
+export function composeApiHandler<I extends OperationInput>(definition: FunctionDefinition<I>, door: FrontDoor<I>): ApiHandler {
+  const router = definition.router ?? defaultRouter;
+  const uncovered = ROUTES.filter((route) => definition.operations[route.id] !== undefined && definition.contracts[route.id] === undefined);
+  if (uncovered.length > 0) throw new Error(`composeApiHandler: the routes ${uncovered.map((r) => r.id).join(', ')} have an operation but no contract`);
+  const getPlatform = definition.platform ?? sharedPlatform;
+  let pipeline = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PipelineContext>()
     .use(observability<APIGatewayProxyEvent, APIGatewayProxyResult, PipelineContext>())
-    .use(envelope(getPlatform, router))
+    .use(envelope(getPlatform, router, definition.contracts))
     .use(edge())
     .use(transport())
-    .use(routing(router))
-    .use(authentication(options.sessions, options.possession))
-    .use(admission(options.admissionHolders))
-    .use(authorization())
-    .use(input())
-    .handler(async (_event, context) => {
-      const state = context.pipeline;
-      const route = state.route as RouteDefinition;
-      const operation = options.operations[route.id];
-      if (!operation) throw apiError('NOT_FOUND');
-      const result = await operation({
-        route,
-        pathParameters: state.pathParameters ?? state.event.pathParameters,
-        query: state.query ?? {},
-        body: state.body,
-        headers: state.event.headers,
-        fullPath: state.event.fullPath,
-        principal: state.admission?.principal,
-        session: state.session,
-        possession: state.possession,
-        sourceIp: state.event.sourceIp,
-        admissionSignal: state.signal,
-        requestId: state.event.requestId,
-        now: state.platform.clock(),
-        platform: state.platform,
-      });
-      if (result.page) return pageResponse(state.event.requestId, String(result.data), result.headers);
-      if (isSettingsPath(state.event.path)) return settingsResponse(state.event.requestId, result.data, result.status ?? 200, result.headers);
-      return successResponse(state.event.requestId, result.data, result.status ?? 200, result.headers);
-    });
+    .use(routing(router, door.doors));
+  for (const step of door.steps) pipeline = pipeline.use(step);
+  const handler = pipeline.use(input(definition.contracts)).handler(async (_event, context) => {
+    const state = context.pipeline;
+    const route = state.route as RouteDefinition;
+    const operation = definition.operations[route.id];
+    if (!operation) throw apiError('NOT_FOUND');
+    const result = await operation({
+      route,
+      pathParameters: state.pathParameters ?? state.event.pathParameters,
+      query: state.query ?? {},
+      body: state.body,
+      headers: state.event.headers,
+      fullPath: state.event.fullPath,
+      principal: state.admission?.principal,
+      sourceIp: state.event.sourceIp,
+      admissionSignal: state.signal,
+      requestId: state.event.requestId,
+      now: state.platform.clock(),
+      platform: state.platform,
+      ...door.credentials(state),
+    } as I);
+    return door.respond(state, result);
+  });
 
   return (event, context) =>
     runInRequestScope(event.requestContext?.requestId ?? 'unknown', () =>
-      pipeline(event, context as PipelineContext),
+      handler(event, context as PipelineContext),
     );
+}
+
+/** The web side takes no API key: a request carrying an Authorization header is refused (400 API_KEY_NOT_ACCEPTED). */
+export function refuseApiKey(event: ApiEvent): void {
+  if (event.headers.has(AUTHORIZATION_HEADER)) throw apiError('API_KEY_NOT_ACCEPTED');
 }

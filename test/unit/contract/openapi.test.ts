@@ -13,7 +13,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOG } from '../../../lambdas/shared/errors';
 import { errorCodesOf } from '../../../lambdas/shared/http/contract';
-import { ROUTE_CONTRACTS } from '../../../lambdas/shared/http/route-contracts';
+import { ROUTE_CONTRACTS } from '../../../lambdas/service/contracts';
 import { ROUTES } from '../../../lambdas/shared/http/routes';
 import {
   buildOpenApiDocument,

@@ -7,7 +7,8 @@ import '../support/handler-environment';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createApiHandler } from '../../../lambdas/shared/http/pipeline';
+import { createPartnerApiHandler } from '../../../lambdas/shared/http/partner-api-pipeline';
+import { ROUTE_CONTRACTS } from '../../../lambdas/service/contracts';
 import { createPlatform } from '../../../lambdas/shared/platform';
 import { tableNamesFromEnv } from '../../../lambdas/shared/storage/dynamo-client';
 import { handler } from '../../../lambdas/system/handler';
@@ -125,7 +126,7 @@ describe('system handler', () => {
 });
 
 describe('system handler without any table (as deployed: it is granted none)', () => {
-  const tableless = createApiHandler({ operations: { health }, platform: () => createPlatform({ tables: tableNamesFromEnv({}), edgeGuard: undefined }) });
+  const tableless = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS, operations: { health }, platform: () => createPlatform({ tables: tableNamesFromEnv({}), edgeGuard: undefined }) });
 
   it.each([
     { path: '/health', resource: '/health', status: 200 },

@@ -10,7 +10,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { AdmissionStore } from '../../../lambdas/shared/limits/admission-store';
 import { LIMITS } from '../../../lambdas/shared/limits/limits-table';
-import { admitPlayerCall, joinLinkKey, playerIpKey } from '../../../lambdas/shared/limits/player-admission';
+import { admitPlayerCall, joinLinkKey, playerIpKey } from '../../../lambdas/player/player-admission';
 import { WindowMemory } from '../../../lambdas/shared/limits/window-memory';
 import { conditionFailed, documentClient, resolveUpdate, throttled, unusedPlaceholders, windowsAt } from '../support/admission-fixtures';
 

@@ -13,7 +13,9 @@ import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vites
 import { handler as identityHandler } from '../../../lambdas/identity/handler';
 import { ApiError } from '../../../lambdas/shared/errors';
 import { accountKey } from '../../../lambdas/shared/identity/access-items';
-import { createApiHandler, type Operation } from '../../../lambdas/shared/http/pipeline';
+import { createPartnerApiHandler } from '../../../lambdas/shared/http/partner-api-pipeline';
+import { ROUTE_CONTRACTS } from '../../../lambdas/service/contracts';
+import type { Operation } from '../../../lambdas/shared/http/pipeline';
 import { ROUTES, Router, type RouteDefinition } from '../../../lambdas/shared/http/routes';
 import { EdgeGuard } from '../../../lambdas/shared/limits/edge-guard';
 import { LIMITS } from '../../../lambdas/shared/limits/limits-table';
@@ -60,7 +62,7 @@ const operations: Record<string, Operation> = {
     throw new ApiError('RATE_LIMITED', undefined, { 'X-RateLimit-Policy': 'player-ip-minute', 'Retry-After': '30' });
   },
 };
-const probes = createApiHandler({ router, operations, platform: () => createPlatform({ edgeGuard: undefined }) });
+const probes = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS, router, operations, platform: () => createPlatform({ edgeGuard: undefined }) });
 const call = (path: string, requestId: string, handler = probes, headers: Record<string, string> = {}) =>
   handler(proxyEvent({ path, resource: path.startsWith('/metrics-probe/') || path === '/me' ? path : '/{proxy+}', requestId, headers }), lambdaContext());
 
@@ -148,7 +150,7 @@ describe('refusals by policy', () => {
     // Prepare: a guard allowing one request per IP and 10 seconds.
     const limits = LIMITS.map((l) => (l.kind === 'edge' && l.policy === 'edge-ip-burst' ? { ...l, limit: 1 } : l));
     const guard = new EdgeGuard(limits, 'application');
-    const guarded = createApiHandler({ router, operations, platform: () => createPlatform({ edgeGuard: guard, limits }) });
+    const guarded = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS, router, operations, platform: () => createPlatform({ edgeGuard: guard, limits }) });
 
     // Act
     const first = await call('/metrics-probe/answers', 'req-edge-1', guarded);

@@ -11,7 +11,8 @@ import { invitationKey } from '../../../lambdas/invitations/invitation-store';
 import { joinToken } from '../../../lambdas/invitations/join-link';
 import { operations as playerOperations, possession } from '../../../lambdas/player/handler';
 import { invitationRead, provePossession } from '../../../lambdas/player/player-possession';
-import { createApiHandler } from '../../../lambdas/shared/http/pipeline';
+import { createPlayerHandler } from '../../../lambdas/player/player-pipeline';
+import { PLAYER_CONTRACTS } from '../../../lambdas/player/player-contracts';
 import { ROUTES, type RouteDefinition } from '../../../lambdas/shared/http/routes';
 import { createPlatform } from '../../../lambdas/shared/platform';
 import { documentClient } from '../support/admission-fixtures';
@@ -118,8 +119,8 @@ describe('possession of a join link', () => {
   });
 
   it('is required to build a function that serves player calls', () => {
-    expect(() => createApiHandler({ operations: playerOperations, platform: () => platform })).toThrow(/player-view, player-claim, player-message need the possession option/);
-    expect(() => createApiHandler({ operations: playerOperations, possession, platform: () => platform })).not.toThrow();
-    expect(() => createApiHandler({ operations: { 'player-page': playerOperations['player-page'] }, platform: () => platform })).not.toThrow();
+    expect(() => createPlayerHandler({ operations: playerOperations, contracts: PLAYER_CONTRACTS, platform: () => platform })).toThrow(/player-view, player-claim, player-message need the possession option/);
+    expect(() => createPlayerHandler({ operations: playerOperations, contracts: PLAYER_CONTRACTS, possession, platform: () => platform })).not.toThrow();
+    expect(() => createPlayerHandler({ operations: { 'player-page': playerOperations['player-page'] }, contracts: PLAYER_CONTRACTS, platform: () => platform })).not.toThrow();
   });
 });

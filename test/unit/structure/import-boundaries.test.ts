@@ -1,9 +1,9 @@
 /**
  * The tree's dependency rules, read off the sources (docs/code-structure.md):
  * - `lambdas/shared/` imports nothing from a group folder (type imports included): a group's code
- *   may use shared code, never the reverse. The route contracts still hold every group's schemas
- *   (issue 22, point 1): those two files' imports are the only ones allowed, listed edge by edge, and
- *   the list must shrink, never grow (an edge that is gone must leave the list);
+ *   may use shared code, never the reverse;
+ * - nothing imports the composition (`lambdas/service/`) but the composition itself: a function's
+ *   bundle starts from its handler.ts and must not reach every group through it;
  * - no import cycle among the modules of `lambdas/` (runtime imports: `import type` erases).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -11,18 +11,6 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
-
-/** Edges still allowed from shared into groups: the route contracts' imports of the groups' models. */
-const ALLOWED_SHARED_TO_GROUP: readonly string[] = [
-  'lambdas/shared/http/player-contracts.ts -> lambdas/invitations/invitation-model.ts',
-  'lambdas/shared/http/player-contracts.ts -> lambdas/invitations/player-data.ts',
-  'lambdas/shared/http/player-contracts.ts -> lambdas/records/record-model.ts',
-  'lambdas/shared/http/player-contracts.ts -> lambdas/tickets/ticket-model.ts',
-  'lambdas/shared/http/route-contracts.ts -> lambdas/invitations/invitation-model.ts',
-  'lambdas/shared/http/route-contracts.ts -> lambdas/records/record-cursor.ts',
-  'lambdas/shared/http/route-contracts.ts -> lambdas/records/record-model.ts',
-  'lambdas/shared/http/route-contracts.ts -> lambdas/tickets/ticket-model.ts',
-];
 
 interface Edge {
   readonly from: string;
@@ -50,6 +38,13 @@ export function importsOf(file: string, text: string, exists: (path: string) => 
     if (target) edges.push({ from: file, to: target, typeOnly: match[2] !== undefined });
   }
   return edges;
+}
+
+/** Imports of the composition from outside it. */
+export function intoComposition(edges: readonly Edge[]): string[] {
+  return edges
+    .filter((edge) => edge.to.startsWith('lambdas/service/') && !edge.from.startsWith('lambdas/service/'))
+    .map((edge) => `${edge.from} -> ${edge.to}`);
 }
 
 /** Shared → group edges: an import from lambdas/shared/ of a module outside it (under lambdas/). */
@@ -109,11 +104,15 @@ const exists = (path: string) => {
 const edges = files.flatMap((file) => importsOf(file, readFileSync(join(ROOT, file), 'utf8'), exists));
 
 describe('import boundaries', () => {
-  it('lambdas/shared imports nothing from a group folder, but for the route contracts listed (a list that only shrinks)', () => {
-    const found = sharedToGroup(edges);
-    expect(found.filter((edge) => !ALLOWED_SHARED_TO_GROUP.includes(edge))).toEqual([]);
-    // An allowed edge that no longer exists leaves the list.
-    expect(ALLOWED_SHARED_TO_GROUP.filter((edge) => !found.includes(edge))).toEqual([]);
+  it('lambdas/shared imports nothing from a group folder', () => {
+    expect(sharedToGroup(edges)).toEqual([]);
+  });
+
+  it('nothing in lambdas/ imports the composition (lambdas/service/) but the composition itself', () => {
+    expect(intoComposition(edges)).toEqual([]);
+    // The check itself: a group's module importing the assembled contracts is found.
+    const probe = importsOf('lambdas/records/probe.ts', "import { ROUTE_CONTRACTS } from '../service/contracts';\n", exists);
+    expect(intoComposition(probe)).toEqual(['lambdas/records/probe.ts -> lambdas/service/contracts.ts']);
   });
 
   it('finds a shared → group import added to a shared module (the check itself, on a module written for it)', () => {

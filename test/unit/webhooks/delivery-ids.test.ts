@@ -5,7 +5,7 @@
  * release, still in flight on a stage deployed before, are accepted and get a per-callback identity.
  */
 import { describe, expect, it } from 'vitest';
-import { WEBHOOK_CONTRACTS } from '../../../lambdas/shared/http/webhook-contracts';
+import { WEBHOOK_CONTRACTS } from '../../../lambdas/webhooks/webhook-contracts';
 import { newEventId } from '../../../lambdas/outbox/outbox';
 import { retryExecutionName } from '../../../lambdas/webhooks/delivery-worker';
 import { DELIVERY_ID_PATTERN, deliveryIdentity, deliveryIdOf, newWebhookId, webhookIdOfDelivery } from '../../../lambdas/webhooks/webhook-items';

@@ -22,10 +22,10 @@
  * Either store not answering fails closed (503 RATE_LIMIT_UNAVAILABLE).
  */
 import { createHash } from 'node:crypto';
-import { accountKey } from '../identity/access-items';
-import type { ItemKey } from './admission-store';
-import { counterItem, decide, planHolderItems, type DecisionDeps } from './admission';
-import type { QuotaHolder, SettingsCategory } from './limits-table';
+import { accountKey } from '../shared/identity/access-items';
+import type { ItemKey } from '../shared/limits/admission-store';
+import { counterItem, decide, planHolderItems, type DecisionDeps } from '../shared/limits/admission';
+import type { QuotaHolder, SettingsCategory } from '../shared/limits/limits-table';
 
 export const signInIpKey = (sourceIp: string): ItemKey => ({ pk: `SIGNIN#IP#${sourceIp}`, sk: 'LIMITS' });
 export const signInEmailKey = (normalizedEmail: string): ItemKey => ({

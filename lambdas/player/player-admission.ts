@@ -22,10 +22,10 @@
  * invitation id: a random id is refused before it (INVITE_UNAVAILABLE) after
  * counting the IP, so junk paths cannot fill the table beyond the IP limits.
  */
-import { ApiError } from '../errors';
-import type { ItemKey } from './admission-store';
-import { counterItem, decide, planHolderItems, type DecisionDeps } from './admission';
-import type { PlayerCategory } from './limits-table';
+import { ApiError } from '../shared/errors';
+import type { ItemKey } from '../shared/limits/admission-store';
+import { counterItem, decide, planHolderItems, type DecisionDeps } from '../shared/limits/admission';
+import type { PlayerCategory } from '../shared/limits/limits-table';
 import { JOIN_LINK_KEY_PREFIX, PLAYER_COUNTER_SORT_KEY, PLAYER_IP_KEY_PREFIX } from './player-counter-keys';
 
 export const playerIpKey = (sourceIp: string): ItemKey => ({ pk: `${PLAYER_IP_KEY_PREFIX}${sourceIp}`, sk: PLAYER_COUNTER_SORT_KEY });

@@ -6,11 +6,11 @@
  * out; docs/player-site.md describes them.
  */
 import * as z from 'zod/mini';
-import { PLAYER_DATA_FIELDS } from '../../invitations/player-data';
-import { INVITATION_ID_PATTERN } from '../../invitations/invitation-model';
-import { GAME_GROUPS } from '../../records/record-model';
-import { TICKET_STATUSES } from '../../tickets/ticket-model';
-import { withErrorCode, type RouteContract } from './contract';
+import { PLAYER_DATA_FIELDS } from '../invitations/player-data';
+import { INVITATION_ID_PATTERN } from '../invitations/invitation-model';
+import { GAME_GROUPS } from '../records/record-model';
+import { TICKET_STATUSES } from '../tickets/ticket-model';
+import { withErrorCode, type GroupContracts } from '../shared/http/contract';
 
 /** A player message: 1–1000 characters after trimming; line breaks allowed, no other control characters. */
 export const PLAYER_MESSAGE_MAX_CHARACTERS = 1000;
@@ -88,4 +88,4 @@ export const PLAYER_CONTRACTS = {
     data: PlayerViewSchema,
     errors: ['PLAYER_CREDENTIAL_REQUIRED', 'PLAYER_NOT_JOINED', 'TICKET_SERVICE_UNAVAILABLE', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
-} as const satisfies Record<string, RouteContract>;
+} as const satisfies GroupContracts<'player'>;

@@ -18,9 +18,9 @@
  * Otherwise 403 CSRF_CHECK_FAILED, before any session is read or counted.
  * `SameSite=Strict` is the third, independent layer.
  */
-import { ApiError } from '../errors';
-import type { ApiEvent } from './api-event';
-import { credentialCookie } from './cookies';
+import { ApiError } from '../shared/errors';
+import type { ApiEvent } from '../shared/http/api-event';
+import { credentialCookie } from '../shared/http/cookies';
 
 export const SESSION_COOKIE = 'settings_session';
 export const SETTINGS_REQUEST_HEADER = 'x-settings-request';

@@ -8,8 +8,9 @@
  * from the partner API's.
  */
 import * as z from 'zod/mini';
-import { ORGANIZATION_SCOPES } from '../identity/scopes';
-import { withErrorCode, type RouteContract } from './contract';
+import { AUDIT_ACTIONS } from '../back-office/audit-actions';
+import { ORGANIZATION_SCOPES } from '../shared/identity/scopes';
+import { withErrorCode, type GroupContracts } from '../shared/http/contract';
 
 const text = (max: number) => z.string().check(z.maxLength(max));
 
@@ -36,37 +37,6 @@ export const SettingsKeySchema = z.strictObject({
   /** Why a key is no longer usable (revoked, password changed, manager role lost, …). */
   reason: z.optional(z.string()),
 });
-
-/**
- * Every action of an account's audit trail (lambdas/back-office/audit.ts says what writes each). The web
- * settings' changes, its sign-ins, the webhook actions, and the operator's changes to the account and to
- * its organizations.
- */
-export const AUDIT_ACTIONS = [
-  'key.created',
-  'key.revoked',
-  'password.changed',
-  'password.reset',
-  'two_factor.enrolled',
-  'two_factor.enabled',
-  'two_factor.disabled',
-  'two_factor.reset',
-  'webhook.created',
-  'webhook.verified',
-  'webhook.deactivated',
-  'webhook.delivery_requeued',
-  'webhook.event_redelivered',
-  'webhook.tested',
-  'webhook.resent',
-  'sign_in.succeeded',
-  'sign_in.two_factor_failed',
-  'account.deactivated',
-  'account.reactivated',
-  'membership.set',
-  'membership.removed',
-  'organization.archived',
-  'organization.restored',
-] as const;
 
 export const AuditEntrySchema = z.strictObject({
   at: z.string(),
@@ -218,4 +188,4 @@ export const SETTINGS_CONTRACTS = {
     data: z.strictObject({ entries: z.array(AuditEntrySchema), next_cursor: z.optional(z.string()) }),
     errors: ['SESSION_REQUIRED', 'INVALID_CURSOR', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
-} as const satisfies Record<string, RouteContract>;
+} as const satisfies GroupContracts<'settings'>;

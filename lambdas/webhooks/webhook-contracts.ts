@@ -4,7 +4,7 @@
  * shape as the rest of settings, rendered in docs/settings-openapi.json.
  */
 import * as z from 'zod/mini';
-import { withErrorCode, type RouteContract } from './contract';
+import { withErrorCode, type GroupContracts } from '../shared/http/contract';
 
 const text = (max: number) => z.string().check(z.maxLength(max));
 
@@ -142,4 +142,4 @@ export const WEBHOOK_CONTRACTS = {
     data: z.strictObject({ delivery: DeliverySchema }),
     errors: [...COMMON, 'CSRF_CHECK_FAILED', 'WEBHOOK_NOT_FOUND', 'DELIVERY_NOT_FOUND', 'DELIVERY_IN_PROGRESS', 'WEBHOOK_INACTIVE', 'WEBHOOK_NOT_VERIFIED'],
   },
-} as const satisfies Record<string, RouteContract>;
+} as const satisfies GroupContracts<'webhooks'>;

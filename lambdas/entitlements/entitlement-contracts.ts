@@ -1,0 +1,45 @@
+/**
+ * The contracts of the entitlements group's routes (routes.ts, group `entitlements`): the personal and
+ * the organization's summaries.
+ */
+import * as z from 'zod/mini';
+import { described, isoTime, named, type GroupContracts } from '../shared/http/contract';
+
+const GameEntitlementSchema = named(
+  'GameEntitlement',
+  z.object({
+    game: z.enum(['minecraft', 'fps']),
+    remaining_units: described('Sum of remaining counted units of currently valid entitlements', z.int().check(z.minimum(0))),
+    unlimited: described('An unlimited entitlement is currently valid; remaining_units alone then does not decide availability', z.boolean()),
+    total_units: described('Total units of currently valid counted entitlements', z.int().check(z.minimum(0))),
+    used_units: described('Use linked to currently valid entitlements, refunds excluded', z.int().check(z.minimum(0))),
+    expires_at: described('Earliest expiry of current entitlements; null when a permanent one exists or none is valid', z.nullable(isoTime())),
+    next_starts_at: described('Nearest start of a queued entitlement', z.nullable(isoTime())),
+  }),
+);
+
+/** The spec's Entitlements object. */
+export const EntitlementsSchema = named(
+  'Entitlements',
+  z.object({
+    owner_type: described('`partner` for an organization, `account` for a personal key', z.enum(['partner', 'account'])),
+    owner_id: z.string(),
+    games: described('Always two entries: minecraft, then fps', z.array(GameEntitlementSchema).check(z.length(2))),
+  }),
+);
+
+export const ENTITLEMENT_CONTRACTS = {
+  entitlements: {
+    summary: 'Personal entitlements',
+    description: "Remaining service units of the key's creating account, computed at query time. An organization key gets 403 PERSONAL_KEY_REQUIRED.",
+    status: 200,
+    data: EntitlementsSchema,
+    errors: ['PERSONAL_KEY_REQUIRED'],
+  },
+  'org-entitlements': {
+    summary: 'Organization entitlements',
+    description: 'Remaining service units of the bound organization, computed at query time; display and reminders only.',
+    status: 200,
+    data: EntitlementsSchema,
+  },
+} as const satisfies GroupContracts<'entitlements'>;

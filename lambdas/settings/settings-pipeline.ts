@@ -1,0 +1,121 @@
+/**
+ * Web settings' front door (docs/web-settings.md), for the settings and webhooks functions: the shared steps
+ * (lambdas/shared/http/pipeline.ts), then
+ *   5. authentication – no API key (400 API_KEY_NOT_ACCEPTED); the cross-site request checks
+ *                       (web-session.ts); two settings_session cookies refused; on signed-in routes
+ *                       the session behind the cookie (one read), else 401 SESSION_REQUIRED
+ *   6. admission      – the account's limits (and a group's extra holders: a webhook callback, its
+ *                       organization), re-checking the session's generations in the same write;
+ *                       signing in counts by source IP and e-mail in its operation, once the body is parsed
+ * and the answer as the bare object the web settings' script reads (errors in the web-settings shape), or the page.
+ */
+import type { Platform } from '../shared/platform';
+import { apiError } from '../shared/errors';
+import { COOKIE_HEADER } from '../shared/http/credential-headers';
+import { pageResponse, settingsResponse } from '../shared/http/envelope';
+import {
+  admissionSignal,
+  composeApiHandler,
+  refuseApiKey,
+  type ApiHandler,
+  type FunctionDefinition,
+  type Middleware,
+  type Operation,
+  type OperationInput,
+} from '../shared/http/pipeline';
+import { SETTINGS_PATH, type RouteDefinition } from '../shared/http/routes';
+import { decisionDepsOf } from '../shared/limits/admission';
+import { isSettingsCategory } from '../shared/limits/limits-table';
+import { admitSettingsCall, type SettingsHolderItem } from './settings-admission';
+import { enforceSameOrigin, presentedSessionToken } from './web-session';
+
+/** A signed-in web-settings session: its account, the credential generation it was opened under, and its token (for sign-out). */
+export interface SettingsSession {
+  readonly accountId: string;
+  readonly credGen: number;
+  /** The account's session generation it was opened under. */
+  readonly sessionGen: number;
+  /** The session's absolute end. */
+  readonly expiresAt: string;
+  readonly token: string;
+}
+
+/** A web-settings operation's input: the shared one, and the session on signed-in routes. */
+export interface SettingsOperationInput extends OperationInput {
+  readonly session?: SettingsSession;
+}
+export type SettingsOperation = Operation<SettingsOperationInput>;
+
+/** How a function with web-settings routes finds the live session behind a cookie's token (settings-operations.ts). */
+export type SessionLookup = (token: string, platform: Platform) => Promise<Omit<SettingsSession, 'token'> | undefined>;
+
+/**
+ * The items beyond the signed-in account that a web-settings call counts on, found from its path (a webhook callback's
+ * and its organization's counters: lambdas/webhooks). Read before the one admission decision; unknown ids give none
+ * (the operation then answers 404).
+ */
+export type AdmissionHolders = (call: {
+  readonly route: RouteDefinition;
+  readonly pathParameters: Readonly<Record<string, string>>;
+  readonly session: Omit<SettingsSession, 'token'>;
+  readonly platform: Platform;
+}) => Promise<readonly SettingsHolderItem[]>;
+
+export interface SettingsFunction extends FunctionDefinition<SettingsOperationInput> {
+  /** The session lookup; without one, no session is ever found. */
+  readonly sessions: SessionLookup;
+  /** Extra holder items of this function's calls (see AdmissionHolders). */
+  readonly admissionHolders?: AdmissionHolders;
+}
+
+/** No API key; the cross-site checks; the session behind the cookie on signed-in routes. */
+const sessionAuthentication = (sessions: SessionLookup): Middleware => ({
+  before: async (request) => {
+    const state = request.context.pipeline;
+    const route = state.route as RouteDefinition;
+    const { platform, event } = state;
+    state.signal = admissionSignal(request.context);
+    refuseApiKey(event);
+    enforceSameOrigin(event);
+    // Every settings API call (signing in and out too; the page itself is served): two settings_session cookies are
+    // refused with 400 DUPLICATE_CREDENTIAL_COOKIE before anything is read, counted or written (lambdas/shared/http/cookies.ts).
+    const token = route.path.startsWith(`${SETTINGS_PATH}/api/`) ? presentedSessionToken(event.headers.get(COOKIE_HEADER)) : undefined;
+    if (route.auth === 'web') return;
+    const session = token ? await sessions(token, platform) : undefined;
+    if (!token || !session) throw apiError('SESSION_REQUIRED');
+    state.credentials = { session: { ...session, token } };
+    state.accountId = session.accountId;
+  },
+});
+
+/** The account's limits (and the group's extra holders), re-checking the session in the same write. */
+const settingsAdmission = (holders: AdmissionHolders | undefined): Middleware => ({
+  before: async (request) => {
+    const state = request.context.pipeline;
+    const route = state.route as RouteDefinition;
+    const session = (state.credentials as { session?: SettingsSession } | undefined)?.session;
+    const category = route.category;
+    if (session && category !== undefined && category !== 'settings-sign-in' && isSettingsCategory(category)) {
+      const { platform } = state;
+      // A group may count the call on more items than the account (a webhook callback, its organization): one decision.
+      const extra = holders ? await holders({ route, pathParameters: state.event.pathParameters, session, platform }) : [];
+      await admitSettingsCall(
+        { category, accountId: session.accountId, credGen: session.credGen, sessionGen: session.sessionGen, extra },
+        decisionDepsOf(platform, state.signal),
+      );
+    }
+    // Signing in counts by source IP and e-mail address in its operation, once the body is parsed (settings-admission.ts).
+    state.admitted = true;
+  },
+});
+
+/** A web-settings function's handler (settings, webhooks). */
+export function createSettingsHandler(definition: SettingsFunction): ApiHandler {
+  return composeApiHandler<SettingsOperationInput>(definition, {
+    doors: ['web', 'session'],
+    steps: [sessionAuthentication(definition.sessions), settingsAdmission(definition.admissionHolders)],
+    credentials: (state) => ({ session: (state.credentials as { session?: SettingsSession } | undefined)?.session }),
+    respond: (state, { page, data, status, headers }) =>
+      page ? pageResponse(state.event.requestId, String(data), headers) : settingsResponse(state.event.requestId, data, status ?? 200, headers),
+  });
+}

@@ -1,0 +1,23 @@
+/**
+ * The contract of the system group's route (routes.ts, group `system`): GET /health.
+ */
+import * as z from 'zod/mini';
+import { named, type GroupContracts } from '../shared/http/contract';
+
+/** Data of GET /health. */
+export const HealthSchema = named(
+  'Health',
+  z.object({
+    status: z.literal('ok'),
+    version: z.literal('v1'),
+  }),
+);
+
+export const SYSTEM_CONTRACTS = {
+  health: {
+    summary: 'Health',
+    description: 'Liveness of the API. Needs no key; edge protection applies to it too.',
+    status: 200,
+    data: HealthSchema,
+  },
+} as const satisfies GroupContracts<'system'>;
