@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3.1 documents of the service, built by one builder from the
  * route table (lambdas/shared/http/routes.ts), the contracts
- * (route-contracts.ts), the error catalog and the limits' headers:
+ * (each group's *-contracts.ts, assembled in lambdas/service/contracts.ts), the error catalog and the limits' headers:
  * - the partner API (docs/openapi.json): the partner surface's routes, in the
  *   spec's envelope, with API keys;
  * - web settings (docs/settings-openapi.json): the `settings` group, session
@@ -290,7 +290,7 @@ export function buildOpenApiDocument(surface: OpenApiSurface = PARTNER_SURFACE, 
   const paths: Record<string, Json> = {};
   for (const route of routes.filter(surface.includes)) {
     const contract = ROUTE_CONTRACTS[route.id as RouteId];
-    if (!contract) throw new Error(`Route ${route.id} has no contract in route-contracts.ts`);
+    if (!contract) throw new Error(`Route ${route.id} has no contract in lambdas/service/contracts.ts`);
     paths[route.path] = { ...(paths[route.path] as Json | undefined), [route.method.toLowerCase()]: operation(surface, route, contract, named) };
   }
   const { securitySchemes, headers, parameters } = surface.components;

@@ -10,7 +10,7 @@
  * account at once, with nothing to find and delete; so does its session
  * generation, raised when two-factor is turned on (keys stay). Resolving a session reads
  * the session; the settings API's admission then re-checks the account in
- * its counter write (lambdas/shared/limits/settings-admission.ts), and records activity at most once a minute (a
+ * its counter write (lambdas/settings/settings-admission.ts), and records activity at most once a minute (a
  * conditional write, so concurrent requests write once).
  */
 import { createHash, randomBytes } from 'node:crypto';

@@ -55,4 +55,30 @@ describe('function bundling', () => {
       expect(map.sources.some((source) => source.startsWith('lambdas/'))).toBe(true);
     }
   }, 240_000);
+
+  it("carries each API function's own group's contracts only, and nothing of the composition (lambdas/service/)", () => {
+    // Act: the bundles of the first test (their source maps list every module inside).
+    const { statelessTemplate } = synthStage({ stage: 'prbundle', bundle: true, outdir });
+
+    // Assess
+    const contractsByGroup: Record<string, string[]> = {};
+    for (const fn of Object.values(resources(statelessTemplate, 'AWS::Lambda::Function'))) {
+      const map = JSON.parse(readFileSync(join(outdir, String(fn.Metadata?.['aws:asset:path']), 'index.js.map'), 'utf8')) as { sources: string[] };
+      expect(map.sources.filter((source) => source.startsWith('lambdas/service/'))).toEqual([]);
+      const entry = map.sources.find((source) => /^lambdas\/[a-z-]+\/handler\.ts$/.test(source));
+      if (entry) contractsByGroup[entry.split('/')[1]] = map.sources.filter((source) => source.endsWith('-contracts.ts')).sort();
+    }
+    expect(contractsByGroup).toEqual({
+      system: ['lambdas/system/system-contracts.ts'],
+      identity: ['lambdas/identity/identity-contracts.ts'],
+      records: ['lambdas/records/record-contracts.ts'],
+      entitlements: ['lambdas/entitlements/entitlement-contracts.ts'],
+      invitations: ['lambdas/invitations/invitation-contracts.ts'],
+      // The ticket list answers Invitation objects: their schema is the invitations group's.
+      tickets: ['lambdas/invitations/invitation-contracts.ts', 'lambdas/tickets/ticket-contracts.ts'],
+      player: ['lambdas/player/player-contracts.ts'],
+      settings: ['lambdas/settings/settings-contracts.ts'],
+      webhooks: ['lambdas/webhooks/webhook-contracts.ts'],
+    });
+  }, 120_000);
 });

@@ -896,7 +896,7 @@ const HEADER_CONSTANTS: Readonly<Record<string, string>> = {
 };
 
 /** Helpers that read a header by a name their caller passes: their callers' names are found instead. */
-const PASS_THROUGH_READS: readonly string[] = ['lambdas/shared/http/api-event.ts: key', 'lambdas/shared/http/api-event.ts: name', 'lambdas/shared/http/web-session.ts: name'];
+const PASS_THROUGH_READS: readonly string[] = ['lambdas/shared/http/api-event.ts: key', 'lambdas/shared/http/api-event.ts: name', 'lambdas/settings/web-session.ts: name'];
 
 /**
  * Every header the code under `dir` reads: `headers.get(…)`, `headers.has(…)`, `header(event, …)` and web-session.ts's

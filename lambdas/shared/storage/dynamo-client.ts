@@ -135,6 +135,6 @@ export function tableNamesFromEnv(env: NodeJS.ProcessEnv = process.env): TableNa
 /** The name of a table this function must have been granted; a clear error otherwise. */
 export function requireTable(tables: TableNames, id: TableId): string {
   const name = tables[id];
-  if (!name) throw new Error(`Environment variable ${tableEnvName(id)} is not set: this function is not granted the ${id} table (see dataAccessOf in routes.ts)`);
+  if (!name) throw new Error(`Environment variable ${tableEnvName(id)} is not set: this function is not granted the ${id} table (see dataAccessOf in lambdas/service/data-access.ts)`);
   return name;
 }
