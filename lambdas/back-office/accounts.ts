@@ -7,8 +7,8 @@
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { accountKey, type AccountItem } from '../shared/identity/access-items';
-import { hashPassword, isAcceptablePassword, PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS, verifyPassword } from '../shared/identity/passwords';
-import { emailKey, normalizeEmail, signInKey, type SignInItem } from '../shared/identity/sign-in-items';
+import { hashPassword, isAcceptablePassword, PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS, verifyPassword } from './passwords';
+import { emailKey, normalizeEmail, signInKey, type SignInItem } from './sign-in-items';
 import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
 import { auditPut, OPERATOR, type AuditAction, type AuditSource } from './audit';
 import { BackOfficeError } from './errors';

@@ -20,9 +20,9 @@
  */
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { accountKey, type AccountItem } from '../shared/identity/access-items';
-import { verifyAgainstDecoy, verifyPassword } from '../shared/identity/passwords';
-import { signInKey, type SignInItem } from '../shared/identity/sign-in-items';
-import { acceptedStep, isWellFormedCode, newTwoFactorSecret, twoFactorUri } from '../shared/identity/two-factor';
+import { verifyAgainstDecoy, verifyPassword } from './passwords';
+import { signInKey, type SignInItem } from './sign-in-items';
+import { acceptedStep, isWellFormedCode, newTwoFactorSecret, twoFactorUri } from './two-factor';
 import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
 import type { Accounts } from './accounts';
 import { auditPut, OPERATOR, type Audit, type AuditAction, type AuditSource } from './audit';

@@ -22,7 +22,7 @@
 import type { AUDIT_ACTIONS } from '../back-office/audit-actions';
 import { staticPage } from '../shared/http/static-page';
 import type { Operation } from '../shared/http/pipeline';
-import { PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS } from '../shared/identity/passwords';
+import { PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS } from '../back-office/passwords';
 import { ORGANIZATION_SCOPES, PERSONAL_SCOPES } from '../shared/identity/scopes';
 import { WEBHOOKS_SCRIPT, WEBHOOKS_STYLE, webhooksBody } from './settings-page-webhooks';
 

@@ -23,7 +23,7 @@ import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-p
 import { createSettingsHandler } from '../../lambdas/settings/settings-pipeline';
 import { definition as identityFunction } from '../../lambdas/identity/handler';
 import { definition as settingsFunction } from '../../lambdas/settings/handler';
-import { codeAt } from '../../lambdas/shared/identity/two-factor';
+import { codeAt } from '../../lambdas/back-office/two-factor';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';

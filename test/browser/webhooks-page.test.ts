@@ -24,7 +24,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSettingsHandler } from '../../lambdas/settings/settings-pipeline';
 import { definition as settingsFunction } from '../../lambdas/settings/handler';
 import { definition as webhookFunction } from '../../lambdas/webhooks/handler';
-import { codeAt } from '../../lambdas/shared/identity/two-factor';
+import { codeAt } from '../../lambdas/back-office/two-factor';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, sharedPlatform, type Platform } from '../../lambdas/shared/platform';
 import { signatureOf } from '../../lambdas/webhooks/signing';

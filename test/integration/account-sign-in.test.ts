@@ -8,9 +8,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountKey } from '../../lambdas/shared/identity/access-items';
-import { verifyPassword } from '../../lambdas/shared/identity/passwords';
-import { signInKey } from '../../lambdas/shared/identity/sign-in-items';
-import { codeAt } from '../../lambdas/shared/identity/two-factor';
+import { verifyPassword } from '../../lambdas/back-office/passwords';
+import { signInKey } from '../../lambdas/back-office/sign-in-items';
+import { codeAt } from '../../lambdas/back-office/two-factor';
 import { runAdminCommand } from '../../scripts/admin-cli';
 import { raisedWebhookHandlers } from '../support/raised-quotas';
 import { SettingsBrowser } from '../support/settings-browser';

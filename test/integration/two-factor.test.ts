@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackOffice, type BackOffice } from '../../lambdas/back-office/back-office';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { signInKey } from '../../lambdas/shared/identity/sign-in-items';
-import { codeAt, newTwoFactorSecret } from '../../lambdas/shared/identity/two-factor';
+import { signInKey } from '../../lambdas/back-office/sign-in-items';
+import { codeAt, newTwoFactorSecret } from '../../lambdas/back-office/two-factor';
 import { startTestStack, type TestStack } from '../support/test-stack';
 
 let stack: TestStack;

@@ -6,7 +6,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { accountKey } from '../../../lambdas/shared/identity/access-items';
-import { signInKey } from '../../../lambdas/shared/identity/sign-in-items';
+import { signInKey } from '../../../lambdas/back-office/sign-in-items';
 import { ACCOUNT_ID, accountItem, serveItems } from '../support/identity-fixtures';
 import { failure, TABLE, transactionCanceled, useMockedBackOffice } from './mocked-back-office';
 

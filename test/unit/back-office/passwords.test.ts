@@ -8,7 +8,7 @@ import {
   TEST_PASSWORD_COST,
   verifyAgainstDecoy,
   verifyPassword,
-} from '../../../lambdas/shared/identity/passwords';
+} from '../../../lambdas/back-office/passwords';
 
 describe('password hashes', () => {
   it('use scrypt N = 2^17, r = 8, p = 1 wherever the code runs outside the test suite; the suite alone switches to its own cost', async () => {
@@ -17,7 +17,7 @@ describe('password hashes', () => {
     expect(passwordCostInUse()).toEqual(TEST_PASSWORD_COST);
     // A fresh copy of the module, as a deployed function or the local stack loads it: production.
     vi.resetModules();
-    const fresh = await import('../../../lambdas/shared/identity/passwords');
+    const fresh = await import('../../../lambdas/back-office/passwords');
     expect(fresh.passwordCostInUse()).toEqual(PRODUCTION_PASSWORD_COST);
     // Outside Vitest the switch refuses.
     vi.stubEnv('VITEST', '');
