@@ -11,9 +11,10 @@ import type { Platform } from '../shared/platform';
 import type { ApiEvent } from '../shared/http/api-event';
 import { credentialCookie, PLAYER_CREDENTIAL_COOKIE } from '../shared/http/cookies';
 import { COOKIE_HEADER } from '../shared/http/credential-headers';
-import { pageResponse, successResponse } from '../shared/http/envelope';
+import { successResponse } from '../shared/http/envelope';
 import {
   admissionSignal,
+  answerWith,
   composeApiHandler,
   refuseApiKey,
   type ApiHandler,
@@ -117,7 +118,6 @@ export function createPlayerHandler(definition: PlayerFunction): ApiHandler {
     doors: ['player'],
     steps: [possessionAuthentication(definition.possession), playerAdmission()],
     credentials: (state) => ({ possession: possessionOf(state) }),
-    respond: (state, { page, data, status, headers }) =>
-      page ? pageResponse(state.event.requestId, String(data), headers) : successResponse(state.event.requestId, data, status ?? 200, headers),
+    respond: answerWith(successResponse),
   });
 }

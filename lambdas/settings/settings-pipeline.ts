@@ -12,9 +12,10 @@
 import type { Platform } from '../shared/platform';
 import { apiError } from '../shared/errors';
 import { COOKIE_HEADER } from '../shared/http/credential-headers';
-import { pageResponse, settingsResponse } from '../shared/http/envelope';
+import { settingsResponse } from '../shared/http/envelope';
 import {
   admissionSignal,
+  answerWith,
   composeApiHandler,
   refuseApiKey,
   type ApiHandler,
@@ -115,7 +116,6 @@ export function createSettingsHandler(definition: SettingsFunction): ApiHandler 
     doors: ['web', 'session'],
     steps: [sessionAuthentication(definition.sessions), settingsAdmission(definition.admissionHolders)],
     credentials: (state) => ({ session: (state.credentials as { session?: SettingsSession } | undefined)?.session }),
-    respond: (state, { page, data, status, headers }) =>
-      page ? pageResponse(state.event.requestId, String(data), headers) : settingsResponse(state.event.requestId, data, status ?? 200, headers),
+    respond: answerWith(settingsResponse),
   });
 }

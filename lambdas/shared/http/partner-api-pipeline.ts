@@ -14,7 +14,7 @@ import { principalOf } from '../identity/principal';
 import { admitRequest, decisionDepsOf } from '../limits/admission';
 import { AUTHORIZATION_HEADER } from './credential-headers';
 import { successResponse } from './envelope';
-import { admissionSignal, composeApiHandler, type ApiHandler, type FunctionDefinition, type Middleware } from './pipeline';
+import { admissionSignal, answerWith, composeApiHandler, type ApiHandler, type FunctionDefinition, type Middleware } from './pipeline';
 import type { RouteDefinition } from './routes';
 
 /** Who is calling: the key behind the Authorization header (401 otherwise). */
@@ -69,6 +69,6 @@ export function createPartnerApiHandler(definition: FunctionDefinition): ApiHand
     doors: ['none', 'key'],
     steps: [keyAuthentication(), keyAdmission(), authorization()],
     credentials: () => ({}),
-    respond: (state, result) => successResponse(state.event.requestId, result.data, result.status ?? 200, result.headers),
+    respond: answerWith(successResponse),
   });
 }

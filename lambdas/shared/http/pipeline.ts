@@ -32,7 +32,7 @@ import { recordMetric } from '../observability/metrics';
 import { currentRequestScope, runInRequestScope } from '../observability/request-scope';
 import { sharedPlatform, type Platform } from '../platform';
 import { normalizeEvent, type ApiEvent } from './api-event';
-import { errorResponse, errorResponseFor } from './envelope';
+import { errorResponse, errorResponseFor, pageResponse } from './envelope';
 import { parseInput, type ContractTable } from './contract';
 import { enforceInputRules, enforceTransportRules } from './request-rules';
 import { defaultRouter, FALLBACK_RESOURCE, ROUTES, surfaceOfPath, type RouteDefinition, type Router } from './routes';
@@ -331,6 +331,12 @@ export function composeApiHandler<I extends OperationInput>(definition: Function
       handler(event, context as PipelineContext),
     );
 }
+
+/** A front door's answer: a page (`page: true`, its HTML) as it is, anything else in the door's success shape. */
+export const answerWith =
+  (success: (requestId: string, data: unknown, status: number, headers?: Record<string, string>) => APIGatewayProxyResult) =>
+  (state: PipelineState, { page, data, status, headers }: OperationResult): APIGatewayProxyResult =>
+    page ? pageResponse(state.event.requestId, String(data), headers) : success(state.event.requestId, data, status ?? 200, headers);
 
 /** The web side takes no API key: a request carrying an Authorization header is refused (400 API_KEY_NOT_ACCEPTED). */
 export function refuseApiKey(event: ApiEvent): void {
