@@ -37,6 +37,12 @@ export interface PageSources {
 /** Every page of the service. Paths from the project root. */
 export const PAGES: readonly PageSources[] = [
   {
+    page: 'settings',
+    script: 'lambdas/settings/page/main.ts',
+    style: 'lambdas/settings/page/page.css',
+    module: 'lambdas/settings/settings-page-bundle.generated.ts',
+  },
+  {
     page: 'player',
     script: 'lambdas/player/page/main.ts',
     style: 'lambdas/player/page/player.css',

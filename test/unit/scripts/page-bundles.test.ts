@@ -9,6 +9,8 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { PLAYER_PAGE_HEADERS, PLAYER_PAGE_HTML } from '../../../lambdas/player/player-page';
 import { PAGE_SCRIPT as PLAYER_SCRIPT, PAGE_STYLE as PLAYER_STYLE } from '../../../lambdas/player/player-page-bundle.generated';
+import { SETTINGS_PAGE_HEADERS, SETTINGS_PAGE_HTML } from '../../../lambdas/settings/settings-page';
+import { PAGE_SCRIPT as SETTINGS_SCRIPT, PAGE_STYLE as SETTINGS_STYLE } from '../../../lambdas/settings/settings-page-bundle.generated';
 import { buildPages, bundleProblems, PAGES, stalePageModules } from '../../../scripts/page-bundles';
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
@@ -47,6 +49,7 @@ describe('the pages\u2019 bundles', () => {
 
   it('are served inline as built, each allowed by its hash', () => {
     for (const [html, headers, script, style] of [
+      [SETTINGS_PAGE_HTML, SETTINGS_PAGE_HEADERS, SETTINGS_SCRIPT, SETTINGS_STYLE],
       [PLAYER_PAGE_HTML, PLAYER_PAGE_HEADERS, PLAYER_SCRIPT, PLAYER_STYLE],
     ] as const) {
       expect(html).toContain(`<script>${script}</script>`);
