@@ -10,10 +10,17 @@
  * Every synthesis runs the compliance checks (lib/compliance/compliance-checks.ts: cdk-nag's
  * AwsSolutions pack, the deploy-readiness rules, the templates against the CloudFormation resource
  * specification) and fails on any finding nobody acknowledged.
+ *
+ * Before anything is built, the web pages' browser code is bundled into its generated modules
+ * (scripts/page-bundles.ts): the settings and player functions are bundled with pages built from
+ * the very sources being deployed, whatever ran before (`cdk synth` and `cdk deploy` do not go through npm).
  */
 import { App } from 'aws-cdk-lib';
 import { buildBaseline, buildStages } from '../lib/app-stacks';
 import { addComplianceChecks } from '../lib/compliance/compliance-checks';
+import { writePageModules } from '../scripts/page-bundles';
+
+await writePageModules();
 
 const app = new App();
 addComplianceChecks(app);

@@ -3,7 +3,9 @@
  * page): one HTML document whose only script and style are inline, allowed
  * by their SHA-256 hashes in a `default-src 'none'` content security policy
  * that also forbids framing, `<base>`, form posts and any origin but its own.
- * Hashes are computed once, when the module loads.
+ * The script and style are a page's bundled browser code (scripts/page-bundles.ts);
+ * the hashes are computed here, once when the module loads, over exactly the
+ * text served.
  */
 import { createHash } from 'node:crypto';
 
