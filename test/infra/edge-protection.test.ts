@@ -908,6 +908,8 @@ const PASS_THROUGH_READS: readonly string[] = ['lambdas/shared/http/api-event.ts
 function headerReads(dir: string): HeaderRead[] {
   const files = readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts'))
+    // Build output (the pages' bundles, scripts/page-bundles.ts): their sources under page/ are read instead.
+    .filter((entry) => !entry.name.endsWith('.generated.ts'))
     .map((entry) => join(entry.parentPath, entry.name));
   const reads: HeaderRead[] = [];
   const calls = /(?:headers\.(?:get|has)\(|\bheader\(event,\s*|\bsingle\()\s*([^,)]+?)\s*\)/g;
