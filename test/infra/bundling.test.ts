@@ -34,7 +34,7 @@ describe('function bundling', () => {
       expect(code.includes('DynamoDBClient')).toBe(true);
     }
     // esbuild runs once per function (13 of them), each through npx: more than the default 30 s on a busy machine.
-  }, 120_000);
+  }, 600_000);
 
   it('gives every function the same code hash whatever the output folder (a deploy from another folder redeploys nothing)', () => {
     // Prepare: the same stage bundled into a folder two levels deeper, as `cdk synth -o cdk.out/dev` does beside `cdk.out`.
@@ -54,5 +54,5 @@ describe('function bundling', () => {
       expect(map.sources.filter((source) => source.startsWith('..') || source.startsWith('/'))).toEqual([]);
       expect(map.sources.some((source) => source.startsWith('lambdas/'))).toBe(true);
     }
-  }, 240_000);
+  }, 600_000);
 });
