@@ -12,11 +12,14 @@ import { resources, synthStage } from './support';
 const OPTIONAL_SDK_MODULES = ['@aws-sdk/signature-v4-crt', '@aws-sdk/signature-v4a'];
 const outdir = mkdtempSync(join(tmpdir(), 'partner-api-bundle-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+/** The stage bundled into `outdir`, once for the file (each synthesis runs esbuild for every function). */
+let bundled: ReturnType<typeof synthStage> | undefined;
+const bundledStage = () => (bundled ??= synthStage({ stage: 'prbundle', bundle: true, outdir }));
 
 describe('function bundling', () => {
   it('bundles each handler (and the scheduled job) with local esbuild into minified CJS with a source map and the AWS SDK inside', () => {
     // Act
-    const { statelessTemplate } = synthStage({ stage: 'prbundle', bundle: true, outdir });
+    const { statelessTemplate } = bundledStage();
 
     // Assess
     const functions = Object.values(resources(statelessTemplate, 'AWS::Lambda::Function'));
@@ -42,7 +45,7 @@ describe('function bundling', () => {
       Object.fromEntries(Object.entries(resources(template, 'AWS::Lambda::Function')).map(([id, fn]) => [id, (fn.Properties.Code as { S3Key: unknown }).S3Key]));
 
     // Act
-    const shallow = synthStage({ stage: 'prbundle', bundle: true, outdir });
+    const shallow = bundledStage();
     const deeper = synthStage({ stage: 'prbundle', bundle: true, outdir: join(outdir, 'nested', 'deeper') });
 
     // Assess
