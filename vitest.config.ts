@@ -1,6 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
 /**
+ * Files run in 3 workers on the 2-core machine: much of a file's time is waiting (DynamoDB Local, Chromium, child
+ * processes, scaled retry waits), so a third worker fills the cores. No test depends on how fast the machine is (waits are
+ * for conditions, bounded generously; time-window tests hold their clock): docs/testing.md.
+ *
  * Two projects. The infrastructure tests only synthesize CDK apps (no DynamoDB, no servers, no
  * process-wide state), and most of their time is synthesizing the same stages: run without
  * isolation, files in one worker share test/infra/support.ts's synthesized stages, which halves
@@ -8,8 +12,10 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    maxWorkers: 3,
+    // Bounds on waiting, generous for a loaded machine (a test that hangs still fails, later).
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
     projects: [
       {
         extends: true,

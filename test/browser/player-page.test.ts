@@ -41,12 +41,12 @@ beforeAll(async () => {
   stack = await startTestStack({ handlers: { ...HANDLERS, player, invitations } });
   platform = createPlatform({ limits: raised, edgeGuard: undefined, localSwitches: { ticketBridgeDown: () => bridgeDown } });
   browser = await launchChromium();
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await browser?.close();
   await stack?.stop();
-}, 60_000);
+}, 180_000);
 
 /** Each test's browser contexts, closed after it. */
 const contexts: BrowserContext[] = [];
@@ -122,7 +122,7 @@ async function visibleSections(page: Page) {
 
 const player = { in_game_name: 'Steve', game_account_id: '069a79f4-44e9-4726-a5be-fca90e38aaf5' };
 
-describe('the join page in Chromium', { timeout: 60_000 }, () => {
+describe('the join page in Chromium', { timeout: 240_000 }, () => {
   it('is watched for CSP violations: markup the policy does not allow is reported', async () => {
     const inv = await invitation();
     const { page, problems } = await newPage();
@@ -352,7 +352,7 @@ describe('the join page in Chromium', { timeout: 60_000 }, () => {
   });
 });
 
-describe('a second player cookie planted by another website', { timeout: 60_000 }, () => {
+describe('a second player cookie planted by another website', { timeout: 240_000 }, () => {
   it('shows that the page refuses to guess, writes nothing, and shows the ticket again once the planted cookie is gone', async () => {
     const inv = await invitation();
     const { context, page, problems } = await newPage();

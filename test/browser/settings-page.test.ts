@@ -48,12 +48,12 @@ beforeAll(async () => {
   stack = await startTestStack({ handlers: { ...HANDLERS, settings, identity } });
   platform = createPlatform({ limits: raised, edgeGuard: undefined, clock: now });
   browser = await launchChromium();
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await browser?.close();
   await stack?.stop();
-}, 60_000);
+}, 180_000);
 
 const contexts: BrowserContext[] = [];
 afterEach(async () => {
@@ -166,7 +166,7 @@ const overflowing = (page: Page) =>
 
 const me = (key: string) => fetch(`${stack.baseUrl}/me`, { headers: bearer(key) });
 
-describe('the settings page in Chromium', { timeout: 60_000 }, () => {
+describe('the settings page in Chromium', { timeout: 240_000 }, () => {
   it('signs in, turns two-factor on, creates, shows once, uses and revokes keys, changes the password, lists the activity, turns two-factor off', async () => {
     const { account_id, email, partner_id } = await account();
     const { context, page, problems } = await newPage();
@@ -504,7 +504,7 @@ describe('the settings page in Chromium', { timeout: 60_000 }, () => {
   });
 });
 
-describe('a second session cookie planted by another website', { timeout: 60_000 }, () => {
+describe('a second session cookie planted by another website', { timeout: 240_000 }, () => {
   it('says why signing in is refused while two settings_session cookies are sent, and signs in once the planted one is gone', async () => {
     const { email } = await account();
     const { context, page, problems } = await newPage();

@@ -59,13 +59,13 @@ beforeAll(async () => {
   // The local stack's webhook switches (its queue, sealer, loopback receivers allowed), which the shared platform carries.
   platform = createPlatform({ limits: raised, edgeGuard: undefined, clock: now, localSwitches: sharedPlatform().localSwitches });
   browser = await launchChromium();
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await browser?.close();
   for (const receiver of receivers.splice(0)) await receiver.close();
   await stack?.stop();
-}, 60_000);
+}, 180_000);
 
 const contexts: BrowserContext[] = [];
 afterEach(async () => {
@@ -213,7 +213,7 @@ async function refreshedStatus(page: Page, deliveryId: string) {
   await page.waitForSelector('#deliveries-refresh:not([disabled])');
   return page.$eval('#deliveries-body', (body, id) => [...body.querySelectorAll('tr')].find((row) => row.getAttribute('data-delivery-id') === id)?.getAttribute('data-status') ?? null, deliveryId);
 }
-const untilDelivery = (page: Page, deliveryId: string) => expect.poll(() => refreshedStatus(page, deliveryId), { timeout: 20_000, interval: 250 });
+const untilDelivery = (page: Page, deliveryId: string) => expect.poll(() => refreshedStatus(page, deliveryId), { timeout: 120_000, interval: 250 });
 
 /** The receiver's requests of one event type. */
 const received = (at: HttpsReceiver, type: string) => at.requests.filter((r) => eventOf(r).type === type);
@@ -225,7 +225,7 @@ function expectSignedWith(request: ReceivedRequest, secret: string) {
   expect(request.headers['x-service-event-id']).toBe(eventOf(request).id);
 }
 
-describe('the webhooks of the settings page in Chromium', { timeout: 120_000 }, () => {
+describe('the webhooks of the settings page in Chromium', { timeout: 300_000 }, () => {
   it('adds callbacks (secret once), verifies them, sends a test event, follows and resends deliveries, deactivates', async () => {
     const { email, partner_id } = await account();
     const good = await receiver(echoChallenge);

@@ -12,11 +12,14 @@ import { resources, synthStage } from './support';
 const OPTIONAL_SDK_MODULES = ['@aws-sdk/signature-v4-crt', '@aws-sdk/signature-v4a'];
 const outdir = mkdtempSync(join(tmpdir(), 'partner-api-bundle-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+/** The stage bundled into `outdir`, once for the file (each synthesis runs esbuild for every function). */
+let bundled: ReturnType<typeof synthStage> | undefined;
+const bundledStage = () => (bundled ??= synthStage({ stage: 'prbundle', bundle: true, outdir }));
 
 describe('function bundling', () => {
   it('bundles each handler (and the scheduled job) with local esbuild into minified CJS with a source map and the AWS SDK inside', () => {
     // Act
-    const { statelessTemplate } = synthStage({ stage: 'prbundle', bundle: true, outdir });
+    const { statelessTemplate } = bundledStage();
 
     // Assess
     const functions = Object.values(resources(statelessTemplate, 'AWS::Lambda::Function'));
@@ -34,7 +37,7 @@ describe('function bundling', () => {
       expect(code.includes('DynamoDBClient')).toBe(true);
     }
     // esbuild runs once per function (13 of them), each through npx: more than the default 30 s on a busy machine.
-  }, 120_000);
+  }, 600_000);
 
   it('gives every function the same code hash whatever the output folder (a deploy from another folder redeploys nothing)', () => {
     // Prepare: the same stage bundled into a folder two levels deeper, as `cdk synth -o cdk.out/dev` does beside `cdk.out`.
@@ -42,7 +45,7 @@ describe('function bundling', () => {
       Object.fromEntries(Object.entries(resources(template, 'AWS::Lambda::Function')).map(([id, fn]) => [id, (fn.Properties.Code as { S3Key: unknown }).S3Key]));
 
     // Act
-    const shallow = synthStage({ stage: 'prbundle', bundle: true, outdir });
+    const shallow = bundledStage();
     const deeper = synthStage({ stage: 'prbundle', bundle: true, outdir: join(outdir, 'nested', 'deeper') });
 
     // Assess
@@ -54,11 +57,11 @@ describe('function bundling', () => {
       expect(map.sources.filter((source) => source.startsWith('..') || source.startsWith('/'))).toEqual([]);
       expect(map.sources.some((source) => source.startsWith('lambdas/'))).toBe(true);
     }
-  }, 240_000);
+  }, 600_000);
 
   it("carries each API function's own group's contracts only, and nothing of the composition (lambdas/service/)", () => {
     // Act: the bundles of the first test (their source maps list every module inside).
-    const { statelessTemplate } = synthStage({ stage: 'prbundle', bundle: true, outdir });
+    const { statelessTemplate } = bundledStage();
 
     // Assess
     const contractsByGroup: Record<string, string[]> = {};
@@ -80,5 +83,5 @@ describe('function bundling', () => {
       settings: ['lambdas/settings/settings-contracts.ts'],
       webhooks: ['lambdas/webhooks/webhook-contracts.ts'],
     });
-  }, 120_000);
+  }, 600_000);
 });

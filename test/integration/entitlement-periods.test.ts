@@ -163,7 +163,7 @@ describe('local stack: the job on an interval', () => {
       const { partner_id } = await realOffice.organizations.create('Org');
       const startsAt = new Date(Date.now() + 1_000).toISOString();
       await realOffice.entitlements!.grant({ owner: `partner:${partner_id}`, game: 'fps', units: 1, startsAt, permanent: true });
-      const deadline = Date.now() + 10_000;
+      const deadline = Date.now() + 60_000;
       let events = (await realOffice.records!.events(partner_id)).events;
       while (events.length < 2 && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 100));

@@ -157,7 +157,7 @@ describe('POST /partners/{partner_id}/invitations', () => {
     expect(outcomes.filter((o) => o.outcome === 'created')).toHaveLength(50);
     expect(outcomes.filter((o) => o.outcome === 'limit')).toHaveLength(10);
     expect((await store.page(partnerId, 3)).total).toBe(50);
-  }, 60_000);
+  }, 240_000);
 
   it('refuses the 51st active invitation through the API, exactly under concurrent requests across keys, and frees a slot at revoke and at expiry', async () => {
     const org = await createOrg(5);
@@ -181,7 +181,7 @@ describe('POST /partners/{partner_id}/invitations', () => {
     } finally {
       now = undefined;
     }
-  }, 60_000);
+  }, 240_000);
 });
 
 describe('reading, linking and revoking', () => {

@@ -46,7 +46,7 @@ const message = (n: number): DeliveryMessage => ({ v: 1, partner_id: 'org_1', we
 const eventItem = (id: string) => ({ pk: 'EVENTS#org_stream', sk: id, kind: 'event', event: { id, type: 'record.created' } });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+async function waitFor(condition: () => boolean, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('condition not met in time');

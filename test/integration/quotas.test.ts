@@ -7,7 +7,7 @@
  * production runs.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { describeKey } from '../../lambdas/identity/describe-key';
 import { accountKey, apiKeyKey, orgKey } from '../../lambdas/shared/identity/access-items';
 import { digestApiKey, keyIdFromDigest } from '../../lambdas/shared/identity/api-keys';
@@ -48,7 +48,10 @@ function limitsWith(overrides: Record<string, number>): Limit[] {
 }
 
 let gate: Promise<void> = Promise.resolve();
+/** Requests admitted and waiting at the gate. */
+let arrived = 0;
 const held: Operation = async () => {
+  arrived += 1;
   await gate;
   return { data: { ok: true } };
 };
@@ -71,7 +74,18 @@ function usePlatform(overrides: Record<string, number>) {
   platform = createPlatform({ limits: limitsWith(overrides), edgeGuard: undefined, clock: () => now ?? new Date() });
 }
 
-/** Stay clear of a minute boundary: a race split across two windows would admit twice. */
+/**
+ * One minute window for the whole race, however long a loaded machine takes for it: the platform's clock stands still
+ * until the test ends (a race split across two windows would admit twice).
+ */
+function oneMinuteWindow() {
+  now = new Date();
+}
+afterEach(() => {
+  now = undefined;
+});
+
+/** Stay clear of a minute boundary (real clock: the test compares the window's end with the time it is). */
 async function awayFromMinuteEdge() {
   const intoMinute = Date.now() % 60_000;
   if (intoMinute > 50_000) await new Promise((r) => setTimeout(r, 60_500 - intoMinute));
@@ -92,12 +106,13 @@ async function org(managers = 1, keysPerManager = 1, permanent = false) {
   return { partner_id, accounts, keys };
 }
 
-async function fire(n: number, pick: (i: number) => { key: string; path: string; method?: string }) {
+async function fire(n: number, pick: (i: number) => { key: string; path: string; method?: string }, onAnswer?: () => void) {
   return Promise.all(
     Array.from({ length: n }, async (_, i) => {
       const { key, path, method } = pick(i);
       const response = await stack.call(path, { method: method ?? 'GET', headers: bearer(key) });
       const body = (await response.json()) as { error?: { code: string } };
+      onAnswer?.();
       return { status: response.status, code: body.error?.code, headers: response.headers };
     }),
   );
@@ -113,8 +128,8 @@ const keyIdOf = (key: string) => keyIdFromDigest(digestApiKey(key));
 describe('business quotas are exact under concurrency', () => {
   it('key-minute: 12 concurrent requests on one key against a limit of 5 admit exactly 5', async () => {
     usePlatform({ 'key-minute': 5 });
-    await awayFromMinuteEdge();
     const o = await org();
+    oneMinuteWindow();
     const results = await fire(12, () => ({ key: o.keys[0], path: `/partners/${o.partner_id}/plain-probe` }));
     expect(results.filter((r) => r.status === 200)).toHaveLength(5);
     for (const r of results.filter((x) => x.status !== 200)) {
@@ -129,7 +144,6 @@ describe('business quotas are exact under concurrency', () => {
 
   it('account-minute: keys of one account in two organizations and a personal key share one window', async () => {
     usePlatform({ 'account-minute': 6 });
-    await awayFromMinuteEdge();
     const a = await org();
     const second = await stack.office.organizations.create();
     await stack.office.memberships.set(second.partner_id, a.accounts[0], 'manager');
@@ -140,6 +154,7 @@ describe('business quotas are exact under concurrency', () => {
       { key: other.key, path: `/partners/${second.partner_id}/plain-probe` },
       { key: personal.key, path: '/me' },
     ];
+    oneMinuteWindow();
     const results = await fire(15, (i) => targets[i % 3]);
     expect(results.filter((r) => r.status === 200)).toHaveLength(6);
     expect(results.filter((r) => r.status === 429).every((r) => r.headers.get('x-ratelimit-policy') === 'account-minute')).toBe(true);
@@ -152,8 +167,8 @@ describe('business quotas are exact under concurrency', () => {
 
   it('organization-minute: keys of three managers of one organization share one window', async () => {
     usePlatform({ 'organization-minute': 7 });
-    await awayFromMinuteEdge();
     const o = await org(3, 2);
+    oneMinuteWindow();
     const results = await fire(20, (i) => ({ key: o.keys[i % o.keys.length], path: `/partners/${o.partner_id}/plain-probe` }));
     expect(results.filter((r) => r.status === 200)).toHaveLength(7);
     expect(results.filter((r) => r.status === 429).every((r) => r.headers.get('x-ratelimit-policy') === 'organization-minute')).toBe(true);
@@ -164,8 +179,8 @@ describe('business quotas are exact under concurrency', () => {
 
   it('invitation-minute counts creation only; invitation-hour and -day name themselves when they trigger', async () => {
     usePlatform({ 'invitation-minute': 3, 'invitation-hour': 100, 'invitation-day': 100 });
-    await awayFromMinuteEdge();
     const o = await org(2, 2);
+    oneMinuteWindow();
     const results = await fire(10, (i) => ({ key: o.keys[i % 4], path: `/partners/${o.partner_id}/create-probe`, method: 'POST' }));
     expect(results.filter((r) => r.status === 200)).toHaveLength(3);
     expect(results.filter((r) => r.status === 429).every((r) => r.headers.get('x-ratelimit-policy') === 'invitation-minute')).toBe(true);
@@ -190,9 +205,9 @@ describe('business quotas are exact under concurrency', () => {
 
   it('ticket-minute: invitation and ticket endpoints share one organization window', async () => {
     usePlatform({ 'ticket-minute': 6 });
-    await awayFromMinuteEdge();
     const o = await org(2, 2);
     const paths = ['invitation-probe', 'ticket-probe', 'create-probe'];
+    oneMinuteWindow();
     const results = await fire(14, (i) => ({
       key: o.keys[i % 4],
       path: `/partners/${o.partner_id}/${paths[i % 3]}`,
@@ -209,9 +224,11 @@ describe('concurrency limits', () => {
   async function inFlight(n: number, pick: (i: number) => { key: string; path: string }) {
     let open!: () => void;
     gate = new Promise((resolve) => (open = resolve));
-    const pending = fire(n, pick);
-    // Requests that were refused answer at once; admitted ones wait at the gate.
-    await new Promise((r) => setTimeout(r, 400));
+    arrived = 0;
+    let answered = 0;
+    const pending = fire(n, pick, () => (answered += 1));
+    // Requests that were refused answer at once; admitted ones wait at the gate: open it once every request is one or the other.
+    while (arrived + answered < n) await new Promise((r) => setTimeout(r, 10));
     open();
     const results = await pending;
     gate = Promise.resolve();

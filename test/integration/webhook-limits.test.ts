@@ -75,7 +75,7 @@ async function deliveredCallback() {
   const id = (await created.json()).webhook.webhook_id as string;
   expect((await m.browser.post(`/settings/api/webhooks/${id}/verify`)).status).toBe(200);
   const { event_id } = await stack.office.records!.put(m.partner_id, recordInput('Lim', { result: 'clean' }));
-  for (let i = 0; i < 200; i += 1) {
+  for (let i = 0; i < 1200; i += 1) {
     const found = (await stack.office.webhooks.deliveriesOf(id)).deliveries.find((d) => d.event_id === event_id && d.status === 'delivered');
     if (found) return { ...m, id, deliveryId: found.delivery_id };
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -14,13 +14,17 @@ import { Deliveries } from '../../lambdas/webhooks/deliveries';
 import { deliveryKey } from '../../lambdas/webhooks/webhook-items';
 import { runAdminCommand } from '../../scripts/admin-cli';
 import { RETRY_WAITS_SECONDS } from '../../lambdas/webhooks/delivery-schedule';
+import { retryExecutionName } from '../../lambdas/webhooks/delivery-worker';
 import { startHttpsReceiver } from '../support/https-receiver';
 import { startTestStack, type TestStack } from '../support/test-stack';
 import { eventually } from '../support/eventually';
 import { businessRequests, raisedWebhookHandlers, webhookWorld, type Delivery, type Receiver } from '../support/webhook-world';
 
 const WAIT_SCALE = 0.0001;
-const TIMEOUT_MS = 1500;
+// The attempt timeout: far above what a healthy loopback send takes even on a loaded machine (the slow cases wait past it).
+const TIMEOUT_MS = 4000;
+// A bound on waiting for a delivery to reach a state (the whole scaled schedule is ~8 s of waits): generous, for a loaded machine.
+const DELIVERY_WAIT_MS = 120_000;
 const UNRESOLVABLE = 'nowhere.webhook-tests.net';
 
 let stack: TestStack;
@@ -53,7 +57,17 @@ async function deliveries(m: Manager, id: string) {
 }
 
 async function deliveryOf(_m: Manager, id: string, eventId: string, done: (d: Delivery) => boolean) {
-  return world.deliveryOf(id, eventId, done);
+  return world.deliveryOf(id, eventId, done, DELIVERY_WAIT_MS);
+}
+
+/**
+ * The retry state machine's executions of one delivery's first cycle (attempts 1 to 8), and their transitions: only
+ * this delivery's, whatever another test's deliveries still do in the same pipeline.
+ */
+function executionsOf(webhookId: string, deliveryId: string) {
+  const counts = Array.from({ length: RETRY_WAITS_SECONDS.length + 1 }, (_, i) => stack.webhooks!.scheduler.transitionsOf(retryExecutionName(webhookId, deliveryId, 0, i + 1)));
+  const started = counts.filter((n) => n !== undefined);
+  return { started: started.length, transitions: started.reduce((sum, n) => sum + n, 0) };
 }
 
 describe('callbacks in web settings', () => {
@@ -149,7 +163,7 @@ describe('verification', () => {
     expect(await deliveries(m, id)).toEqual([]);
     // The manager's trail shows the test (nothing stored changed, but a request left the service in their name).
     expect((await stack.office.audit.list(m.account_id))[0]).toMatchObject({ action: 'webhook.tested', via: 'settings', webhook_id: id, source_ip: '127.0.0.1' });
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('delivery', () => {
@@ -198,7 +212,7 @@ describe('delivery', () => {
       expect(failed.status, name).not.toBe('delivered');
       await m.browser.post(`/settings/api/webhooks/${id}/deactivate`);
     }
-  }, 90_000);
+  }, 240_000);
 
   it('sends no backlog: events from before a callback became active never reach it', async () => {
     const m = await manager();
@@ -267,7 +281,7 @@ describe('loss of authority', () => {
         await stack.webhooks!.idle();
         expect(businessRequests(r).every((q) => q.headers['x-service-event-id'] === eventId)).toBe(true);
       }
-    }, 60_000);
+    }, 180_000);
   }
 });
 
@@ -278,7 +292,6 @@ describe('several callbacks of one organization', () => {
     const recovering = await receiver((n) => (n < 6 ? 500 : 200));
     const callbacks = [];
     for (const r of [...failing, recovering]) callbacks.push({ r, ...(await activeCallback(m, r)) });
-    const before = stack.webhooks!.stats();
 
     const eventId = await businessEvent(m.partner_id);
     const ended = await Promise.all(
@@ -301,8 +314,10 @@ describe('several callbacks of one organization', () => {
       for (let k = 1; k < times.length; k++) expect(times[k] - times[k - 1], `callback ${i}, wait ${k}`).toBeGreaterThanOrEqual(RETRY_WAITS_SECONDS[k - 1] * 1000 * WAIT_SCALE - 5);
     }
     // Every long wait of every callback went through the state machine: none was dropped as "already started".
-    const after = stack.webhooks!.stats();
-    expect(after.executionsStarted - before.executionsStarted).toBe(4 + 4 + 2);
+    // (Counted per delivery, once no execution runs: only this test's executions, whatever an earlier test's deliveries still do.)
+    await stack.webhooks!.scheduler.drained();
+    const started = callbacks.map(({ id }, i) => executionsOf(id, ended[i].delivery_id).started);
+    expect(started.reduce((sum, n) => sum + n, 0)).toBe(4 + 4 + 2);
 
     // Each finished delivery is resendable, on its own callback.
     for (const [i, { id }] of callbacks.entries()) {
@@ -310,7 +325,7 @@ describe('several callbacks of one organization', () => {
       expect(resent.status, `callback ${i}`).toBe(200);
       expect((await resent.json()).delivery).toMatchObject({ delivery_id: ended[i].delivery_id, status: 'pending', resends: 1 });
     }
-  }, 90_000);
+  }, 240_000);
 });
 
 // Last: its delivery and resends spend the callback's 10 starts a minute, and the worker defers what follows (a minute).
@@ -320,7 +335,6 @@ describe('the retry schedule', () => {
     let failing = true;
     const r = await receiver(() => (failing ? 500 : 200));
     const { id, secret } = await activeCallback(m, r);
-    const before = stack.webhooks!.stats();
     const eventId = await businessEvent(m.partner_id);
     const failed = await deliveryOf(m, id, eventId, (d) => d.status === 'failed');
     expect(failed).toMatchObject({ attempts: 8, failure_reason: 'HTTP_5xx', last_http_status: 500 });
@@ -336,10 +350,12 @@ describe('the retry schedule', () => {
     // Waits of at least 1 min, 5 min, 15 min, 1 h, 3 h, 6 h, 12 h, scaled.
     const times = attempts.map((a) => a.receivedAt);
     RETRY_WAITS_SECONDS.forEach((wait, i) => expect(times[i + 1] - times[i], `wait ${i + 1}`).toBeGreaterThanOrEqual(wait * 1000 * WAIT_SCALE - 5));
-    // The four waits longer than SQS can hold went through the state machine: two transitions each.
-    const after = stack.webhooks!.stats();
-    expect(after.executionsStarted - before.executionsStarted).toBe(4);
-    expect(after.transitions - before.transitions).toBe(8);
+    // The four waits longer than SQS can hold went through the state machine: two transitions each (this delivery's own
+    // executions, once no execution runs: an earlier test's deliveries may still be running in the same pipeline).
+    await stack.webhooks!.scheduler.drained();
+    const own = executionsOf(id, failed.delivery_id);
+    expect(own.started).toBe(4);
+    expect(own.transitions).toBe(8);
 
     failing = false;
     const resent = await m.browser.post(`/settings/api/webhooks/${id}/deliveries/${failed.delivery_id}/resend`);
@@ -353,7 +369,7 @@ describe('the retry schedule', () => {
     expect((await m.browser.post(`/settings/api/webhooks/${id}/deliveries/${failed.delivery_id}/resend`)).status).toBe(200);
     const busy = await m.browser.post(`/settings/api/webhooks/${id}/deliveries/${failed.delivery_id}/resend`);
     if (busy.status !== 200) expect((await busy.json()).code).toBe('DELIVERY_IN_PROGRESS');
-  }, 90_000);
+  }, 240_000);
 });
 
 describe('operator repairs (admin CLI)', () => {

@@ -4,7 +4,7 @@
  * pipeline, scheduled jobs); fails with `what` after `timeoutMs`. A bound on
  * waiting, not an assertion on speed.
  */
-export async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
+export async function eventually<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

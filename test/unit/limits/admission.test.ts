@@ -177,7 +177,7 @@ describe('admitRequest: round trips', () => {
 
     // Act
     const admission = admit(bearer(issued.key), { container: warmContainer(issued) });
-    await vi.waitFor(() => expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(3), { timeout: 500 });
+    await vi.waitFor(() => expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(3), { timeout: 10_000 });
     held.open();
 
     // Assess
@@ -894,7 +894,7 @@ describe('admitRequest: requests in flight', () => {
 
     // Act
     const admission = admitTicket();
-    await vi.waitFor(() => expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(1), { timeout: 500 });
+    await vi.waitFor(() => expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(1), { timeout: 10_000 });
     await new Promise((resolve) => setTimeout(resolve, 20));
     const inFlightWhileKeyHeld = ddbMock.commandCalls(UpdateCommand).length;
     held.open();
@@ -917,7 +917,7 @@ describe('admitRequest: requests in flight', () => {
 
     // Act: the organization write is sent while the account write is still unanswered.
     const admission = admitTicket();
-    await vi.waitFor(() => expect(admissionWrites().map((input) => input.Key)).toEqual([KEY, accountKey(ACCOUNT_ID), orgKey(PARTNER_ID)]), { timeout: 500 });
+    await vi.waitFor(() => expect(admissionWrites().map((input) => input.Key)).toEqual([KEY, accountKey(ACCOUNT_ID), orgKey(PARTNER_ID)]), { timeout: 10_000 });
     held.open();
 
     // Assess
