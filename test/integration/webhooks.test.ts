@@ -36,6 +36,9 @@ beforeAll(async () => {
       allowLocalWebhooks: true,
       waitScale: WAIT_SCALE,
       timeoutMs: TIMEOUT_MS,
+      // Longer than a scaled wait and a slow hop on a loaded machine (the scaled default is 2 s): an attempt that is merely
+      // late is not requeued by the sweeper past the state machine, which the schedule tests count.
+      sweepGraceMs: 8000,
       resolve: async (host) => {
         if (host === UNRESOLVABLE) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
         return ['127.0.0.1'];
