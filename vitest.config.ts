@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './test/support/longest-first-sequencer';
 
 /**
  * Files run in 3 workers on the 2-core machine: much of a file's time is waiting (DynamoDB Local, Chromium, child
@@ -13,6 +14,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     maxWorkers: 3,
+    // The longest files start first, whatever their project (test/support/longest-first-sequencer.ts).
+    sequence: { sequencer: LongestFirstSequencer },
     // Bounds on waiting, generous for a loaded machine (a test that hangs still fails, later).
     testTimeout: 120_000,
     hookTimeout: 180_000,
