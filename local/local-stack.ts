@@ -54,6 +54,12 @@ export interface LocalStackOptions {
    * secret sealer the webhook code uses here (default: on, loopback receivers refused, waits as deployed). `false`: off.
    */
   readonly webhooks?: false | LocalWebhookOptions;
+  /**
+   * Tests only: the front's function timeout (default: the deployed functions', as the stage config sets it). For a test
+   * about something else that runs many slow requests at once on a loaded machine, where the emulated Lambda timeout
+   * would answer 502 for what is only a slow machine; the function-timeout tests keep the default.
+   */
+  readonly functionTimeoutMs?: number;
 }
 
 /** What a local stack may change in its webhook pipeline (the rest comes from the stack). */
@@ -136,6 +142,7 @@ async function startParts(options: LocalStackOptions, parts: StopSequence): Prom
     router: options.router,
     port: options.port,
     edge: options.edgeProtection === false ? undefined : localEdge(options.limits ?? LIMITS),
+    functionTimeoutMs: options.functionTimeoutMs,
   });
   parts.add('the local front', front.close);
   frontPort = Number(new URL(front.baseUrl).port);

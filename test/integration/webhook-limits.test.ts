@@ -29,7 +29,9 @@ beforeAll(async () => {
   const webhooks = createSettingsHandler({ ...webhookFunction, platform: () => platform });
   // Signing in (a manager per row, all from 127.0.0.1) and the other settings on the same platform.
   const settings = createSettingsHandler({ ...settingsFunction, platform: () => platform });
-  stack = await startTestStack({ handlers: { ...HANDLERS, webhooks, settings } });
+  // Each row sends its requests at once (25 creations, each checking a password): on a loaded 2-core machine one can take
+  // longer than the deployed 10 s function timeout, which the front would answer 502. These tests count limits, not time.
+  stack = await startTestStack({ handlers: { ...HANDLERS, webhooks, settings }, functionTimeoutMs: 120_000 });
 });
 afterAll(() => stack?.stop());
 

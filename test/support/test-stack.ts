@@ -31,6 +31,8 @@ export async function startTestStack(
      * delivery records themselves, outside the pipeline (the fan-out's store raced alone): those have no message by design.
      */
     checkStuckDeliveries?: boolean;
+    /** The front's function timeout (default: the deployed one): see LocalStackOptions.functionTimeoutMs. */
+    functionTimeoutMs?: number;
   } = {},
 ): Promise<TestStack> {
   const endpoint = inject('dynamoEndpoint');
@@ -45,6 +47,7 @@ export async function startTestStack(
     scheduledJobs: options.scheduledJobs ?? false,
     // Tests receive webhooks on local HTTPS servers (test/support/https-receiver.ts): loopback callbacks allowed.
     webhooks: options.webhooks === false ? false : { allowLocalWebhooks: true, waitScale: 1, ...options.webhooks },
+    functionTimeoutMs: options.functionTimeoutMs,
   });
   const client = localDocumentClient(endpoint);
   return {
