@@ -9,10 +9,10 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { credentialDigest } from '../invitations/claim';
-import { credentialCookie, PLAYER_CREDENTIAL_COOKIE } from '../shared/http/cookies';
+import { credentialCookie } from '../shared/http/cookies';
 import type { InvitationItem } from '../invitations/invitation-model';
 
-export const PLAYER_COOKIE = PLAYER_CREDENTIAL_COOKIE;
+export const PLAYER_COOKIE = 'player_credential';
 export const PLAYER_CREDENTIAL_DAYS = 90;
 const CREDENTIAL_MS = PLAYER_CREDENTIAL_DAYS * 86_400_000;
 

@@ -9,7 +9,6 @@
  */
 import type { Platform } from '../shared/platform';
 import type { ApiEvent } from '../shared/http/api-event';
-import { credentialCookie, PLAYER_CREDENTIAL_COOKIE } from '../shared/http/cookies';
 import { COOKIE_HEADER } from '../shared/http/credential-headers';
 import { successResponse } from '../shared/http/envelope';
 import {
@@ -28,6 +27,7 @@ import { defaultRouter, type RouteDefinition } from '../shared/http/routes';
 import { decisionDepsOf } from '../shared/limits/admission';
 import { isPlayerCategory } from '../shared/limits/limits-table';
 import { admitPlayerCall } from './player-admission';
+import { presentedCredential } from './player-credential';
 
 /**
  * What a player-site call proved about its join link before admission counts it (player-possession.ts): the link's
@@ -76,7 +76,7 @@ const possessionAuthentication = (check: PossessionCheck | undefined): Middlewar
     refuseApiKey(event);
     if (!isPlayerCategory(route.category)) return;
     // Two player_credential cookies: 400 DUPLICATE_CREDENTIAL_COOKIE before anything is read or counted (cookies.ts).
-    credentialCookie(event.headers.get(COOKIE_HEADER), PLAYER_CREDENTIAL_COOKIE);
+    presentedCredential(event.headers.get(COOKIE_HEADER));
     // The player group judges the id (player-possession.ts); a proof names the well-formed id it holds.
     const invitationId = event.pathParameters.invitation_id;
     const possession: PlayerPossession =

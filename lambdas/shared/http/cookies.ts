@@ -13,9 +13,6 @@
  */
 import { ApiError } from '../errors';
 
-/** The player site's credential cookie (lambdas/player/player-credential.ts sets it). */
-export const PLAYER_CREDENTIAL_COOKIE = 'player_credential';
-
 /** Every value the request's Cookie headers carry under one name, in order (a name compared exactly, after trimming). */
 export function cookieValues(cookieHeaders: readonly string[] | undefined, name: string): string[] {
   const values: string[] = [];
