@@ -57,6 +57,14 @@ export function localDynamoClient(endpoint: string): DynamoDBClient {
   });
 }
 
+/**
+ * The JVM's options for DynamoDB Local: the client compiler only (no C2 compilations burning a core for minutes) and the
+ * serial collector (no GC threads). Measured on the 2-core machine, Java 17, 12,000 writes from 20 concurrent clients:
+ * 10 s of CPU instead of 20 s, and the writes done in 10 s instead of 13.5 s; ready in 1.1 s instead of 1.8 s. A local
+ * store serves one developer or one test run: it is short-lived, and its CPU is shared with everything else.
+ */
+export const JVM_OPTIONS: readonly string[] = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
+
 /** DynamoDB Local could not start: its port is taken, Java exited, or it did not answer in time. */
 export class DynamoLocalStartError extends Error {}
 
@@ -80,7 +88,7 @@ export async function startDynamoLocal(options: { port?: number; path?: string }
   const port = options.port ?? (await freePort());
   const folder = dynamoLocalJarFolder();
   const storage = options.path ? ['-dbPath', resolve(options.path)] : ['-inMemory'];
-  const java = ['java', '-Djava.library.path=./DynamoDBLocal_lib', '-jar', 'DynamoDBLocal.jar', '-port', String(port), '-sharedDb', '-disableTelemetry', ...storage];
+  const java = ['java', ...JVM_OPTIONS, '-Djava.library.path=./DynamoDBLocal_lib', '-jar', 'DynamoDBLocal.jar', '-port', String(port), '-sharedDb', '-disableTelemetry', ...storage];
   // The watchdog is plain Node: none of this process's options (an inspector port, a preload) applies to it.
   const env = { ...process.env };
   delete env.NODE_OPTIONS;

@@ -14,7 +14,8 @@ import { LIMITS, type Limit } from '../lambdas/shared/limits/limits-table';
 import { SECRET_IDS } from '../lambdas/shared/secret-names';
 import { configureSharedPlatform, sharedPlatform, type LocalSwitches } from '../lambdas/shared/platform';
 import { provideLocalSecret } from '../lambdas/shared/secrets';
-import { createDocumentClient } from '../lambdas/shared/storage/dynamo-client';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createDocumentClient, DYNAMO_CLIENT_CONFIG } from '../lambdas/shared/storage/dynamo-client';
 import type { TableId } from '../lambdas/shared/storage/table-definitions';
 import { localDynamoClient, startDynamoLocal } from './dynamo-local';
 import { useLocalEnvironment } from './environment';
@@ -28,6 +29,19 @@ import { runClaimReconciler } from '../lambdas/jobs/claim-reconciler/handler';
 import { runEntitlementPeriods } from '../lambdas/jobs/entitlement-periods/handler';
 import { runWebhookSweeper } from '../lambdas/jobs/webhook-sweeper/handler';
 import { SWEEP_INTERVAL_MS } from '../lambdas/webhooks/delivery-sweeper';
+
+/**
+ * The handlers' DynamoDB client on the local stack: the deployed settings (storage/dynamo-client.ts), except that an
+ * attempt may wait up to the admission budget (3 s) instead of 1 s. DynamoDB answers in milliseconds; DynamoDB Local on
+ * a busy 2-core machine can take over a second, and the SDK would then send a conditional write again that DynamoDB
+ * Local had applied: with another request's write between the two, the retry's stamp check cannot see it and a window
+ * counts the request twice (docs/limits.md, "A retried write counts once"). In process only, never through the environment:
+ * no deployed function can select it.
+ */
+export const LOCAL_HANDLER_DYNAMO_CONFIG = {
+  ...DYNAMO_CLIENT_CONFIG,
+  requestHandler: { ...DYNAMO_CLIENT_CONFIG.requestHandler, requestTimeout: 3000 },
+} as const;
 
 export interface LocalStackOptions {
   readonly port?: number;
@@ -130,11 +144,12 @@ async function startParts(options: LocalStackOptions, parts: StopSequence): Prom
   // process, never through the environment a deployed function reads.
   const switches: LocalSwitches = { ticketBridgeDown: options.switches?.ticketBridgeDown ?? (() => false), sealer, ...(webhooks ? { webhooks: webhooks.switches } : {}) };
   const faults = options.webhooks ? options.webhooks.faults : undefined;
+  const handlersClient = createDocumentClient(new DynamoDBClient(LOCAL_HANDLER_DYNAMO_CONFIG));
   configureSharedPlatform({
     localSwitches: switches,
     edgeGuard: undefined,
     // Fault-injection tests: the pipeline's DynamoDB calls go through the plan (calls outside its invocations never do).
-    ...(faults ? { documentClient: faults.instrument(createDocumentClient()) } : {}),
+    documentClient: faults ? faults.instrument(handlersClient) : handlersClient,
   });
 
   const front = await startLocalFront({
