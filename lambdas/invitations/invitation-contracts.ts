@@ -58,14 +58,17 @@ export const INVITATION_CONTRACTS = {
   'invitation-create': {
     summary: 'Create a one-time player invitation',
     description:
-      'Idempotent per key id + organization + Idempotency-Key: a replay answers 200 with the original invitation and replayed true (link null once it is used, expired or revoked); the same key with another game or other notes is 409 IDEMPOTENCY_CONFLICT. At most 50 active invitations per organization.',
+      'Idempotent per key id + organization + Idempotency-Key: a replay answers 200 with the original invitation and replayed true (link null once it is used, expired or revoked); the same key with another game or other notes is 409 IDEMPOTENCY_CONFLICT. At most 50 active invitations per organization: beyond that 429 TOO_MANY_INVITES with X-RateLimit-Policy organization-active-invitations and Retry-After until the earliest pending invitation expires (60 s when only claims in progress hold the slots).',
     body: z.strictObject({
       game: withErrorCode(z.enum(GAME_GROUPS), 'INVALID_GAME'),
       notes: withErrorCode(
         z.optional(
           described(
-            'Draft notes for the ticket: empty, or 2–600 characters after trimming',
-            z.string().check(z.refine((notes) => notes.trim() === '' || ([...notes.trim()].length >= 2 && [...notes.trim()].length <= 600))),
+            'Draft notes for the ticket: empty, or 2–600 characters after trimming; line breaks and tabs allowed, no other control characters',
+            z.string().check(
+              z.regex(/^(?:[^\p{Cc}]|[\n\t])*$/u),
+              z.refine((notes) => notes.trim() === '' || ([...notes.trim()].length >= 2 && [...notes.trim()].length <= 600)),
+            ),
           ),
         ),
         'INVALID_FIELD',

@@ -22,6 +22,13 @@ import type { GameGroup } from '../records/record-model';
 export const INVITATION_LIFETIME_MS = 7 * 86_400_000;
 /** Active (pending or claiming) invitations an organization may hold. */
 export const ACTIVE_INVITATION_LIMIT = 50;
+/** X-RateLimit-Policy of 429 TOO_MANY_INVITES (docs/invitations.md, "Too many invitations"). */
+export const ACTIVE_INVITATIONS_POLICY = 'organization-active-invitations';
+/**
+ * Retry-After of TOO_MANY_INVITES when every slot is held by a claim in progress: a claim settles in seconds, or at the
+ * claim-reconciler's next run (every minute) when its browser went away.
+ */
+export const CLAIMING_RETRY_AFTER_SECONDS = 60;
 export const INVITATION_PAGE_SIZE = 20;
 export const IDEMPOTENCY_KEY_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
 

@@ -8,7 +8,16 @@ import { ApiError } from '../shared/errors';
 import type { Operation, OperationInput } from '../shared/http/pipeline';
 import type { Principal } from '../shared/identity/principal';
 import type { GameGroup } from '../records/record-model';
-import { IDEMPOTENCY_KEY_PATTERN, INVITATION_PAGE_SIZE, stateAt, toInvitation, type InvitationItem } from './invitation-model';
+import {
+  ACTIVE_INVITATION_LIMIT,
+  ACTIVE_INVITATIONS_POLICY,
+  CLAIMING_RETRY_AFTER_SECONDS,
+  IDEMPOTENCY_KEY_PATTERN,
+  INVITATION_PAGE_SIZE,
+  stateAt,
+  toInvitation,
+  type InvitationItem,
+} from './invitation-model';
 import { invitationStoreOf } from './invitation-store';
 import { joinLink, joinToken, playerSiteBase } from './join-link';
 
@@ -35,7 +44,7 @@ export const createInvitation: Operation = async (input) => {
     input.now,
   );
   if (creation.outcome === 'conflict') throw new ApiError('IDEMPOTENCY_CONFLICT');
-  if (creation.outcome === 'limit') throw new ApiError('TOO_MANY_INVITES');
+  if (creation.outcome === 'limit') throw new ApiError('TOO_MANY_INVITES', undefined, tooManyInvitesHeaders(creation.freesAtMs, input.now));
   const { item } = creation;
   const link = isUsable(item, input.now) ? await linkOf(input, item) : null;
   const replayed = creation.outcome === 'replayed';
@@ -79,3 +88,18 @@ export const revokeInvitation: Operation = async (input) => {
   if (item?.state !== 'revoked') throw new ApiError('INVITE_UNAVAILABLE');
   return { data: toInvitation(item, input.now) };
 };
+
+/**
+ * 429 TOO_MANY_INVITES names its own policy (not the key's minute it was admitted by): remaining 0 of 50 until the
+ * earliest pending invitation expires (Reset, Retry-After), or Retry-After alone when claims in progress hold every slot.
+ */
+export function tooManyInvitesHeaders(freesAtMs: number | undefined, now: Date): Record<string, string> {
+  const headers: Record<string, string> = {
+    'X-RateLimit-Policy': ACTIVE_INVITATIONS_POLICY,
+    'X-RateLimit-Limit': String(ACTIVE_INVITATION_LIMIT),
+    'X-RateLimit-Remaining': '0',
+  };
+  if (freesAtMs === undefined) return { ...headers, 'Retry-After': String(CLAIMING_RETRY_AFTER_SECONDS) };
+  const resetAt = Math.ceil(freesAtMs / 1000);
+  return { ...headers, 'X-RateLimit-Reset': String(resetAt), 'Retry-After': String(Math.max(1, resetAt - Math.floor(now.getTime() / 1000))) };
+}

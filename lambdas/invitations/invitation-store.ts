@@ -79,7 +79,8 @@ export type Creation =
   | { readonly outcome: 'created'; readonly item: InvitationItem }
   | { readonly outcome: 'replayed'; readonly item: InvitationItem }
   | { readonly outcome: 'conflict' }
-  | { readonly outcome: 'limit' };
+  /** `freesAtMs`: when the earliest pending invitation expires (absent when only claims in progress hold the slots). */
+  | { readonly outcome: 'limit'; readonly freesAtMs?: number };
 
 /** Lost races on the organization item are retried from what the failed write returned; production allows 4 in flight per organization. */
 const MAX_ATTEMPTS = 80;
@@ -110,7 +111,10 @@ export class InvitationStore {
 
       const active = Object.entries(organization?.active ?? {});
       const live = active.filter(([, value]) => value === CLAIMING || value > now.getTime());
-      if (live.length >= ACTIVE_INVITATION_LIMIT) return { outcome: 'limit' };
+      if (live.length >= ACTIVE_INVITATION_LIMIT) {
+        const expiries = live.map(([, value]) => value).filter((value) => value !== CLAIMING);
+        return { outcome: 'limit', ...(expiries.length > 0 ? { freesAtMs: Math.min(...expiries) } : {}) };
+      }
 
       const notes = normalizeNotes(input.notes);
       const item: InvitationItem = {

@@ -7,7 +7,9 @@
  * | ticket | `TICKET#<ticket id>` | `TICKET` | the TicketItem, the player's data, `entry_count` |
  * | entry | `TICKET#<ticket id>` | `ENTRY#<000001…>` | one conversation entry: author (organization, staff, user, system), text, time |
  *
- * The draft notes are the first entry (author `organization`). Entries are
+ * The draft notes are the first entry (author `organization`): the ticket's brief for the staff who handle it, not a
+ * message. `message_count` counts staff and player messages only, no `ticket.message.created` is emitted for the
+ * brief, and the player's view does not show it (docs/invitations.md, "Draft notes"). Entries are
  * items of their own so a conversation never meets DynamoDB's 400 KB item
  * limit; a page of the latest ones is one Query.
  *
@@ -98,7 +100,8 @@ export class DynamoTicketBridge implements TicketBridge {
       status: 'open',
       created_at: now.toISOString(),
       updated_at: now.toISOString(),
-      message_count: request.notes ? 1 : 0,
+      // The brief (the draft notes) is not a message: staff and player messages count from 0.
+      message_count: 0,
     };
     const put = {
       TableName: this.table,

@@ -54,7 +54,7 @@ describe('claiming an invitation', () => {
     expect(after).not.toHaveProperty('notes');
     const ticketItems = (await domainItems('TICKET#')).filter((t) => t.invitation_id === item.id);
     expect(ticketItems).toHaveLength(1);
-    expect(ticketItems[0]).toMatchObject({ status: 'open', message_count: 1, partner_id: item.partner_id, game: 'minecraft' });
+    expect(ticketItems[0]).toMatchObject({ status: 'open', message_count: 0, partner_id: item.partner_id, game: 'minecraft' });
     const events = (await stack.office.records!.events(item.partner_id)).events.filter((e) => e.type === 'invitation.joined');
     expect(events.map((e) => e.data)).toEqual([{ ticket_id: ticketItems[0].id, invitation_id: item.id, status: 'open' }]);
   });

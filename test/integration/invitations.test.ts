@@ -56,7 +56,7 @@ async function call(org: Org, method: string, path: string, options: { body?: un
   const response = await stack.call(`/partners/${org.partnerId}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
   const text = await response.text();
   const json = JSON.parse(text) as { data?: Record<string, unknown>; error?: { code: string } };
-  return { status: response.status, data: json.data as Record<string, any> | undefined, code: json.error?.code, text };
+  return { status: response.status, data: json.data as Record<string, any> | undefined, code: json.error?.code, text, headers: response.headers };
 }
 
 const create = (org: Org, body: unknown, idem: string | null = idempotencyKey(), key?: string) => call(org, 'POST', '/invitations', { body, idem, key });
@@ -124,6 +124,9 @@ describe('POST /partners/{partner_id}/invitations', () => {
     [{ game: 'fps', notes: '  x  ' }, 'INVALID_FIELD'],
     [{ game: 'fps', notes: 'x'.repeat(601) }, 'INVALID_FIELD'],
     [{ game: 'fps', notes: 42 }, 'INVALID_FIELD'],
+    [{ game: 'fps', notes: 'ab\u0000cd' }, 'INVALID_FIELD'],
+    [{ game: 'fps', notes: 'bell \u0007 rings' }, 'INVALID_FIELD'],
+    [{ game: 'fps', notes: 'next line \u0085 here' }, 'INVALID_FIELD'],
     [{ game: 'fps', holder_id: 'p1' }, 'UNKNOWN_FIELD'],
     [{ game: 'fps', expires_at: '2030-01-01T00:00:00Z' }, 'UNKNOWN_FIELD'],
   ])('refuses %j with 422 %s and creates nothing', async (body, code) => {
@@ -132,9 +135,9 @@ describe('POST /partners/{partner_id}/invitations', () => {
     expect((await call(org, 'GET', '/invitations')).data).toMatchObject({ items: [], page_count: 0 });
   });
 
-  it('accepts empty and whitespace-only notes, and 600 characters after trimming', async () => {
+  it('accepts empty and whitespace-only notes, 600 characters after trimming, and line breaks and tabs', async () => {
     const org = await createOrg(1);
-    for (const notes of ['', '   ', `  ${'n'.repeat(600)}  `]) expect((await create(org, { game: 'fps', notes })).status).toBe(201);
+    for (const notes of ['', '   ', `  ${'n'.repeat(600)}  `, 'first line\nsecond\tline']) expect((await create(org, { game: 'fps', notes })).status).toBe(201);
   });
 
   it('creates one invitation from 20 concurrent requests of one scope; the others replay it', async () => {
@@ -171,7 +174,17 @@ describe('POST /partners/{partner_id}/invitations', () => {
     // A revoked invitation frees its slot at once.
     await call(org, 'POST', `/invitations/${first[0].id}/revoke`);
     expect((await create(org, { game: 'fps' })).status).toBe(201);
-    expect((await create(org, { game: 'fps' })).code).toBe('TOO_MANY_INVITES');
+    const full = await create(org, { game: 'fps' });
+    expect(full.code).toBe('TOO_MANY_INVITES');
+    // Its own policy (not the key's minute that admitted it), until the earliest pending invitation expires.
+    const freesAt = Math.ceil(Date.parse(first[1].expires_at) / 1000);
+    expect(full.headers.get('x-ratelimit-policy')).toBe('organization-active-invitations');
+    expect(full.headers.get('x-ratelimit-limit')).toBe('50');
+    expect(full.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(full.headers.get('x-ratelimit-reset')).toBe(String(freesAt));
+    const retryAfter = Number(full.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(freesAt - Math.ceil(Date.now() / 1000) - 5);
+    expect(retryAfter).toBeLessThanOrEqual(freesAt - Math.floor(Date.now() / 1000) + 1);
 
     // At the expiry instant of the second oldest, two slots are free (the oldest was revoked); nothing swept them.
     now = new Date(Date.parse(first[1].expires_at));

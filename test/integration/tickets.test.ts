@@ -104,7 +104,7 @@ describe('GET /partners/{partner_id}/tickets/{invitation_id}', () => {
       status: 'open',
       created_at: expect.any(String),
       updated_at: expect.any(String),
-      message_count: 1,
+      message_count: 0,
     });
     expect(answer.text).not.toMatch(/From the organization|Alex/);
   });

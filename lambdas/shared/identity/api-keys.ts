@@ -74,8 +74,9 @@ export interface PresentedKey {
  * not exist) and spreads those reads over the whole key space.
  */
 export function presentedKey(authorization: string | undefined): PresentedKey {
-  // The auth scheme is case-insensitive (RFC 9110 §11.1); the key itself is not.
-  const match = authorization ? /^Bearer ([^\s]+)$/i.exec(authorization.trim()) : null;
+  // The auth scheme is case-insensitive and followed by one or more spaces (RFC 9110 §11.1, §11.4); the key itself is
+  // case-sensitive. Exactly the spellings normalizeCredential (the edge's counters) merges into `bearer <key>`.
+  const match = authorization ? /^Bearer\s+(\S+)$/i.exec(authorization.trim()) : null;
   const candidate = match?.[1];
   if (candidate && LIVE_KEY_PATTERN.test(candidate)) {
     const digest = digestApiKey(candidate);
