@@ -21,13 +21,14 @@ import { createServer, STATUS_CODES, type IncomingMessage, type Server, type Ser
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { errorResponse, errorResponseFor } from '../lambdas/shared/http/envelope';
+import { errorResponse } from '../lambdas/shared/http/envelope';
 import { ApiError } from '../lambdas/shared/errors';
 import type { ApiHandler } from '../lambdas/shared/http/pipeline';
 import { REQUEST_LIMITS } from '../lambdas/shared/http/request-rules';
 import { defaultRouter, FALLBACK_GROUPS, FALLBACK_RESOURCE, surfaceOfPath, type Router } from '../lambdas/shared/http/routes';
 import { resolveStageConfig } from '../lib/config/stage-config';
-import { errorEnvelope } from '../lib/constructs/error-envelope';
+import { SURFACE_PROFILES } from '../lib/config/surfaces';
+import { errorBody } from '../lib/constructs/error-envelope';
 import { callerIdentity } from './caller-identity';
 import { parseQuery, parseRequestTarget, type RequestTarget } from './request-target';
 import { wafRequestRefusal } from './waf-mirror';
@@ -234,18 +235,42 @@ function send(response: ServerResponse, result: APIGatewayProxyResult, close = f
  * status chosen for it; lib/constructs/surface-api.ts) and a request id,
  * instead of Node's bare status line.
  */
-function refuseUnparsableRequest(error: Error & { code?: string }, socket: Duplex): void {
+function refuseUnparsableRequest(error: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex): void {
   if (!socket.writable || error.code === 'ECONNRESET') {
     socket.destroy();
     return;
   }
   const status = PARSER_ERROR_STATUS[error.code ?? ''] ?? 400;
-  const requestId = randomUUID();
-  // Every envelope's headers (as for the 502s below), the gateway's code in the body.
-  const { headers } = errorResponse(requestId, new ApiError('INTERNAL_ERROR'));
-  const body = errorEnvelope('REQUEST_REJECTED', requestId);
-  const head = Object.entries({ ...headers, 'Content-Length': Buffer.byteLength(body), Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
-  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head.join('')}\r\n${body}`);
+  const answer = frontErrorResponse(requestPathOf(error.rawPacket), randomUUID(), new ApiError('INTERNAL_ERROR'), { code: 'REQUEST_REJECTED', status });
+  const head = Object.entries({ ...answer.headers, 'Content-Length': Buffer.byteLength(answer.body), Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head.join('')}\r\n${answer.body}`);
+}
+
+/**
+ * The stage-relative path of the request line Node could not parse (`METHOD target HTTP/x.y`), or `/` when even that
+ * is unreadable: the surface the gateway of that path would have answered for.
+ */
+function requestPathOf(rawPacket: Buffer | undefined): string {
+  const line = rawPacket?.subarray(0, Math.min(rawPacket.length, 8192)).toString('latin1').split('\r\n', 1)[0] ?? '';
+  const target = /^[A-Z]+ (\S+) HTTP\/\d\.\d$/.exec(line)?.[1];
+  if (!target) return '/';
+  try {
+    return stagePathOf(parseRequestTarget(target).path).path;
+  } catch {
+    return '/';
+  }
+}
+
+/**
+ * An answer the front gives itself (API Gateway's gateway responses, WAF's custom responses): the headers every
+ * response carries and the body in the shape of the surface addressed, exactly as the stack configures them
+ * (`errorBody`, lib/constructs/error-envelope.ts): the envelope on the partner API; on the web side (the player site and
+ * web settings) the envelope with a top-level `code` and `message`, which both of its shapes read.
+ */
+export function frontErrorResponse(path: string, requestId: string, error: ApiError, override: { code?: 'REQUEST_REJECTED'; status?: number } = {}): APIGatewayProxyResult {
+  const response = errorResponse(requestId, error);
+  const shape = SURFACE_PROFILES[surfaceOfPath(path)].errorShape;
+  return { ...response, statusCode: override.status ?? response.statusCode, body: errorBody(shape, override.code ?? error.code, requestId, override.code ? undefined : error.message) };
 }
 
 /** The statuses Node itself gives these parser errors; any other is 400. */
@@ -254,6 +279,15 @@ const PARSER_ERROR_STATUS: Readonly<Record<string, number>> = {
   HPE_CHUNK_EXTENSIONS_OVERFLOW: 413,
   ERR_HTTP_REQUEST_TIMEOUT: 408,
 };
+
+/** The stage-relative path of a request Node parsed (`/` when its target is unusable). */
+function pathOrRoot(url: string | undefined): string {
+  try {
+    return stagePathOf(parseRequestTarget(url ?? '/').path).path;
+  } catch {
+    return '/';
+  }
+}
 
 export async function startLocalFront(options: LocalFrontOptions): Promise<LocalFront> {
   const router = options.router ?? defaultRouter;
@@ -267,7 +301,7 @@ export async function startLocalFront(options: LocalFrontOptions): Promise<Local
       const target = parseRequestTarget(request.url ?? '/');
       // Answers the front gives itself take the shape of the surface addressed (web settings: top-level code).
       const stagePath = stagePathOf(target.path).path;
-      const refuse = (error: ApiError) => errorResponseFor(stagePath, requestId, error);
+      const refuse = (error: ApiError) => frontErrorResponse(stagePath, requestId, error);
       const refusal = wafRequestRefusal(target);
       if (refusal) {
         request.resume();
@@ -298,7 +332,7 @@ export async function startLocalFront(options: LocalFrontOptions): Promise<Local
     } catch (error) {
       // What API Gateway answers when the integration fails: never the error itself.
       console.error(JSON.stringify({ level: 'error', message: 'local front: integration failed', request_id: requestId, error: String(error) }));
-      send(response, { ...errorResponse(requestId, new ApiError('INTERNAL_ERROR')), statusCode: 502 }, true);
+      send(response, { ...frontErrorResponse(pathOrRoot(request.url), requestId, new ApiError('INTERNAL_ERROR')), statusCode: 502 }, true);
     }
   };
   const server = createServer(handle);

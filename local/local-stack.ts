@@ -6,7 +6,6 @@
 import { LocalSealer } from './sealing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { errorResponseFor } from '../lambdas/shared/http/envelope';
 import type { ApiHandler } from '../lambdas/shared/http/pipeline';
 import { surfaceOfPath, type Router } from '../lambdas/shared/http/routes';
 import { EdgeGuard, edgeRejection } from '../lambdas/shared/limits/edge-guard';
@@ -20,7 +19,7 @@ import type { TableId } from '../lambdas/shared/storage/table-definitions';
 import { localDynamoClient, startDynamoLocal } from './dynamo-local';
 import { useLocalEnvironment } from './environment';
 import { HANDLERS } from './handlers';
-import { stagePathOf, startLocalFront, type LocalFront } from './http-front';
+import { frontErrorResponse, stagePathOf, startLocalFront, type LocalFront } from './http-front';
 import { parseRequestTarget } from './request-target';
 import { createTables, localTableNames } from './tables';
 import { StopSequence } from './stop-sequence';
@@ -237,7 +236,8 @@ export function localEdge(limits: readonly Limit[]) {
     // Both surfaces share the local front's origin: the path says which web ACL would have seen the request.
     const { path } = stagePathOf(parseRequestTarget(request.url ?? '/').path);
     const rejection = guard.check({ surface: surfaceOfPath(path), sourceIp: request.socket.remoteAddress?.replace(/^::ffff:/, ''), authorization });
-    return rejection ? errorResponseFor(path, randomUUID(), edgeRejection(rejection)) : undefined;
+    // WAF's custom response, in the shape of the surface's web ACL (lib/constructs/edge-rate-rules.ts).
+    return rejection ? frontErrorResponse(path, randomUUID(), edgeRejection(rejection)) : undefined;
   };
 }
 

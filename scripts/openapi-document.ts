@@ -14,12 +14,14 @@
  */
 import * as z from 'zod/mini';
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../lambdas/back-office/sessions';
-import { ERROR_CATALOG, type ErrorCode } from '../lambdas/shared/errors';
+import { ERROR_CATALOG } from '../lambdas/shared/errors';
 import { errorCodesOf, type RouteContract } from '../lambdas/shared/http/contract';
 import { ROUTE_CONTRACTS } from '../lambdas/service/contracts';
 import { API_STAGE_NAME, ROUTES, SURFACE_OF_GROUP, type RouteDefinition, type RouteId } from '../lambdas/shared/http/routes';
 import { clearedSessionCookie, SESSION_COOKIE, sessionCookie } from '../lambdas/settings/web-session';
 import { LIMITS, type Limit } from '../lambdas/shared/limits/limits-table';
+import { frontAnswers } from '../lib/config/front-answers';
+import { envelopeMessage, type EnvelopeCode } from '../lib/constructs/error-envelope';
 
 /** The partner contract's own version (the spec's "Versioning"); the interface version is `v1`, in the base URL. */
 export const CONTRACT_VERSION = '1.0.2';
@@ -68,7 +70,12 @@ export interface OpenApiSurface {
   /** A success body whose data has schema `data`, by media type. */
   readonly successContent: (route: RouteDefinition, data: Json) => Json;
   /** An error body answering one of `codes`. */
-  readonly errorBody: (codes: readonly ErrorCode[]) => Json;
+  readonly errorBody: (codes: readonly EnvelopeCode[]) => Json;
+  /**
+   * The body of the front door's own answers (gateway and WAF responses, lib/config/front-answers.ts) when it differs
+   * from the functions' (the web side's gateway shape); absent: the same body, their codes merged into the functions'.
+   */
+  readonly frontErrorBody?: (codes: readonly EnvelopeCode[]) => Json;
 }
 
 const retryHeaders = (status: number) => (status === 429 || status === 503 ? ['Retry-After'] : []);
@@ -225,6 +232,22 @@ export const SETTINGS_SURFACE: OpenApiSurface = {
     additionalProperties: false,
     properties: { code: { type: 'string', enum: [...codes].sort() }, message: { type: 'string' }, request_id: { type: 'string' } },
   }),
+  // The web side's gateway and WAF bodies serve the player site too: the envelope with `code` and `message` on top.
+  frontErrorBody: (codes) => {
+    const code = { type: 'string', enum: [...codes].sort() };
+    return {
+      type: 'object',
+      required: ['code', 'message', 'request_id'],
+      additionalProperties: false,
+      properties: {
+        ok: { const: false },
+        code,
+        message: { type: 'string' },
+        error: { type: 'object', required: ['code', 'message'], additionalProperties: false, properties: { code, message: { type: 'string' } } },
+        request_id: { type: 'string' },
+      },
+    };
+  },
 };
 
 export const OPENAPI_SURFACES: readonly OpenApiSurface[] = [PARTNER_SURFACE, SETTINGS_SURFACE];
@@ -249,10 +272,18 @@ function operation(surface: OpenApiSurface, route: RouteDefinition, contract: Ro
   const headersFor = (status: number, success: boolean): Json =>
     Object.fromEntries([...new Set(surface.responseHeaders(route, status, success))].map((name) => [name, ref('headers', name)]));
 
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of errorCodesOf(route, contract)) {
-    const status = contract.errorStatus?.[code] ?? ERROR_CATALOG[code].status;
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  const byStatus = new Map<number, EnvelopeCode[]>();
+  const frontByStatus = new Map<number, EnvelopeCode[]>();
+  const add = (map: Map<number, EnvelopeCode[]>, status: number, code: EnvelopeCode) => {
+    const codes = map.get(status) ?? [];
+    if (!codes.includes(code)) map.set(status, [...codes, code]);
+  };
+  for (const code of errorCodesOf(route, contract)) add(byStatus, contract.errorStatus?.[code] ?? ERROR_CATALOG[code].status, code);
+  // What the surface's gateway and WAF answer on any operation (lib/config/front-answers.ts).
+  // Merged into the functions' codes when the body is the same, except at a status no function answers.
+  const frontAnswered = frontAnswers(SURFACE_OF_GROUP[route.group]);
+  for (const answer of frontAnswered) {
+    add(surface.frontErrorBody || !byStatus.has(answer.status) ? frontByStatus : byStatus, answer.status, answer.code);
   }
   const success = (status: number, description: string): Json => ({
     description,
@@ -263,11 +294,21 @@ function operation(surface: OpenApiSurface, route: RouteDefinition, contract: Ro
     [String(contract.status)]: success(contract.status, contract.summary),
     ...(contract.replayStatus ? { [String(contract.replayStatus)]: success(contract.replayStatus, 'Idempotent replay: the original result') } : {}),
   };
-  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+  const describe = (codes: readonly EnvelopeCode[]) => [...codes].sort().map((code) => `\`${code}\`: ${envelopeMessage(code)}`);
+  for (const status of [...new Set([...byStatus.keys(), ...frontByStatus.keys()])].sort((a, b) => a - b)) {
+    const codes = byStatus.get(status) ?? [];
+    const front = frontByStatus.get(status) ?? [];
+    // A front door's answers are the same on every operation: their bodies are named once (components.schemas).
+    const frontOnly = (name: string, schema: Json) => ((named[name] ??= schema), ref('schemas', name));
+    const schemas = [
+      ...(codes.length > 0 ? [surface.errorBody(codes)] : []),
+      ...(front.length > 0 && surface.frontErrorBody ? [frontOnly(`GatewayError${status}`, surface.frontErrorBody(front))] : []),
+    ];
+    if (schemas.length === 0) schemas.push(frontOnly(`GatewayError${status}`, surface.errorBody(front)));
     responses[String(status)] = {
-      description: codes.sort().map((code) => `\`${code}\`: ${ERROR_CATALOG[code].message}`).join(' '),
+      description: [...describe(codes), ...(front.length > 0 ? [`From the gateway or the edge: ${describe(front).join(' ')}`] : [])].join(' '),
       headers: headersFor(status, false),
-      content: { 'application/json': { schema: surface.errorBody(codes) } },
+      content: { 'application/json': { schema: schemas.length === 1 ? schemas[0] : { anyOf: schemas } } },
     };
   }
 

@@ -44,10 +44,11 @@ import {
 import { dataAccessOf, GROUP_SECRET_ACCESS } from '../../lambdas/service/data-access';
 import { ACM_CERTIFICATE_ARN, API_INTEGRATION_TIMEOUT_SECONDS, type StageConfig } from '../config/stage-config';
 import { SURFACE_PROFILES, surfaceNamePrefix } from '../config/surfaces';
+import { gatewayAnswers, type GatewayAnswer } from '../config/front-answers';
 import { ApiFunction } from './api-function';
 import type { TableMap } from './data-tables';
 import type { SecretMap } from './service-secrets';
-import { GATEWAY_REQUEST_ID, errorBody, type EnvelopeCode } from './error-envelope';
+import { GATEWAY_REQUEST_ID, errorBody } from './error-envelope';
 import { stageRemovalPolicy } from './removal-policy';
 
 /** The deployment stage; part of the base URL (`…/v1`). */
@@ -60,13 +61,9 @@ export { API_STAGE_NAME };
  */
 export const API_SECURITY_POLICY = 'TLS_1_2';
 
-interface GatewayErrorSpec {
+/** A gateway answer (lib/config/front-answers.ts) with its CDK response type. */
+export interface GatewayErrorSpec extends Omit<GatewayAnswer, 'type'> {
   readonly type: apigateway.ResponseType;
-  /** Omitted: keep the status API Gateway chose (only for the DEFAULT_* families). */
-  readonly statusCode?: number;
-  readonly code: EnvelopeCode;
-  readonly message?: string;
-  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -80,35 +77,9 @@ const GATEWAY_RESPONSE_HEADERS: Readonly<Record<string, string>> = {
   'Cache-Control': 'no-store',
 };
 
-/**
- * What API Gateway's own errors answer on a surface. The stage throttle's 429 names the surface's
- * throttle policy (spec: edge rejections name the policy): `api-stage` on the partner API,
- * `web-stage` on the web side, whose stage throttles apart.
- */
+/** What API Gateway's own errors answer on a surface (lib/config/front-answers.ts), with CDK's response types. */
 export function gatewayErrors(surface: Surface): readonly GatewayErrorSpec[] {
-  return [
-    { type: apigateway.ResponseType.DEFAULT_4XX, code: 'REQUEST_REJECTED' },
-    { type: apigateway.ResponseType.DEFAULT_5XX, code: 'INTERNAL_ERROR' },
-    // Unknown resource or method that no ANY method caught.
-    { type: apigateway.ResponseType.MISSING_AUTHENTICATION_TOKEN, statusCode: 404, code: 'NOT_FOUND' },
-    { type: apigateway.ResponseType.RESOURCE_NOT_FOUND, statusCode: 404, code: 'NOT_FOUND' },
-    // API Gateway's own payload limit (10 MB); the spec's 4096-byte body limit is enforced by the Lambda.
-    { type: apigateway.ResponseType.REQUEST_TOO_LARGE, statusCode: 413, code: 'BODY_TOO_LARGE' },
-    {
-      type: apigateway.ResponseType.THROTTLED,
-      statusCode: 429,
-      code: 'RATE_LIMITED',
-      headers: { 'Retry-After': '1', 'X-RateLimit-Policy': SURFACE_PROFILES[surface].throttlePolicy },
-    },
-    {
-      type: apigateway.ResponseType.INTEGRATION_TIMEOUT,
-      statusCode: 504,
-      code: 'INTERNAL_ERROR',
-      message: 'The service did not answer in time.',
-    },
-    { type: apigateway.ResponseType.INTEGRATION_FAILURE, statusCode: 502, code: 'INTERNAL_ERROR' },
-    { type: apigateway.ResponseType.WAF_FILTERED, statusCode: 403, code: 'REQUEST_BLOCKED' },
-  ];
+  return gatewayAnswers(surface).map((answer) => ({ ...answer, type: apigateway.ResponseType.of(answer.type) }));
 }
 
 export interface SurfaceApiProps {

@@ -86,6 +86,17 @@ describe('requests Node refuses to parse get the envelope, not a bare status lin
     expect(envelopeFault(answer)).toBeUndefined();
   });
 
+  it.each([
+    { name: 'raw UTF-8 bytes in a settings target', request: { target: '/v1/settings/api/keys?q=\u{1F4A5}' }, status: 400 },
+    { name: 'an empty header name on the player site', request: { target: '/v1/join/x', headers: [['', 'x']] as const }, status: 400 },
+    { name: 'a Content-Length that is not a number on a settings route', request: { target: '/v1/settings/api/session', headers: [['Content-Length', 'abc']] as const }, status: 400 },
+  ])('$name: the web side\u2019s gateway shape (top-level code and message, and the envelope), as its DEFAULT_4XX gives', async ({ request, status }) => {
+    const answer = await send(request);
+    expect(answer.status).toBe(status);
+    expect(answer.json).toMatchObject({ ok: false, code: 'REQUEST_REJECTED', message: expect.any(String), error: { code: 'REQUEST_REJECTED' } });
+    expect(envelopeFault(answer)).toBeUndefined();
+  });
+
   it('serves a request whose Expect header is not 100-continue instead of a bare 417', async () => {
     const answer = await send({ target: '/v1/health', headers: [['Expect', 'something-else']] });
     expect(answer.status).toBe(200);

@@ -15,6 +15,7 @@ import { ERROR_CATALOG } from '../../../lambdas/shared/errors';
 import { errorCodesOf } from '../../../lambdas/shared/http/contract';
 import { ROUTE_CONTRACTS } from '../../../lambdas/service/contracts';
 import { ROUTES } from '../../../lambdas/shared/http/routes';
+import { frontAnswers } from '../../../lib/config/front-answers';
 import {
   buildOpenApiDocument,
   CONTRACT_VERSION,
@@ -32,7 +33,13 @@ type Operation = { operationId: string; security: unknown[]; parameters?: Record
 const operationOf = (path: string, method: string, surface: OpenApiSurface = PARTNER_SURFACE) =>
   (buildOpenApiDocument(surface).paths as Record<string, Record<string, Operation>>)[path]?.[method];
 const codesAt = (op: Operation, status: number) => op.responses[String(status)]?.content['application/json'].schema.properties.error.properties.code.enum as string[];
-const settingsCodesAt = (op: Operation, status: number) => op.responses[String(status)]?.content['application/json'].schema.properties.code.enum as string[];
+const settingsSchemas = (buildOpenApiDocument(SETTINGS_SURFACE).components as { schemas: Record<string, Record<string, any>> }).schemas;
+/** The bodies an error response may have: its schema, the members of an `anyOf`, named ones resolved. */
+const bodiesOf = (schema: Record<string, any>): Record<string, any>[] =>
+  schema.anyOf ? (schema.anyOf as Record<string, any>[]).flatMap(bodiesOf) : schema.$ref ? [settingsSchemas[String(schema.$ref).split('/').pop() as string]] : [schema];
+/** The functions' codes at a status of a web settings operation (the body without the envelope's `error`). */
+const settingsCodesAt = (op: Operation, status: number) =>
+  bodiesOf(op.responses[String(status)]?.content['application/json'].schema ?? {}).find((body) => !body.properties?.error)?.properties.code.enum as string[];
 
 describe.each(OPENAPI_SURFACES.map((surface) => ({ file: surface.file, surface })))('$file', ({ surface }) => {
   it('is committed as generated: run `npm run openapi` after changing a route or a contract', () => {
@@ -129,17 +136,21 @@ describe('the web settings document', () => {
     expect(Object.keys(operationOf('/settings/api/keys', 'post', SETTINGS_SURFACE).responses)).toContain('201');
   });
 
-  it('answers errors as {code, message, request_id}, with every code of the operation under its catalog status', () => {
+  it("answers the functions' errors as {code, message, request_id} under their catalog status, and every answer of the web side's gateway and edge in its gateway shape", () => {
+    const gatewayAnswers = frontAnswers('web').map((answer) => `${answer.code}@${answer.status}`);
     for (const route of settingsRoutes) {
       const op = operationOfRoute(route);
-      const declared = Object.entries(op.responses)
-        .filter(([status]) => Number(status) >= 400)
-        .flatMap(([status, response]) => {
-          expect(response.content['application/json'].schema, `${route.id} ${status}`).toMatchObject({ required: ['code', 'message', 'request_id'], additionalProperties: false });
-          return settingsCodesAt(op, Number(status)).map((code) => `${code}@${status}`);
-        });
+      const declared = { functions: [] as string[], front: [] as string[] };
+      for (const [status, response] of Object.entries(op.responses).filter(([status]) => Number(status) >= 400)) {
+        for (const body of bodiesOf(response.content['application/json'].schema)) {
+          expect(body, `${route.id} ${status}`).toMatchObject({ required: ['code', 'message', 'request_id'], additionalProperties: false });
+          // The gateway's body also carries the envelope (`ok`, `error`): one static body serves the player site too.
+          (body.properties.error ? declared.front : declared.functions).push(...(body.properties.code.enum as string[]).map((code) => `${code}@${status}`));
+        }
+      }
       const expected = errorCodesOf(route, ROUTE_CONTRACTS[route.id]).map((code) => `${code}@${ERROR_CATALOG[code].status}`);
-      expect(declared.sort(), route.id).toEqual(expected.sort());
+      expect(declared.functions.sort(), route.id).toEqual(expected.sort());
+      expect(declared.front.sort(), route.id).toEqual([...gatewayAnswers].sort());
     }
     expect(settingsCodesAt(operationOf('/settings/api/keys', 'get', SETTINGS_SURFACE), 401)).toEqual(['SESSION_REQUIRED']);
     expect(settingsCodesAt(operationOf('/settings/api/session', 'post', SETTINGS_SURFACE), 401)).toEqual(['INVALID_PASSWORD', 'INVALID_TWO_FACTOR']);
