@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { ERROR_CATALOG } from '../../lambdas/shared/errors';
+import { GATEWAY_ONLY_ERRORS } from '../../lib/constructs/error-envelope';
 import { isSettingsPath } from '../../lambdas/shared/http/routes';
 import { OPENAPI_FILE, SETTINGS_OPENAPI_FILE } from '../../scripts/openapi-document';
 
@@ -80,7 +81,7 @@ class ApiDocument {
 const partner = new ApiDocument('api', OPENAPI_FILE);
 const settings = new ApiDocument('settings', SETTINGS_OPENAPI_FILE);
 
-const knownCode = { enum: Object.keys(ERROR_CATALOG) };
+const knownCode = { enum: [...Object.keys(ERROR_CATALOG), ...Object.keys(GATEWAY_ONLY_ERRORS)] };
 
 /** The partner API's (and the player site's) spec envelope. */
 const envelope = ajv.compile({
@@ -98,12 +99,32 @@ const envelope = ajv.compile({
   ],
 });
 
-/** Web settings: an error is `{code, message, request_id}` and nothing else; a success is its JSON object, never an envelope. */
+/**
+ * Web settings: an error is `{code, message, request_id}` and nothing else, or, when the web side's gateway or web ACL
+ * answered (lib/config/front-answers.ts), that body with the envelope beside it (`ok`, `error`: it serves the player
+ * site too); a success is its JSON object, never an envelope.
+ */
 const settingsError = ajv.compile({
-  type: 'object',
-  required: ['code', 'message', 'request_id'],
-  additionalProperties: false,
-  properties: { code: knownCode, message: { type: 'string' }, request_id: { type: 'string' } },
+  anyOf: [
+    {
+      type: 'object',
+      required: ['code', 'message', 'request_id'],
+      additionalProperties: false,
+      properties: { code: knownCode, message: { type: 'string' }, request_id: { type: 'string' } },
+    },
+    {
+      type: 'object',
+      required: ['ok', 'code', 'message', 'error', 'request_id'],
+      additionalProperties: false,
+      properties: {
+        ok: { const: false },
+        code: knownCode,
+        message: { type: 'string' },
+        error: { type: 'object', required: ['code', 'message'], additionalProperties: false, properties: { code: knownCode, message: { type: 'string' } } },
+        request_id: { type: 'string' },
+      },
+    },
+  ],
 });
 const settingsSuccess = ajv.compile({ type: 'object', not: { anyOf: [{ required: ['ok'] }, { required: ['error'] }] } });
 

@@ -14,6 +14,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 export const KNOWN_LONG: readonly string[] = [
   'test/integration/local-start-process.test.ts',
   'test/integration/webhook-faults.test.ts',
+  'test/integration/contract-fuzz.test.ts',
   'test/infra/bundling.test.ts',
   'test/integration/webhooks.test.ts',
   'test/infra/nag.test.ts',
