@@ -141,7 +141,13 @@ async function startParts(options: LocalStackOptions, parts: StopSequence): Prom
   // Before the front serves a request: the handlers build their platform on first use. No in-function edge guard:
   // the front applies every edge rule once per request (or none, `edgeProtection: false`). It travels here, in
   // process, never through the environment a deployed function reads.
-  const switches: LocalSwitches = { ticketBridgeDown: options.switches?.ticketBridgeDown ?? (() => false), sealer, ...(webhooks ? { webhooks: webhooks.switches } : {}) };
+  const switches: LocalSwitches = {
+    ticketBridgeDown: options.switches?.ticketBridgeDown ?? (() => false),
+    sealer,
+    // As long as an attempt of the handlers' DynamoDB client may take (LOCAL_HANDLER_DYNAMO_CONFIG).
+    cleanupTimeoutMs: LOCAL_HANDLER_DYNAMO_CONFIG.requestHandler.requestTimeout,
+    ...(webhooks ? { webhooks: webhooks.switches } : {}),
+  };
   const faults = options.webhooks ? options.webhooks.faults : undefined;
   const handlersClient = createDocumentClient(new DynamoDBClient(LOCAL_HANDLER_DYNAMO_CONFIG));
   configureSharedPlatform({

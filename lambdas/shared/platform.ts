@@ -55,6 +55,11 @@ export interface LocalSwitches {
   ticketBridgeDown(): boolean;
   /** The local stack's stand-in for KMS (local/sealing.ts): two-factor seeds and callbacks' secrets. */
   readonly sealer?: Sealer;
+  /**
+   * The bound of admission's compensations and lease releases (deployed: CLEANUP_TIMEOUT_MS, 1 s). DynamoDB Local on a
+   * busy machine can take longer, and a compensation cut short leaves a refused request counted.
+   */
+  readonly cleanupTimeoutMs?: number;
 }
 
 export function createPlatform(overrides: Partial<Platform> = {}): Platform {

@@ -63,13 +63,28 @@ export interface DecisionDeps {
   readonly now: Date;
   /** Aborts the store calls when the request's admission deadline passes (then 503). */
   readonly signal?: AbortSignal;
+  /** The bound of compensations and lease releases (default CLEANUP_TIMEOUT_MS; the local stack's is longer). */
+  readonly cleanupTimeoutMs?: number;
 }
 
 /** A decision's dependencies from what a container built once (platform.ts), at `now`, bounded by `signal`. */
 export const decisionDepsOf = (
-  platform: { readonly admissionStore: AdmissionStore; readonly windowMemory: WindowMemory; readonly limits: readonly Limit[]; readonly clock: () => Date },
+  platform: {
+    readonly admissionStore: AdmissionStore;
+    readonly windowMemory: WindowMemory;
+    readonly limits: readonly Limit[];
+    readonly clock: () => Date;
+    readonly localSwitches?: { readonly cleanupTimeoutMs?: number };
+  },
   signal?: AbortSignal,
-): DecisionDeps => ({ store: platform.admissionStore, windows: platform.windowMemory, limits: platform.limits, now: platform.clock(), ...(signal ? { signal } : {}) });
+): DecisionDeps => ({
+  store: platform.admissionStore,
+  windows: platform.windowMemory,
+  limits: platform.limits,
+  now: platform.clock(),
+  ...(signal ? { signal } : {}),
+  ...(platform.localSwitches?.cleanupTimeoutMs ? { cleanupTimeoutMs: platform.localSwitches.cleanupTimeoutMs } : {}),
+});
 
 /**
  * A holder item with nothing to re-check and nothing else on it (the player site's IP and join-link
@@ -368,7 +383,7 @@ export async function decide(
     : await Promise.all(items.map((item) => settleOrFail(item, deny, deps)));
   const admitted = settled.filter((s): s is Extract<Settled, { kind: 'admitted' }> => s.kind === 'admitted');
   const compensate = () =>
-    Promise.all(admitted.map((a) => deps.store.compensate(a.plan, a.plan.lease !== undefined, AbortSignal.timeout(CLEANUP_TIMEOUT_MS)))).catch(
+    Promise.all(admitted.map((a) => deps.store.compensate(a.plan, a.plan.lease !== undefined, AbortSignal.timeout(deps.cleanupTimeoutMs ?? CLEANUP_TIMEOUT_MS)))).catch(
       (error) => logger.error('admission compensation failed', { error }),
     );
 
@@ -392,7 +407,7 @@ export async function decide(
       if (released || leased.length === 0) return;
       released = true;
       await Promise.all(
-        leased.map((a) => deps.store.release(a.plan.key, (a.plan.lease as { leaseId: string }).leaseId, AbortSignal.timeout(CLEANUP_TIMEOUT_MS))),
+        leased.map((a) => deps.store.release(a.plan.key, (a.plan.lease as { leaseId: string }).leaseId, AbortSignal.timeout(deps.cleanupTimeoutMs ?? CLEANUP_TIMEOUT_MS))),
       ).catch((error) => logger.error('concurrency lease not released; it expires by itself', { error }));
     },
   };
@@ -409,7 +424,7 @@ export async function admitRequest({ facts, coldImage }: AuthenticatedKey, route
     planItems(facts, route, deps),
     (item, old) => denialFrom(item, old, facts, deps.now),
     deps,
-    (rejection) => logRejectionSample(facts, rejection, { ...deps, signal: AbortSignal.timeout(CLEANUP_TIMEOUT_MS) }),
+    (rejection) => logRejectionSample(facts, rejection, { ...deps, signal: AbortSignal.timeout(deps.cleanupTimeoutMs ?? CLEANUP_TIMEOUT_MS) }),
   );
   const headline = quotaLimits(deps.limits).find((l) => l.policy === HEADLINE_POLICY);
   const keyItem = decision.admitted.find((a) => a.item.holder === 'key');
