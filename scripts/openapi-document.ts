@@ -17,6 +17,7 @@ import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../lambdas/back-office/ses
 import { ERROR_CATALOG } from '../lambdas/shared/errors';
 import { errorCodesOf, type RouteContract } from '../lambdas/shared/http/contract';
 import { ROUTE_CONTRACTS } from '../lambdas/service/contracts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../lambdas/invitations/invitation-model';
 import { API_STAGE_NAME, ROUTES, SURFACE_OF_GROUP, type RouteDefinition, type RouteId } from '../lambdas/shared/http/routes';
 import { clearedSessionCookie, SESSION_COOKIE, sessionCookie } from '../lambdas/settings/web-session';
 import { LIMITS, type Limit } from '../lambdas/shared/limits/limits-table';
@@ -120,9 +121,20 @@ export const PARTNER_SURFACE: OpenApiSurface = {
       },
       'Retry-After': BASE_HEADERS['Retry-After'],
     },
+    parameters: {
+      'Idempotency-Key': {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: true,
+        description:
+          'Scope of idempotency with the key id and the organization: a retry with the same key and body answers the original (200, `replayed: true`); never generate a new key to clear an error.',
+        schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN.source },
+      },
+    },
   },
   security: (route) => (route.auth === 'key' ? [{ apiKey: [] }] : []),
-  headerParameters: () => [],
+  // The operations that answer IDEMPOTENCY_KEY_REQUIRED take an Idempotency-Key (invitation creation).
+  headerParameters: (route) => (ROUTE_CONTRACTS[route.id as RouteId]?.errors?.includes('IDEMPOTENCY_KEY_REQUIRED') ? [ref('parameters', 'Idempotency-Key')] : []),
   // A 401 has no key to count against, so no rate-limit headers.
   responseHeaders: (route, status) => ['X-Request-Id', 'Cache-Control', ...(route.auth === 'key' && status !== 401 ? RATE_HEADERS : []), ...retryHeaders(status)],
   successContent: (_route, data) => ({

@@ -23,7 +23,7 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { parseArgs } from 'node:util';
-import { createWebhookHandler, fileDeduplicator, type DeliveryResult, type WebhookEvent } from './receiver.js';
+import { createWebhookHandler, fileDeduplicator, type DeliveryResult, type WebhookEvent } from '../../client/src/webhooks.js';
 
 function fail(message: string): never {
   console.error(`sample-receiver: ${message}`);

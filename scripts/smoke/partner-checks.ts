@@ -6,6 +6,7 @@
  * data; each request counts toward quotas like any call (about five of the
  * key's 60 per minute).
  */
+import { createPartnerClient } from '../../client/src';
 import { generateApiKey } from '../../lambdas/shared/identity/api-keys';
 import { EDGE_REQUEST_ID } from '../../lib/constructs/error-envelope';
 import { pass, skip, type SmokeCheck, type SmokeContext } from './check';
@@ -96,6 +97,26 @@ const recordsPage: SmokeCheck = {
   },
 };
 
+/**
+ * The typed client (client/), as an integration would call the stage: /me, then the organization's records through
+ * its cursor iterator (at most two pages of RECORDS_PAGE_LIMIT), every failure a PartnerApiError with its code.
+ */
+const typedClient: SmokeCheck = {
+  name: 'the typed client (@partner-api/client): me() and iterateRecords()',
+  async run(context) {
+    const client = createPartnerClient({ baseUrl: context.options.baseUrl, apiKey: context.options.key, deadlineMs: context.options.timeoutMs });
+    const me = await client.me();
+    const partnerId = context.options.partnerId ?? me.data.partner_id ?? undefined;
+    if (!partnerId || !me.data.scopes.includes('records:read')) return pass(`me(): key ${me.data.key_id} (no organization records to page: the records part is skipped)`);
+    let count = 0;
+    for await (const record of client.iterateRecords(partnerId, { limit: RECORDS_PAGE_LIMIT })) {
+      if (typeof record.id !== 'string') failOn([`a record without an id: ${JSON.stringify(record)}`]);
+      if ((count += 1) >= RECORDS_PAGE_LIMIT * 2) break;
+    }
+    return pass(`me(): key ${me.data.key_id}; iterateRecords(): ${count} records of ${partnerId}`);
+  },
+};
+
 /** In the order they run: GET /me first, the records page needs what it learnt. */
 export const PARTNER_CHECKS: readonly SmokeCheck[] = [
   health,
@@ -109,4 +130,5 @@ export const PARTNER_CHECKS: readonly SmokeCheck[] = [
   // A credential-named parameter with a dummy value: the run's key never goes into a URL.
   refusal('GET /health?api_key=… (key in the URL)', 'CREDENTIALS_IN_URL', (c) => c.partner('/health?api_key=smoke-not-a-key')),
   recordsPage,
+  typedClient,
 ];

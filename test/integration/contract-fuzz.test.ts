@@ -200,8 +200,8 @@ beforeAll(async () => {
   for (let i = 0; i < 2; i += 1) await stack.office.keys.create({ accountId: settingsAccount, partnerId: partner_id, scopes: ['public:read'] });
   known.partner_id = [partner_id];
   const records = await Promise.all([1, 2].map(() => stack.office.records!.put(partner_id, recordInput('Fuzz'))));
-  known.record_id = records.map((r) => (r as { record?: { id?: string } }).record?.id ?? '').filter(Boolean);
-  known.uuid = [];
+  known.record_id = records.map((r) => r.id);
+  known.uuid = records.map((r) => r.uuid);
   const invitations: string[] = [];
   for (let i = 0; i < 3; i += 1) {
     const created = await stack.call(`/partners/${partner_id}/invitations`, {

@@ -1,5 +1,5 @@
 /**
- * The integrators' webhook receiver kit (kit/webhook-receiver/receiver.ts):
+ * The client package's webhook helpers (client/src/webhooks.ts, which kit/webhook-receiver's sample runs on):
  * signature over the raw bytes with either of two rotating secrets, the
  * timestamp window, the body cap before any hashing, the envelope checks,
  * the challenge answer, the file-backed de-duplication across restarts, and
@@ -22,7 +22,7 @@ import {
   type FileDeduplicator,
   type WebhookEvent,
   type WebhookHandlerOptions,
-} from '../../../kit/webhook-receiver/receiver';
+} from '../../../client/src/webhooks';
 
 // A pass-through spy, so a test can tell whether any HMAC was computed at all.
 vi.mock('node:crypto', async (importOriginal) => {

@@ -1,10 +1,9 @@
 /**
- * Webhook receiver kit for integrators: verifies the service's signed
- * webhook deliveries, answers verification challenges, de-duplicates
- * business events persistently, and wraps it all in a node:http listener.
+ * Webhooks for integrators (the client package's half for receiving): verifies the service's signed webhook
+ * deliveries, answers verification challenges, de-duplicates business events persistently, and wraps it all in a
+ * node:http listener. The one implementation: kit/webhook-receiver's sample runs on it.
  *
- * No npm dependencies: copy this one file into your project (Node 18+; the
- * repository runs it on Node 22). The rules it follows come from the API
+ * Only `node:` built-ins (Node 18+; the repository runs it on Node 22). The rules it follows come from the API
  * spec, section "Events":
  *
  * - `X-Service-Signature: v1=<64 lowercase hex>` is HMAC-SHA256, keyed with
