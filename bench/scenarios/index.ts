@@ -5,6 +5,7 @@
  */
 import type { RegisteredScenario } from '../scenario';
 import { bundles } from './bundles';
+import { clientGetMe } from './client-me';
 import { dynamoGetItem } from './dynamo-get-item';
 import { dynamoUpdateItem } from './dynamo-update-item';
 import { entitlementSummary } from './entitlement-summary';
@@ -19,4 +20,4 @@ import { recordLookup } from './record-lookup';
 import { settingsView } from './settings-view';
 import { webhookDelivery } from './webhook-delivery';
 
-export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMe, getMePersonalKey, recordLookup, entitlementSummary, recordList, invitationCreate, invitationPeers, quotaPeers, invitationClaim, settingsView, webhookDelivery, hotOrganization, bundles];
+export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMe, getMePersonalKey, clientGetMe, recordLookup, entitlementSummary, recordList, invitationCreate, invitationPeers, quotaPeers, invitationClaim, settingsView, webhookDelivery, hotOrganization, bundles];
