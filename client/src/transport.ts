@@ -55,7 +55,11 @@ class Slots {
       if (paused > 0) await this.sleep(paused, signal);
       else if (this.active < this.size) break;
       else await new Promise<void>((resolve) => this.waiters.push(resolve));
-      signal?.throwIfAborted();
+      if (signal?.aborted) {
+        // A caller that gave up passes its turn on: the next waiter is not left waiting for a release that came.
+        this.waiters.shift()?.();
+        throw signal.reason;
+      }
     }
     this.active += 1;
     let released = false;

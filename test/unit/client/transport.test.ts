@@ -119,4 +119,22 @@ describe('concurrency', () => {
     // The retry itself waited Retry-After (3 s): the organization's queue was held for as long.
     expect(paused[0]).toBe(3000);
   });
+
+  it('a call that gives up while waiting for a slot passes its turn on: the calls behind it still run', async () => {
+    const release: Array<() => void> = [];
+    const fetch = () => new Promise<Response>((resolve) => release.push(() => resolve(new Response('{}', { status: 200 }))));
+    const send = createTransport({ fetch, maxInFlight: 1, sleep });
+    const first = send(new Request(`${BASE}/me`));
+    const abandoning = new AbortController();
+    const gaveUp = send(new Request(`${BASE}/me`, { signal: abandoning.signal })).catch((error: unknown) => error);
+    const third = send(new Request(`${BASE}/me`));
+    await expect.poll(() => release.length).toBe(1);
+    abandoning.abort(new Error('the caller gave up'));
+    release.shift()!();
+    await first;
+    await expect.poll(() => release.length).toBe(1);
+    release.shift()!();
+    expect((await third).status).toBe(200);
+    expect(await gaveUp).toBeInstanceOf(Error);
+  });
 });
