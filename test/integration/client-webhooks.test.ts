@@ -53,14 +53,14 @@ describe("the client's webhook helpers on the pipeline's real deliveries", () =>
     const delivery = await world.deliveryOf(webhook.webhook_id, eventId, (d) => d.status === 'delivered');
     expect(events.map((e) => [e.id, e.type])).toEqual([[eventId, 'record.created']]);
 
-    // The same event again (a resend): signed anew, verified, recognized by its id, not handed over twice.
+    // The same event again (a resend): verified, recognized by its id, answered 2xx, not handed over twice.
     const resent = await m.browser.post(`/settings/api/webhooks/${webhook.webhook_id}/deliveries/${delivery.delivery_id}/resend`);
     expect(resent.status).toBe(200);
     await eventually(async () => (businessRequests(receiver!).length >= 2 ? true : undefined), 'the resend');
     await world.deliveryOf(webhook.webhook_id, eventId, (d) => d.status === 'delivered' && (d as { resends?: number }).resends === 1);
     expect(events).toHaveLength(1);
+    // The same event id on both requests (each signed over its own timestamp, which may be the same second).
     const [first, second] = businessRequests(receiver);
     expect(second.headers['x-service-event-id']).toBe(first.headers['x-service-event-id']);
-    expect(second.headers['x-service-signature']).not.toBe(first.headers['x-service-signature']);
   }, 120_000);
 });
