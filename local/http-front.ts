@@ -252,13 +252,7 @@ function refuseUnparsableRequest(error: Error & { code?: string; rawPacket?: Buf
  */
 function requestPathOf(rawPacket: Buffer | undefined): string {
   const line = rawPacket?.subarray(0, Math.min(rawPacket.length, 8192)).toString('latin1').split('\r\n', 1)[0] ?? '';
-  const target = /^[A-Z]+ (\S+) HTTP\/\d\.\d$/.exec(line)?.[1];
-  if (!target) return '/';
-  try {
-    return stagePathOf(parseRequestTarget(target).path).path;
-  } catch {
-    return '/';
-  }
+  return pathOrRoot(/^[A-Z]+ (\S+) HTTP\/\d\.\d$/.exec(line)?.[1]);
 }
 
 /**

@@ -10,11 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPartnerClient, PartnerApiError, type PartnerClient } from '../../client/src';
 import { claimInvitation } from '../../lambdas/invitations/claim';
 import { InvitationStore } from '../../lambdas/invitations/invitation-store';
-import { FUNCTION_BUILDERS } from '../../lambdas/service/functions';
-import { LIMITS } from '../../lambdas/shared/limits/limits-table';
-import { createPlatform, sharedPlatform, type Platform } from '../../lambdas/shared/platform';
-import type { EndpointGroup } from '../../lambdas/shared/http/routes';
 import { DynamoTicketBridge } from '../../lambdas/tickets/ticket-bridge';
+import { raisedHandlers } from '../support/raised-quotas';
 import { recordInput } from '../support/record-input';
 import { startTestStack, type TestStack } from '../support/test-stack';
 
@@ -25,16 +22,7 @@ let client: PartnerClient;
 const servers: Server[] = [];
 
 beforeAll(async () => {
-  let raised: Platform | undefined;
-  const platform = () =>
-    (raised ??= createPlatform({
-      limits: LIMITS.map((l) => (l.kind === 'quota' ? { ...l, limit: 100_000 } : l)),
-      edgeGuard: undefined,
-      localSwitches: sharedPlatform().localSwitches,
-      documentClient: sharedPlatform().documentClient,
-    }));
-  const handlers = Object.fromEntries(Object.entries(FUNCTION_BUILDERS).map(([group, build]) => [group, build(platform)])) as Record<EndpointGroup, ReturnType<(typeof FUNCTION_BUILDERS)['system']>>;
-  stack = await startTestStack({ handlers });
+  stack = await startTestStack({ handlers: raisedHandlers() });
   const { account_id } = await stack.office.accounts.create('Client manager');
   ({ partner_id: partnerId } = await stack.office.organizations.create('Client organization'));
   await stack.office.memberships.set(partnerId, account_id, 'manager');

@@ -12,12 +12,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FUNCTION_BUILDERS } from '../../lambdas/service/functions';
 import { digestApiKey, keyIdFromDigest } from '../../lambdas/shared/identity/api-keys';
-import { LIMITS } from '../../lambdas/shared/limits/limits-table';
-import { createPlatform, sharedPlatform, type Platform } from '../../lambdas/shared/platform';
-import type { EndpointGroup } from '../../lambdas/shared/http/routes';
 import { ContractViolation } from '../support/contract-check';
+import { raisedHandlers } from '../support/raised-quotas';
 import { recordInput } from '../support/record-input';
 import { SettingsBrowser } from '../support/settings-browser';
 import { bearer, startTestStack, type TestStack } from '../support/test-stack';
@@ -177,16 +174,7 @@ async function sendOne(op: Operation, r: ReturnType<typeof random>): Promise<{ w
 }
 
 beforeAll(async () => {
-  let raised: Platform | undefined;
-  const platform = () =>
-    (raised ??= createPlatform({
-      limits: LIMITS.map((l) => (l.kind === 'quota' || l.kind === 'rolling' ? { ...l, limit: 1_000_000 } : l)),
-      edgeGuard: undefined,
-      localSwitches: sharedPlatform().localSwitches,
-      documentClient: sharedPlatform().documentClient,
-    }));
-  const handlers = Object.fromEntries(Object.entries(FUNCTION_BUILDERS).map(([group, build]) => [group, build(platform)])) as Record<EndpointGroup, ReturnType<(typeof FUNCTION_BUILDERS)['system']>>;
-  stack = await startTestStack({ handlers });
+  stack = await startTestStack({ handlers: raisedHandlers() });
   // Two managers of one organization: the partner API's calls use the first one's keys; web settings are fuzzed as the
   // second, whose password changes and key revocations (which end every key of that account) leave those keys alone.
   const { account_id } = await stack.office.accounts.create('Integration manager', { email: `fuzz-keys-${Date.now()}@example.com`, password: PASSWORD });
