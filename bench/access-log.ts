@@ -12,6 +12,18 @@ export interface DynamoFigures {
   readonly round_trips: number;
   readonly rcu: number;
   readonly wcu: number;
+  /** Logged only when not zero: items and reported units of write transactions, refused conditions, cancelled items. */
+  readonly tx_items?: number;
+  readonly tx_wcu?: number;
+  readonly failed_conditions?: number;
+  readonly cancelled_tx_items?: number;
+}
+
+/** What one request's access-log line says about its cost. */
+export interface RequestFigures {
+  readonly dynamo?: DynamoFigures;
+  /** The handler's own time (the pipeline's `duration_ms`). */
+  readonly durationMs?: number;
 }
 
 interface LogLine {
@@ -20,6 +32,7 @@ interface LogLine {
   readonly message?: string;
   readonly request_id?: string;
   readonly dynamo?: DynamoFigures;
+  readonly duration_ms?: number;
 }
 
 type Write = typeof process.stdout.write;
@@ -28,10 +41,12 @@ type Write = typeof process.stdout.write;
 const STREAMS = [process.stdout, process.stderr] as const;
 
 export class AccessLogCapture {
-  private readonly byRequestId = new Map<string, DynamoFigures | undefined>();
+  private readonly byRequestId = new Map<string, RequestFigures>();
   private readonly failures: string[] = [];
   private originals: Write[] | undefined;
   private readonly pending = ['', ''];
+  /** Bytes of the service's lines so far (newlines included): what CloudWatch Logs would ingest from the handlers. */
+  serviceBytes = 0;
 
   start(): void {
     if (this.originals) return;
@@ -61,6 +76,11 @@ export class AccessLogCapture {
 
   /** The DynamoDB figures logged for a request, removed from the capture; undefined if it logged none. */
   take(requestId: string): DynamoFigures | undefined {
+    return this.takeRequest(requestId)?.dynamo;
+  }
+
+  /** The request's line (DynamoDB figures and handler time), removed from the capture; undefined if none was logged. */
+  takeRequest(requestId: string): RequestFigures | undefined {
     const figures = this.byRequestId.get(requestId);
     this.byRequestId.delete(requestId);
     return figures;
@@ -87,8 +107,9 @@ export class AccessLogCapture {
         passed += `${line}\n`;
         continue;
       }
+      this.serviceBytes += Buffer.byteLength(line) + 1;
       if (parsed.level?.toUpperCase() === 'ERROR') this.failures.push(line);
-      if (parsed.message === 'request' && parsed.request_id) this.byRequestId.set(parsed.request_id, parsed.dynamo);
+      if (parsed.message === 'request' && parsed.request_id) this.byRequestId.set(parsed.request_id, { dynamo: parsed.dynamo, durationMs: parsed.duration_ms });
     }
     return passed;
   }

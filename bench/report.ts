@@ -2,7 +2,7 @@
  * Ratios against the same run's baselines, the printed tables and the
  * machine-readable results.
  */
-import type { BundleRow, DynamoPerRequest, LatencyRow, QuotaPeerBurstRow, QuotaPeerFigures, QuotaRow, Row, WebhookRow } from './scenario';
+import type { BundleRow, DynamoPerRequest, EndpointCostRow, LatencyRow, QuotaPeerBurstRow, QuotaPeerFigures, QuotaRow, Row, WebhookRow } from './scenario';
 import { round } from './stats';
 
 export interface LatencyResult extends LatencyRow {
@@ -33,12 +33,14 @@ export function withRatios(rows: readonly Row[]): {
   quotas: QuotaRow[];
   webhooks: WebhookResult[];
   quotaPeerBursts: QuotaPeerBurstRow[];
+  endpointCosts: EndpointCostRow[];
 } {
   const latencyRows = rows.filter((r): r is LatencyRow => r.kind === 'latency');
   const quotaPeerBursts = rows.filter((r): r is QuotaPeerBurstRow => r.kind === 'quota-peer-burst');
   const bundleRows = rows.filter((r): r is BundleRow => r.kind === 'bundle');
   const quotas = rows.filter((r): r is QuotaRow => r.kind === 'quota');
   const webhookRows = rows.filter((r): r is WebhookRow => r.kind === 'webhook');
+  const endpointCosts = rows.filter((r): r is EndpointCostRow => r.kind === 'endpoint-cost');
 
   const find = (ref: LatencyRow['baseline'], concurrency: number) =>
     ref && latencyRows.find((b) => b.scenario === ref.scenario && b.variant === ref.variant && b.concurrency === concurrency);
@@ -83,7 +85,7 @@ export function withRatios(rows: readonly Row[]): {
       ratio: { p50: round(row.latency.p50_ms / base.p50_ms, 1), p99: round(row.latency.p99_ms / base.p99_ms, 1), baseline_p50_ms: base.p50_ms, baseline_p99_ms: base.p99_ms },
     };
   });
-  return { latency, bundles, quotas, webhooks, quotaPeerBursts };
+  return { latency, bundles, quotas, webhooks, quotaPeerBursts, endpointCosts };
 }
 
 type Cell = string | number | undefined;

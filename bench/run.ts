@@ -79,8 +79,8 @@ const KEY_OVER_LIMIT: QuotaPeersPlan['keyOverLimit'] = {
 };
 const FULL_QUOTA_PEERS: QuotaPeersPlan = { warmupRequests: 100, measuredRequests: 1000, keyOverLimit: KEY_OVER_LIMIT };
 const QUICK_QUOTA_PEERS: QuotaPeersPlan = { warmupRequests: 20, measuredRequests: 100, keyOverLimit: KEY_OVER_LIMIT };
-const FULL_PLAN: LoadPlan = { concurrencies: [1, 8], warmupRequests: 300, measuredRequests: 2000, coldRequests: 500, importRuns: 5, listRecords: 100_000, hotOrganization: HOT_ORGANIZATION, claims: { warmupRequests: 75, measuredRequests: 500 }, webhooks: FULL_WEBHOOKS, quotaPeers: FULL_QUOTA_PEERS };
-const QUICK_PLAN: LoadPlan = { concurrencies: [1, 8], warmupRequests: 30, measuredRequests: 200, coldRequests: 50, importRuns: 2, listRecords: 10_000, hotOrganization: HOT_ORGANIZATION, claims: { warmupRequests: 10, measuredRequests: 50 }, webhooks: QUICK_WEBHOOKS, quotaPeers: QUICK_QUOTA_PEERS };
+const FULL_PLAN: LoadPlan = { concurrencies: [1, 8], warmupRequests: 300, measuredRequests: 2000, coldRequests: 500, importRuns: 5, listRecords: 100_000, hotOrganization: HOT_ORGANIZATION, claims: { warmupRequests: 75, measuredRequests: 500 }, webhooks: FULL_WEBHOOKS, quotaPeers: FULL_QUOTA_PEERS, endpointCosts: { calls: 30 } };
+const QUICK_PLAN: LoadPlan = { concurrencies: [1, 8], warmupRequests: 30, measuredRequests: 200, coldRequests: 50, importRuns: 2, listRecords: 10_000, hotOrganization: HOT_ORGANIZATION, claims: { warmupRequests: 10, measuredRequests: 50 }, webhooks: QUICK_WEBHOOKS, quotaPeers: QUICK_QUOTA_PEERS, endpointCosts: { calls: 5 } };
 
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
@@ -154,7 +154,7 @@ async function main(): Promise<void> {
     await dynamo.stop();
   }
 
-  const { latency, bundles, quotas, webhooks, quotaPeerBursts } = withRatios(rows);
+  const { latency, bundles, quotas, webhooks, quotaPeerBursts, endpointCosts } = withRatios(rows);
   const targets = admissionTargets(latency);
   const importNode = await nodeVersion(benchNode(PROJECT_ROOT));
   const cpu = cpus();
@@ -173,6 +173,7 @@ async function main(): Promise<void> {
     hot_organization: quotas,
     webhook_delivery: webhooks,
     quota_peers: quotaPeerComparison(latency, quotaPeerBursts),
+    endpoint_costs: endpointCosts,
     bundles,
   };
   if (resultsFile) writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);

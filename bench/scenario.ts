@@ -33,6 +33,8 @@ export interface LoadPlan {
   readonly webhooks: WebhookPlan;
   /** The rate-limiter-flexible peer of the key quotas (scenarios/quota-peers.ts). */
   readonly quotaPeers: QuotaPeersPlan;
+  /** Calls of each operation, one at a time, for the cost model (scenarios/endpoint-costs.ts). */
+  readonly endpointCosts: { readonly calls: number };
 }
 
 export interface QuotaPeersPlan {
@@ -416,7 +418,34 @@ export interface QuotaPeerBurstRow {
   readonly counters_exact: boolean;
 }
 
-export type Row = LatencyRow | BundleRow | QuotaRow | WebhookRow | QuotaPeerBurstRow;
+/** One operation's cost per call (scenarios/endpoint-costs.ts): the cost model's input (bench/cost). */
+export interface EndpointCostRow {
+  readonly kind: 'endpoint-cost';
+  readonly scenario: 'endpoint-costs';
+  /** The route id. */
+  readonly route: string;
+  readonly label: string;
+  readonly calls: number;
+  /** Means per call, from the calls' access-log lines. */
+  readonly dynamo: {
+    readonly calls: number;
+    readonly round_trips: number;
+    readonly rcu: number;
+    readonly wcu: number;
+    readonly tx_items: number;
+    readonly tx_wcu: number;
+    readonly failed_conditions: number;
+    readonly cancelled_tx_items: number;
+  };
+  /** The handler's own time per call (the pipeline's `duration_ms`). */
+  readonly handler_ms: { readonly mean: number; readonly max: number };
+  /** The answer's body. */
+  readonly response_bytes: number;
+  /** The service's own log lines per call (the call log line and any other). */
+  readonly log_bytes: number;
+}
+
+export type Row = LatencyRow | BundleRow | QuotaRow | WebhookRow | QuotaPeerBurstRow | EndpointCostRow;
 
 export interface Scenario<State> {
   readonly name: string;

@@ -1,54 +1,71 @@
 /**
- * `npm run example:sync`: a partner integration in a few lines, with the typed client (client/), against a running
- * stack (default: `npm start` on this machine):
- *   1. check the key (/me) and its organization, as the spec asks at start-up;
- *   2. sync the organization's records changed since the last run (a watermark kept in .local/example-sync.json);
- *   3. create a player invitation (the Idempotency-Key kept, so a retry never creates a second one) and print its link.
+ * `npm run example:sync`: a partner integration in a few lines (examples/integration.ts), with the typed client
+ * (client/), against a running stack (default: `npm start` on this machine):
  *
  *   PARTNER_API_KEY=pak_live_… [PARTNER_API_BASE_URL=http://127.0.0.1:3000/v1] npm run example:sync
  *
- * Webhooks: run kit/webhook-receiver/sample-receiver.ts (built on the same package's verifyWebhook) on the callback's
- * URL; its README says how.
+ * It checks the key (/me), syncs the records changed since its last run (.local/example-sync.json), creates an
+ * invitation and prints its join link. To also receive that invitation's webhook, start the stack with
+ * `npm start -- --allow-local-webhooks`, add a callback for the organization in web settings with the URL
+ * https://127.0.0.1:8443/webhook, and run this with its secret:
+ *
+ *   WEBHOOK_SECRET=whsec_… PARTNER_API_KEY=pak_live_… npm run example:sync
+ *
+ * It then listens on 127.0.0.1:8443 (a self-signed certificate made for this machine: the local stack accepts it; a
+ * deployed stage calls only public names on port 443, see kit/webhook-receiver), answers the callback's verification
+ * (press Verify in web settings), and waits for the invitation's `invitation.joined` (open the link and claim it),
+ * then reads the ticket through the API. WEBHOOK_PORT and EXAMPLE_WAIT_SECONDS (default 600) change the port and wait.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { createPartnerClient, PartnerApiError } from '../client/src';
+import { generate } from 'selfsigned';
+import { PartnerApiError } from '../client/src';
+import { runIntegration } from './integration';
 
-const STATE = '.local/example-sync.json';
 const apiKey = process.env.PARTNER_API_KEY;
 if (!apiKey) {
   console.error('Set PARTNER_API_KEY to an organization key (npm start prints the demo keys).');
   process.exit(2);
 }
-const client = createPartnerClient({ baseUrl: process.env.PARTNER_API_BASE_URL ?? 'http://127.0.0.1:3000/v1', apiKey });
-const state = (() => {
-  try {
-    return JSON.parse(readFileSync(STATE, 'utf8')) as { since?: string };
-  } catch {
-    return {};
-  }
-})();
+const secrets = (process.env.WEBHOOK_SECRET ?? '')
+  .split(',')
+  .map((secret) => secret.trim())
+  .filter(Boolean);
 
 try {
-  const { data: me } = await client.me();
-  if (!me.partner_id) throw new Error('This example needs an organization key, not a personal one.');
-  console.log(`key ${me.key_id} of ${me.partner_id}, scopes ${me.scopes.join(' ')}`);
-
-  const { records, watermark } = await client.records.sync(me.partner_id, { since: state.since });
-  console.log(`${records.length} records changed since ${state.since ?? 'the beginning'}`);
-  for (const record of records.slice(0, 5)) console.log(`  ${record.updated_at} ${record.uuid} ${record.result}`);
-  mkdirSync(dirname(STATE), { recursive: true });
-  writeFileSync(STATE, JSON.stringify({ since: watermark ?? state.since }));
-
-  if (me.scopes.includes('invitations:write')) {
-    const created = await client.createInvitation(me.partner_id, { game: 'minecraft', notes: 'Created by examples/sync.ts' });
-    console.log(`invitation ${created.data.id} (Idempotency-Key ${created.idempotencyKey}): ${created.data.link}`);
-  }
+  await runIntegration({
+    baseUrl: process.env.PARTNER_API_BASE_URL ?? 'http://127.0.0.1:3000/v1',
+    apiKey,
+    statePath: '.local/example-sync.json',
+    ...(secrets.length > 0
+      ? {
+          webhook: {
+            secrets,
+            host: '127.0.0.1',
+            port: Number(process.env.WEBHOOK_PORT ?? 8443),
+            path: '/webhook',
+            tls: await localCertificate(),
+            dedupPath: '.local/example-events.log',
+            waitMs: Number(process.env.EXAMPLE_WAIT_SECONDS ?? 600) * 1000,
+          },
+        }
+      : {}),
+    log: (line) => console.log(line),
+  });
 } catch (error) {
   if (error instanceof PartnerApiError) {
     const limit = error.rateLimit.policy ? `; policy ${error.rateLimit.policy}, retry after ${error.retryAfter ?? '?'} s` : '';
     console.error(`${error.status} ${error.code}: ${error.message} (request ${error.requestId ?? 'unknown'}${limit})`);
-  }
-  else console.error(error);
+  } else console.error(error instanceof Error ? error.message : error);
   process.exit(1);
+}
+
+/** A certificate for 127.0.0.1 and localhost, made at start: good for the local stack only. */
+async function localCertificate(): Promise<{ cert: string; key: string }> {
+  const pems = await generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+    notBeforeDate: new Date(Date.now() - 60_000),
+    extensions: [{ name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] }],
+  });
+  return { cert: pems.cert, key: pems.private };
 }

@@ -8,6 +8,7 @@ import { bundles } from './bundles';
 import { clientGetMe } from './client-me';
 import { dynamoGetItem } from './dynamo-get-item';
 import { dynamoUpdateItem } from './dynamo-update-item';
+import { endpointCosts } from './endpoint-costs';
 import { entitlementSummary } from './entitlement-summary';
 import { getMe, getMePersonalKey } from './get-me';
 import { hotOrganization } from './hot-organization';
@@ -20,4 +21,4 @@ import { recordLookup } from './record-lookup';
 import { settingsView } from './settings-view';
 import { webhookDelivery } from './webhook-delivery';
 
-export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMe, getMePersonalKey, clientGetMe, recordLookup, entitlementSummary, recordList, invitationCreate, invitationPeers, quotaPeers, invitationClaim, settingsView, webhookDelivery, hotOrganization, bundles];
+export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMe, getMePersonalKey, clientGetMe, recordLookup, entitlementSummary, recordList, invitationCreate, invitationPeers, quotaPeers, invitationClaim, settingsView, endpointCosts, webhookDelivery, hotOrganization, bundles];

@@ -143,6 +143,47 @@ describe('paging', () => {
     expect(new Set(synced.records.map((r) => r.id)).size).toBe(synced.records.length);
     expect(synced.watermark).toBe(all.map((r) => r.updated_at).sort().at(-1));
   });
+
+  it('iterates and syncs while another writer adds records concurrently: filters kept, each record once, none of the earlier ones missed', async () => {
+    const { partner_id: org } = await stack.office.organizations.create('Busy organization');
+    const { account_id } = await stack.office.accounts.create('Busy manager');
+    await stack.office.memberships.set(org, account_id, 'manager');
+    const busyKey = (await stack.office.keys.create({ accountId: account_id, partnerId: org, scopes: ['records:read'] })).key;
+    const busy = createPartnerClient({ baseUrl: stack.baseUrl, apiKey: busyKey });
+    const games = ['minecraft', 'fps'] as const;
+    for (let i = 0; i < 12; i += 1) await stack.office.records!.put(org, recordInput(`Busy${i}`, { game_category: games[i % 2] }));
+    const before = (await busy.listRecords(org, { limit: 100, game: 'minecraft' })).data.items.map((r) => r.id);
+    const since = (await busy.listRecords(org, { limit: 100 })).data.items.map((r) => r.updated_at).sort()[0];
+
+    // A writer adding records of both games while the readers page (at least 4, at most 30: one list page holds them all).
+    let reading = true;
+    let written = 0;
+    const writer = (async () => {
+      while ((reading || written < 4) && written < 30) {
+        await stack.office.records!.put(org, recordInput(`Concurrent${written}`, { game_category: games[written % 2] }));
+        written += 1;
+      }
+    })();
+    const seen: string[] = [];
+    const seenGames = new Set<string | undefined>();
+    for await (const record of busy.iterateRecords(org, { limit: 2, game: 'minecraft' })) {
+      seen.push(record.id);
+      seenGames.add(record.game_category ?? record.game);
+    }
+    const firstSync = await busy.records.sync(org, { since });
+    reading = false;
+    await writer;
+
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual(expect.arrayContaining(before));
+    expect([...seenGames]).toEqual(['minecraft']);
+    expect(new Set(firstSync.records.map((r) => r.id)).size).toBe(firstSync.records.length);
+    // What the first sync missed (written after it passed), the next one from its watermark brings: together, everything.
+    const secondSync = await busy.records.sync(org, { since: firstSync.watermark });
+    const all = (await busy.listRecords(org, { limit: 100 })).data.items.map((r) => r.id);
+    expect(all.length).toBe(12 + written);
+    expect(new Set([...firstSync.records, ...secondSync.records].map((r) => r.id))).toEqual(new Set(all));
+  });
 });
 
 describe('the retry rules, through a front that fails first', () => {

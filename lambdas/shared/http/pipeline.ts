@@ -29,7 +29,7 @@ import { observability } from '../observability/invocation';
 import { logger } from '../observability/logger';
 import { METRICS, statusClass } from '../observability/metric-catalog';
 import { recordMetric } from '../observability/metrics';
-import { currentRequestScope, runInRequestScope } from '../observability/request-scope';
+import { currentRequestScope, dynamoFigures, runInRequestScope } from '../observability/request-scope';
 import { sharedPlatform, type Platform } from '../platform';
 import { normalizeEvent, type ApiEvent } from './api-event';
 import { errorResponse, errorResponseFor, pageResponse } from './envelope';
@@ -168,7 +168,7 @@ function envelope(getPlatform: () => Platform, router: Router, contracts: Contra
         path_partner_id: state.event.pathParameters.partner_id?.slice(0, 128),
         source_ip: state.event.sourceIp,
         duration_ms: durationMs,
-        dynamo: dynamo && { calls: dynamo.calls, round_trips: dynamo.roundTrips, rcu: dynamo.readUnits, wcu: dynamo.writeUnits },
+        dynamo: dynamo && dynamoFigures(dynamo),
       });
     }
   };

@@ -26,6 +26,15 @@ export interface DynamoAccounting {
   inFlight: number;
   readUnits: number;
   writeUnits: number;
+  /**
+   * What a cost model needs beyond the reported units (bench/cost): the items of the write transactions (ConditionCheck
+   * items included), the units reported for those transactions, conditional single writes refused, and the items of
+   * write transactions cancelled. AWS bills each of these; DynamoDB Local leaves some out of its report.
+   */
+  transactionItems: number;
+  transactionWriteUnits: number;
+  failedConditionalWrites: number;
+  cancelledTransactionItems: number;
   operations: string[];
 }
 
@@ -57,7 +66,35 @@ export interface RequestScope {
 const storage = new AsyncLocalStorage<RequestScope>();
 
 export function newDynamoAccounting(): DynamoAccounting {
-  return { calls: 0, roundTrips: 0, answeredDepth: 0, inFlight: 0, readUnits: 0, writeUnits: 0, operations: [] };
+  return {
+    calls: 0,
+    roundTrips: 0,
+    answeredDepth: 0,
+    inFlight: 0,
+    readUnits: 0,
+    writeUnits: 0,
+    transactionItems: 0,
+    transactionWriteUnits: 0,
+    failedConditionalWrites: 0,
+    cancelledTransactionItems: 0,
+    operations: [],
+  };
+}
+
+/**
+ * The `dynamo` field of a request's log line: calls, sequential round trips and reported units, and the cost model's
+ * extra counts only when a request has any (most have none: the line stays short).
+ */
+export function dynamoFigures(dynamo: DynamoAccounting): Record<string, number> {
+  return {
+    calls: dynamo.calls,
+    round_trips: dynamo.roundTrips,
+    rcu: dynamo.readUnits,
+    wcu: dynamo.writeUnits,
+    ...(dynamo.transactionItems > 0 ? { tx_items: dynamo.transactionItems, tx_wcu: dynamo.transactionWriteUnits } : {}),
+    ...(dynamo.failedConditionalWrites > 0 ? { failed_conditions: dynamo.failedConditionalWrites } : {}),
+    ...(dynamo.cancelledTransactionItems > 0 ? { cancelled_tx_items: dynamo.cancelledTransactionItems } : {}),
+  };
 }
 
 export function runInRequestScope<T>(requestId: string, fn: () => Promise<T>): Promise<T> {

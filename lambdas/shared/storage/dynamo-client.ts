@@ -74,6 +74,7 @@ export function instrumentDynamoClient(client: DynamoDBClient): DynamoDBClient {
         accounting.inFlight += 1;
         accounting.roundTrips = Math.max(accounting.roundTrips, depth);
       }
+      const transactionItems = operation === 'TransactWriteItems' ? ((input.TransactItems as unknown[] | undefined)?.length ?? 0) : 0;
       try {
         const result = await next(args);
         if (accounting) {
@@ -81,8 +82,16 @@ export function instrumentDynamoClient(client: DynamoDBClient): DynamoDBClient {
           const units = sumCapacity(operation, output.ConsumedCapacity);
           accounting.readUnits += units.read;
           accounting.writeUnits += units.write;
+          accounting.transactionItems += transactionItems;
+          if (transactionItems > 0) accounting.transactionWriteUnits += units.write;
         }
         return result;
+      } catch (error) {
+        // Refused conditions are billed too, and answer no consumed capacity.
+        const name = (error as { name?: unknown } | undefined)?.name;
+        if (accounting && name === 'ConditionalCheckFailedException') accounting.failedConditionalWrites += 1;
+        if (accounting && name === 'TransactionCanceledException') accounting.cancelledTransactionItems += transactionItems;
+        throw error;
       } finally {
         if (accounting) {
           accounting.inFlight -= 1;

@@ -15,7 +15,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { currentRequestScope, runInRequestScope, type DynamoAccounting } from '../../../lambdas/shared/observability/request-scope';
+import { currentRequestScope, dynamoFigures, runInRequestScope, type DynamoAccounting } from '../../../lambdas/shared/observability/request-scope';
 import { createDocumentClient, requireTable, tableNamesFromEnv } from '../../../lambdas/shared/storage/dynamo-client';
 
 interface WireRequest {
@@ -275,7 +275,37 @@ describe('createDocumentClient: per-request accounting', () => {
     });
 
     // Assess
-    expect(accounting).toMatchObject({ calls: 2, roundTrips: 2, inFlight: 0, readUnits: 0.5, writeUnits: 0 });
+    expect(accounting).toMatchObject({ calls: 2, roundTrips: 2, inFlight: 0, readUnits: 0.5, writeUnits: 0, failedConditionalWrites: 1 });
+  });
+
+  it("counts what a cost model bills beyond the reported units: transactions' items, refused conditions, cancelled transactions", async () => {
+    // Prepare
+    const dynamo = fakeDynamo({
+      TransactWriteItems: { ConsumedCapacity: [{ TableName: TABLE, CapacityUnits: 2 }] },
+      UpdateItem: { __type: 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException', message: 'The conditional request failed' },
+    });
+    const cancelling = fakeDynamo({
+      TransactWriteItems: { __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException', message: 'Transaction cancelled', CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }] },
+    });
+    const transaction = (pk: string) =>
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: TABLE, Item: { pk, sk: pk } } },
+          { ConditionCheck: { TableName: TABLE, Key: { pk: 'A', sk: 'A' }, ConditionExpression: 'attribute_exists(pk)' } },
+        ],
+      });
+
+    // Act
+    const accounting = await accounted(async () => {
+      await dynamo.documentClient.send(transaction('B'));
+      await dynamo.documentClient.send(new UpdateCommand({ TableName: TABLE, Key: { pk: 'A', sk: 'A' }, UpdateExpression: 'SET n = :n', ConditionExpression: 'n < :n', ExpressionAttributeValues: { ':n': 1 } })).catch(() => undefined);
+      await cancelling.documentClient.send(transaction('C')).catch(() => undefined);
+    });
+
+    // Assess
+    expect(accounting).toMatchObject({ calls: 3, writeUnits: 2, transactionItems: 2, transactionWriteUnits: 2, failedConditionalWrites: 1, cancelledTransactionItems: 2 });
+    expect(dynamoFigures(accounting)).toEqual({ calls: 3, round_trips: 3, rcu: 0, wcu: 2, tx_items: 2, tx_wcu: 2, failed_conditions: 1, cancelled_tx_items: 2 });
+    expect(dynamoFigures({ ...accounting, transactionItems: 0, failedConditionalWrites: 0, cancelledTransactionItems: 0 })).toEqual({ calls: 3, round_trips: 3, rcu: 0, wcu: 2 });
   });
 
   it('keeps the accounting of concurrent requests apart', async () => {
