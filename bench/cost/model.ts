@@ -15,17 +15,11 @@
  *   document it, so this errs on the high side); Local reports nothing.
  * Reads are billed as reported (0.5 unit per 4 KB eventually consistent, 1 strongly consistent).
  */
+import type { DynamoFigures } from '../access-log';
 import { PRICES, type Prices } from './prices';
 
 /** A call's DynamoDB work as the access log reports it (means per call). */
-export interface DynamoWork {
-  readonly rcu: number;
-  readonly wcu: number;
-  readonly tx_items?: number;
-  readonly tx_wcu?: number;
-  readonly failed_conditions?: number;
-  readonly cancelled_tx_items?: number;
-}
+export type DynamoWork = Omit<DynamoFigures, 'calls' | 'round_trips'>;
 
 /** Read and write request units as AWS bills `work`. */
 export function billedUnits(work: DynamoWork): { read: number; write: number } {

@@ -334,7 +334,7 @@ export interface components {
             ok: false;
             error: {
                 /** @enum {string} */
-                code: "REQUEST_TIMEOUT";
+                code: "REQUEST_REJECTED" | "REQUEST_TIMEOUT";
                 message: string;
             };
             request_id: string;
@@ -569,7 +569,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError403"];
                 };
             };
-            /** @description From the gateway or the edge: `REQUEST_TIMEOUT`: The request body was not received in time. */
+            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -580,7 +580,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError408"];
                 };
             };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. */
+            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -593,7 +593,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "BODY_TOO_LARGE";
+                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -681,7 +681,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. */
+            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -694,7 +694,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG";
+                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -863,7 +863,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description From the gateway or the edge: `REQUEST_TIMEOUT`: The request body was not received in time. */
+            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -902,7 +902,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. */
+            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -919,7 +919,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "BODY_TOO_LARGE";
+                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -1023,7 +1023,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. */
+            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1040,7 +1040,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG";
+                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -1225,7 +1225,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description From the gateway or the edge: `REQUEST_TIMEOUT`: The request body was not received in time. */
+            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1264,7 +1264,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. */
+            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1281,7 +1281,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "BODY_TOO_LARGE";
+                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -1385,7 +1385,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. */
+            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1402,7 +1402,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG";
+                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -1613,7 +1613,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description From the gateway or the edge: `REQUEST_TIMEOUT`: The request body was not received in time. */
+            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1652,7 +1652,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. */
+            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1669,7 +1669,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "BODY_TOO_LARGE";
+                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -1773,7 +1773,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. */
+            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1790,7 +1790,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG";
+                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -1984,7 +1984,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description From the gateway or the edge: `REQUEST_TIMEOUT`: The request body was not received in time. */
+            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2023,7 +2023,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. */
+            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2040,7 +2040,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "BODY_TOO_LARGE";
+                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -2144,7 +2144,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. */
+            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2161,7 +2161,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG";
+                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -2373,7 +2373,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description From the gateway or the edge: `REQUEST_TIMEOUT`: The request body was not received in time. */
+            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2412,7 +2412,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. */
+            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2429,7 +2429,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "BODY_TOO_LARGE";
+                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -2533,7 +2533,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. */
+            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2550,7 +2550,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG";
+                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -2737,7 +2737,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description From the gateway or the edge: `REQUEST_TIMEOUT`: The request body was not received in time. */
+            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2776,7 +2776,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. */
+            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2793,7 +2793,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "BODY_TOO_LARGE";
+                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -2897,7 +2897,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. */
+            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2914,7 +2914,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG";
+                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -3103,7 +3103,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description From the gateway or the edge: `REQUEST_TIMEOUT`: The request body was not received in time. */
+            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3142,7 +3142,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. */
+            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3159,7 +3159,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "BODY_TOO_LARGE";
+                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -3263,7 +3263,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. */
+            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3280,7 +3280,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG";
+                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -3499,7 +3499,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `REQUEST_TIMEOUT`: The request body was not received in time. */
+            /** @description `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3516,7 +3516,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "REQUEST_TIMEOUT";
+                            code: "REQUEST_REJECTED" | "REQUEST_TIMEOUT";
                             message: string;
                         };
                         request_id: string;
@@ -3547,7 +3547,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. */
+            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3564,7 +3564,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "BODY_TOO_LARGE";
+                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -3668,7 +3668,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. */
+            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3685,7 +3685,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG";
+                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -3897,7 +3897,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description From the gateway or the edge: `REQUEST_TIMEOUT`: The request body was not received in time. */
+            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3936,7 +3936,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. */
+            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3953,7 +3953,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "BODY_TOO_LARGE";
+                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -4057,7 +4057,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. */
+            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4074,7 +4074,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG";
+                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -4262,7 +4262,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description From the gateway or the edge: `REQUEST_TIMEOUT`: The request body was not received in time. */
+            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4301,7 +4301,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. */
+            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4318,7 +4318,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "BODY_TOO_LARGE";
+                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -4422,7 +4422,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. */
+            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4439,7 +4439,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG";
+                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -4627,7 +4627,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description From the gateway or the edge: `REQUEST_TIMEOUT`: The request body was not received in time. */
+            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4666,7 +4666,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. */
+            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4683,7 +4683,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "BODY_TOO_LARGE";
+                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -4787,7 +4787,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. */
+            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4804,7 +4804,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG";
+                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -4993,7 +4993,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description From the gateway or the edge: `REQUEST_TIMEOUT`: The request body was not received in time. */
+            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5032,7 +5032,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. */
+            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5049,7 +5049,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "BODY_TOO_LARGE";
+                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -5153,7 +5153,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. */
+            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5170,7 +5170,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG";
+                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -5382,7 +5382,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description From the gateway or the edge: `REQUEST_TIMEOUT`: The request body was not received in time. */
+            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
             408: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5421,7 +5421,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. */
+            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5438,7 +5438,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "BODY_TOO_LARGE";
+                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;
@@ -5542,7 +5542,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. */
+            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             431: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5559,7 +5559,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG";
+                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;

@@ -38,8 +38,9 @@ export interface GatewayAnswer {
  */
 export function gatewayAnswers(surface: Surface): readonly GatewayAnswer[] {
   return [
-    // A resource-policy denial (403) or a request API Gateway cannot take (400).
-    { type: 'DEFAULT_4XX', code: 'REQUEST_REJECTED', statuses: [400, 403] },
+    // A resource-policy denial (403), a request the front cannot take (400), a header block over its limit (431: 10 KB on
+    // API Gateway, Node's 16 KiB on the local front), a request line or chunk it cannot read in time or at all (408, 413).
+    { type: 'DEFAULT_4XX', code: 'REQUEST_REJECTED', statuses: [400, 403, 408, 413, 431] },
     { type: 'DEFAULT_5XX', code: 'INTERNAL_ERROR', statuses: [500] },
     // Unknown resource or method that no ANY method caught.
     { type: 'MISSING_AUTHENTICATION_TOKEN', statusCode: 404, code: 'NOT_FOUND' },
