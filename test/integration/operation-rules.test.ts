@@ -3,8 +3,8 @@
  * docs/settings-openapi.json), through the local front: each request breaks exactly one rule (a credential in the URL,
  * an over-long path, query or Authorization header, an unknown or repeated parameter, a body where none is allowed, a
  * body that is too large, not JSON, not declared JSON or never arrives, a header block over the front's limit, a
- * missing or too narrow credential, an organization not the key's, a state-changing settings call without its page's
- * headers) and must be answered with that rule's code, in a status and body its operation's document declares
+ * missing or too narrow credential, an organization not the key's, a key of an archived organization or of a creator
+ * who no longer manages it, plain HTTP, a state-changing settings call without its page's headers) and must be answered with that rule's code, in a status and body its operation's document declares
  * (`checkResponse`, test/support/contract-check.ts).
  *
  * The rules are the catalogue's: every code an operation's route declaration implies (`errorCodesOf` without the
@@ -64,6 +64,8 @@ interface Broken {
   readonly scope?: string;
   /** The organization in the path is another one than the key's. */
   readonly otherPartner?: boolean;
+  /** A key (every scope) of an archived organization, or of one its creator no longer manages; the path names it. */
+  readonly keyOf?: 'archived' | 'unmanaged';
   /** Leave out the settings page's own headers (Origin, X-Settings-Request). */
   readonly withoutPageHeaders?: boolean;
 }
@@ -89,6 +91,7 @@ const RULES: readonly Rule[] = [
   { code: 'REQUEST_TIMEOUT', status: 408, applies: anyOperation, request: () => ({ headers: { ...JSON_TYPE, 'Content-Length': '16' } }) },
   { code: 'REQUEST_REJECTED', status: 431, applies: anyOperation, request: () => ({ headers: { 'X-Padding': 'p'.repeat(20_000) } }) },
   // The pipeline's request rules, the same on every operation.
+  { code: 'HTTPS_REQUIRED', status: 400, applies: anyOperation, request: () => ({ headers: { 'X-Forwarded-Proto': 'http' } }) },
   { code: 'BODY_TOO_LARGE', status: 413, applies: anyOperation, request: () => ({ headers: JSON_TYPE, body: `{"x":"${'a'.repeat(REQUEST_LIMITS.bodyBytes)}"}` }) },
   { code: 'CONTENT_ENCODING_UNSUPPORTED', status: 415, applies: anyOperation, request: () => ({ headers: { 'Content-Encoding': 'gzip' } }) },
   { code: 'AUTH_HEADER_TOO_LONG', status: 431, applies: anyOperation, request: () => ({ headers: { Authorization: `Bearer ${'a'.repeat(REQUEST_LIMITS.authorizationChars)}` } }) },
@@ -111,6 +114,8 @@ const RULES: readonly Rule[] = [
     request: (op) => ({ scope: op.route.scope === 'public:read' ? 'records:read' : 'public:read' }),
   },
   { code: 'PARTNER_SCOPE_MISMATCH', status: 403, applies: (op) => op.route.partnerBound === true, request: () => ({ otherPartner: true }) },
+  { code: 'PARTNER_INACTIVE', status: 403, applies: (op) => op.route.auth === 'key', request: () => ({ keyOf: 'archived' }) },
+  { code: 'PARTNER_MANAGER_REQUIRED', status: 403, applies: (op) => op.route.auth === 'key', request: () => ({ keyOf: 'unmanaged' }) },
   { code: 'SESSION_REQUIRED', status: 401, applies: (op) => op.route.auth === 'session', request: () => ({ anonymous: true }) },
   {
     code: 'CSRF_CHECK_FAILED',
@@ -122,14 +127,11 @@ const RULES: readonly Rule[] = [
 
 /** Codes of the catalogues that are not sent per operation here, and where each is produced. */
 const NOT_SENT_HERE: Readonly<Record<string, string>> = {
-  HTTPS_REQUIRED: 'API Gateway serves HTTPS only; the rule guards a proxy in front (unit: test/unit/http/request-rules)',
   RATE_LIMITED: 'quotas and rates: quotas.test.ts, rolling-window.test.ts, web-settings-limits.test.ts, edge-protection.test.ts',
   RATE_LIMIT_UNAVAILABLE: 'the counters failing: store-timeouts.test.ts',
   CONCURRENCY_LIMITED: 'concurrent slots: quotas.test.ts',
   INTERNAL_ERROR: 'a failing handler or integration: front-fidelity.test.ts, front-function-timeout.test.ts',
   SERVICE_UNAVAILABLE: 'a store or deadline failing: store-timeouts.test.ts, front-function-timeout.test.ts',
-  PARTNER_INACTIVE: "the key's organization archived: authentication.test.ts",
-  PARTNER_MANAGER_REQUIRED: "the key's creator no longer a manager: authentication.test.ts",
   UNKNOWN_FIELD: "each body's own fields: contract-fuzz.test.ts and the group's tests",
   REQUEST_BLOCKED: "WAF's managed rule groups, which AWS runs (no local mirror): test/infra/edge-protection.test.ts",
 };
@@ -141,6 +143,7 @@ let partnerId: string;
 let otherPartnerId: string;
 const keysByScope = new Map<string, string>();
 let fullKey: string;
+const keysOf: Partial<Record<'archived' | 'unmanaged', { partnerId: string; key: string }>> = {};
 const pathValues: Record<string, string> = {};
 
 beforeAll(async () => {
@@ -154,6 +157,18 @@ beforeAll(async () => {
   const scopes = ['records:read', 'public:read', 'invitations:read', 'invitations:write', 'entitlements:read', 'tickets:read'];
   fullKey = (await stack.office.keys.create({ accountId: account_id, partnerId, scopes })).key;
   for (const scope of ['records:read', 'public:read']) keysByScope.set(scope, (await stack.office.keys.create({ accountId: account_id, partnerId, scopes: [scope] })).key);
+  // A key of an organization archived since, and one whose creator no longer manages its organization.
+  for (const [kind, name] of [
+    ['archived', 'Archived organization'],
+    ['unmanaged', 'Unmanaged organization'],
+  ] as const) {
+    const { partner_id } = await stack.office.organizations.create(name);
+    const { account_id: creator } = await stack.office.accounts.create(`${name} manager`);
+    await stack.office.memberships.set(partner_id, creator, 'manager');
+    keysOf[kind] = { partnerId: partner_id, key: (await stack.office.keys.create({ accountId: creator, partnerId: partner_id, scopes })).key };
+    if (kind === 'archived') await stack.office.organizations.archive(partner_id);
+    else await stack.office.memberships.set(partner_id, creator, 'member');
+  }
   const record = await stack.office.records!.put(partnerId, recordInput('Rules'));
   const created = await stack.call(`/partners/${partnerId}/invitations`, {
     method: 'POST',
@@ -180,7 +195,8 @@ afterAll(() => stack?.stop());
 function requestOf(op: Operation, broken: Broken) {
   let first = true;
   const path = op.route.path.replace(/\{([a-z_]+)\}/g, (_, name: string) => {
-    const value = first && broken.pathValue !== undefined ? broken.pathValue : name === 'partner_id' && broken.otherPartner ? otherPartnerId : pathValues[name];
+    const partner = broken.keyOf ? keysOf[broken.keyOf]!.partnerId : broken.otherPartner ? otherPartnerId : partnerId;
+    const value = first && broken.pathValue !== undefined ? broken.pathValue : name === 'partner_id' ? partner : pathValues[name];
     first = false;
     if (value === undefined) throw new Error(`no value for {${name}}`);
     return encodeURIComponent(value);
@@ -188,7 +204,7 @@ function requestOf(op: Operation, broken: Broken) {
   const headers: Record<string, string> = {};
   const origin = new URL(stack.baseUrl).origin;
   if (!broken.anonymous) {
-    if (op.surface === 'partner') headers.Authorization = `Bearer ${broken.scope ? keysByScope.get(broken.scope) : fullKey}`;
+    if (op.surface === 'partner') headers.Authorization = `Bearer ${broken.keyOf ? keysOf[broken.keyOf]!.key : broken.scope ? keysByScope.get(broken.scope) : fullKey}`;
     else headers.Cookie = `${SESSION_COOKIE}=${session}`;
   }
   if (op.surface === 'settings' && !broken.withoutPageHeaders) {
