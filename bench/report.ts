@@ -10,6 +10,8 @@ export interface LatencyResult extends LatencyRow {
   readonly ratio?: { readonly p50: number; readonly p99: number; readonly baseline_p50_ms: number; readonly baseline_p99_ms: number };
   /** The same over the row's floor (its own raw DynamoDB work), where it names one. */
   readonly floor_ratio?: { readonly variant: string; readonly p50: number; readonly p99: number; readonly floor_p50_ms: number; readonly floor_p99_ms: number };
+  /** The same over the row's own DynamoDB requests replayed raw, where it names them. */
+  readonly replay_ratio?: { readonly variant: string; readonly p50: number; readonly p99: number; readonly floor_p50_ms: number; readonly floor_p99_ms: number };
 }
 
 export interface BundleResult extends BundleRow {
@@ -47,6 +49,7 @@ export function withRatios(rows: readonly Row[]): {
   const latency = latencyRows.map((row): LatencyResult => {
     const base = find(row.baseline, row.concurrency);
     const floor = find(row.floor, row.concurrency);
+    const replay = find(row.replay, row.concurrency);
     return {
       ...row,
       ...(base && {
@@ -59,6 +62,15 @@ export function withRatios(rows: readonly Row[]): {
           p99: round(row.p99_ms / floor.p99_ms, 2),
           floor_p50_ms: floor.p50_ms,
           floor_p99_ms: floor.p99_ms,
+        },
+      }),
+      ...(replay && {
+        replay_ratio: {
+          variant: replay.variant,
+          p50: round(row.p50_ms / replay.p50_ms, 2),
+          p99: round(row.p99_ms / replay.p99_ms, 2),
+          floor_p50_ms: replay.p50_ms,
+          floor_p99_ms: replay.p99_ms,
         },
       }),
     };
@@ -442,7 +454,7 @@ export function bundleTable(rows: readonly BundleResult[]): string {
 
 /** What we hold the authenticated request path to (informational: the run never fails on them). */
 export const TARGETS = { warmRoundTrips: 1, coldRoundTrips: 2, wcu: 3, p50Ratio: 1.5, floorRatio: 1.3 } as const;
-export const TARGETS_LINE = `targets: round trips warm ≤${TARGETS.warmRoundTrips}, cold ≤${TARGETS.coldRoundTrips}, WCU ≤${TARGETS.wcu}, p50 ≤${TARGETS.p50Ratio}× GetItem, hot path: p50 ≤${TARGETS.floorRatio}× its own parallel writes`;
+export const TARGETS_LINE = `targets: round trips warm ≤${TARGETS.warmRoundTrips}, cold ≤${TARGETS.coldRoundTrips}, WCU ≤${TARGETS.wcu}, p50 ≤${TARGETS.p50Ratio}× GetItem, hot path: p50 ≤${TARGETS.floorRatio}× its own writes replayed raw`;
 
 export interface TargetResult {
   readonly figure: string;
@@ -502,12 +514,15 @@ export function admissionTargets(rows: readonly LatencyResult[]): TargetResult[]
           ? { figure: `p50 ×GetItem, ${clients(r.concurrency)}`, target: TARGETS.p50Ratio, value: r.ratio.p50, met: r.ratio.p50 <= TARGETS.p50Ratio }
           : undefined,
       ),
-      // The hot path (issue 11): what the service adds over the raw parallel writes of the same width it makes.
+      // The hot path: what the service adds over its own DynamoDB requests replayed raw (the target), and over bare
+      // `ADD` writes of the same width (the earlier floor, reported beside it: DynamoDB Local's cost of the service's
+      // conditions and windows is in the gap between the two).
       ...warm.map((r) =>
-        r.floor_ratio
-          ? { figure: `p50 ×its parallel writes, ${clients(r.concurrency)}`, target: TARGETS.floorRatio, value: r.floor_ratio.p50, met: r.floor_ratio.p50 <= TARGETS.floorRatio }
+        r.replay_ratio
+          ? { figure: `p50 ×its own writes replayed, ${clients(r.concurrency)}`, target: TARGETS.floorRatio, value: r.replay_ratio.p50, met: r.replay_ratio.p50 <= TARGETS.floorRatio }
           : undefined,
       ),
+      ...warm.map((r) => (r.floor_ratio ? { figure: `p50 ×bare parallel ADDs, ${clients(r.concurrency)}`, value: r.floor_ratio.p50 } : undefined)),
     ];
     for (const f of figures) if (f) results.push({ ...f, key: kind, items });
   }

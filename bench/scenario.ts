@@ -143,8 +143,10 @@ export interface LatencyRow extends LatencySummary {
   readonly concurrency: number;
   readonly dynamo?: DynamoPerRequest;
   readonly baseline?: BaselineRef;
-  /** A second reference, shown beside the baseline's ratio: the raw DynamoDB work the request itself makes. */
+  /** A second reference, shown beside the baseline's ratio: raw writes as wide as the request's own (bare `ADD`s). */
   readonly floor?: BaselineRef;
+  /** The request's own DynamoDB requests, captured and replayed raw (scenarios/get-me-replay.ts): its floor. */
+  readonly replay?: BaselineRef;
   /** Admission-only requests (GET /me): the kind of key and the principal items admission writes (key, account[, organization]). */
   readonly key?: { readonly kind: 'organization' | 'personal'; readonly items: number };
   /** Record list rows: the filter, which page, and what the page returned and read (scenarios/record-list.ts). */

@@ -23,6 +23,7 @@ import { defineScenario, type BenchContext, type LatencyRow, type RegisteredScen
 import { summarizeLatency } from '../stats';
 import { GET_ITEM_SCENARIO } from './dynamo-get-item';
 import { parallelUpdates, UPDATE_ITEM_SCENARIO } from './dynamo-update-item';
+import { GET_ME_REPLAY_SCENARIO, replayVariant } from './get-me-replay';
 
 const BASELINE = { scenario: GET_ITEM_SCENARIO, variant: 'raw' } as const;
 
@@ -128,7 +129,9 @@ export function authenticatedGetScenario(spec: AuthenticatedGet): RegisteredScen
           dynamo,
           baseline: BASELINE,
           // Warm admission is these parallel writes and nothing else in DynamoDB.
-          ...(run.cold || operationCalls > 0 ? {} : { floor: { scenario: UPDATE_ITEM_SCENARIO, variant: parallelUpdates(items) } }),
+          ...(run.cold || operationCalls > 0
+            ? {}
+            : { floor: { scenario: UPDATE_ITEM_SCENARIO, variant: parallelUpdates(items) }, replay: { scenario: GET_ME_REPLAY_SCENARIO, variant: replayVariant(kind) } }),
           // Admission-only rows carry the key: the admission targets (report.ts) are computed from them alone.
           ...(operationCalls === 0 ? { key: { kind, items } } : {}),
         });

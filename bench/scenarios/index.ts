@@ -11,6 +11,7 @@ import { dynamoUpdateItem } from './dynamo-update-item';
 import { endpointCosts } from './endpoint-costs';
 import { entitlementSummary } from './entitlement-summary';
 import { getMe, getMePersonalKey } from './get-me';
+import { getMeReplay } from './get-me-replay';
 import { hotOrganization } from './hot-organization';
 import { invitationClaim } from './invitation-claim';
 import { invitationCreate } from './invitation-create';
@@ -21,4 +22,4 @@ import { recordLookup } from './record-lookup';
 import { settingsView } from './settings-view';
 import { webhookDelivery } from './webhook-delivery';
 
-export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMe, getMePersonalKey, clientGetMe, recordLookup, entitlementSummary, recordList, invitationCreate, invitationPeers, quotaPeers, invitationClaim, settingsView, endpointCosts, webhookDelivery, hotOrganization, bundles];
+export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMeReplay, getMe, getMePersonalKey, clientGetMe, recordLookup, entitlementSummary, recordList, invitationCreate, invitationPeers, quotaPeers, invitationClaim, settingsView, endpointCosts, webhookDelivery, hotOrganization, bundles];
