@@ -2,10 +2,11 @@
  * `GET /settings/api/keys` through the local front, signed in to web
  * settings (the session cookie), for an account with three personal keys:
  * the session read, then admission's one conditional update of the account
- * item (counts the view, re-checks the account against the session), then
- * the listing: the account item (for each key's standing) and the Query of
- * its key entries, in parallel. Three sequential round trips, four calls, one
- * write unit. Baseline: a raw GetItem in the same run.
+ * item (counts the view, re-checks the account against the session) and,
+ * beside it, the listing's reads (the account item, for each key's standing,
+ * and the Query of its key entries: settings-pipeline.ts viewReads). Two
+ * sequential round trips, four calls, one write unit. Baseline: a raw
+ * GetItem in the same run.
  */
 import { createBackOffice } from '../../lambdas/back-office/back-office';
 import { PERSONAL_SCOPES } from '../../lambdas/shared/identity/scopes';
@@ -17,7 +18,7 @@ import { GET_ITEM_SCENARIO } from './dynamo-get-item';
 import { measure } from './get-me';
 
 const PATH = '/settings/api/keys';
-/** First-try calls: the session GetItem, the account item's UpdateItem, then the account GetItem and the entries' Query. */
+/** First-try calls: the session GetItem, then the account item's UpdateItem beside the account GetItem and the entries' Query. */
 const CALLS = 4;
 
 /** An account with three keys, signed in through the API: its session cookie. */
@@ -44,7 +45,7 @@ async function signedIn(context: BenchContext): Promise<string> {
 
 export const settingsView = defineScenario({
   name: 'settings-view',
-  description: 'GET /settings/api/keys signed in (session cookie): session read, the account item counter with the session re-check, the account and its key entries in parallel',
+  description: 'GET /settings/api/keys signed in (session cookie): session read, then the account item counter with the session re-check beside the account and its key entries',
   run: async (context) => {
     const { plan, progress } = context;
     const cookie = await signedIn(context);

@@ -7,11 +7,11 @@
  */
 import { SETTINGS_CONTRACTS } from './settings-contracts';
 import { createSettingsHandler, type SettingsFunction } from './settings-pipeline';
-import { lookupSession, settingsOperations } from './settings-operations';
+import { lookupSession, settingsOperations, settingsViewReads } from './settings-operations';
 import { settingsPage } from './settings-page';
 
 export const operations = { 'settings-page': settingsPage, ...settingsOperations };
 
-export const definition: SettingsFunction = { operations, contracts: SETTINGS_CONTRACTS, sessions: lookupSession };
+export const definition: SettingsFunction = { operations, contracts: SETTINGS_CONTRACTS, sessions: lookupSession, viewReads: settingsViewReads };
 
 export const handler = createSettingsHandler(definition);

@@ -9,7 +9,8 @@
  *   session: the account active, its credential generation and its session
  *   generation the session's (a password change or reset, a deactivation, or
  *   two-factor turned on answers 401 SESSION_REQUIRED from the same write). So a settings call costs the
- *   session read and this write: two sequential round trips, one write unit.
+ *   session read and this write: two sequential round trips, one write unit (a view's reads run beside the
+ *   write: settings-pipeline.ts viewReads).
  * - A sign-in counts before the password is checked, by source IP and by the
  *   e-mail address (its SHA-256, known or not: an unknown address is limited
  *   exactly like a real one, so the limits reveal nothing), on items of their

@@ -10,7 +10,7 @@ import { createBackOffice, BackOfficeError, type BackOffice, type BackOfficeCode
 import { decodeAuditCursor } from '../back-office/audit';
 import { SESSION_ABSOLUTE_MS } from '../back-office/sessions';
 import { ApiError, type ErrorCode } from '../shared/errors';
-import type { SessionLookup, SettingsOperation as Operation, SettingsOperationInput as OperationInput, SettingsSession } from './settings-pipeline';
+import { viewRead, type SessionLookup, type SettingsOperation as Operation, type SettingsOperationInput as OperationInput, type SettingsSession, type ViewReads } from './settings-pipeline';
 import { clearedSessionCookie, presentedSessionToken, sessionCookie } from './web-session';
 import { isAcceptablePassword, PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS } from '../back-office/passwords';
 import type { AccountItem } from '../shared/identity/access-items';
@@ -115,17 +115,34 @@ const signOutOperation: Operation = async (input) => {
   return { data: { signed_out: true }, headers: { 'Set-Cookie': clearedSessionCookie(input.fullPath) } };
 };
 
+/** The views' reads, which the pipeline starts beside their admission (settings-pipeline.ts ViewReads). */
+const accountReads: ViewReads<{ account: AccountItem | undefined; signIn: SignInItem | undefined }> = async (session, platform) => {
+  const office = officeOf(platform);
+  const [account, signIn] = await Promise.all([office.accounts.get(session.accountId), office.signIn.get(session.accountId)]);
+  return { account, signIn };
+};
+const organizationReads: ViewReads<Awaited<ReturnType<BackOffice['memberships']['ofAccount']>>> = (session, platform) => officeOf(platform).memberships.ofAccount(session.accountId);
+const keyReads: ViewReads<Awaited<ReturnType<BackOffice['keys']['list']>>> = (session, platform) => officeOf(platform).keys.list(session.accountId);
+
+export const settingsViewReads: Readonly<Record<string, ViewReads>> = {
+  'settings-session': accountReads,
+  'settings-organizations': organizationReads,
+  'settings-keys': keyReads,
+};
+
 const sessionOperation: Operation = async (input) => {
   const session = sessionOf(input);
-  return { data: await sessionView(officeOf(input.platform), session.accountId, session.expiresAt) };
+  const { account, signIn } = await viewRead(input, accountReads);
+  if (!account || !signIn) throw new ApiError('SESSION_REQUIRED');
+  return { data: await sessionView(officeOf(input.platform), session.accountId, session.expiresAt, { account, signIn }) };
 };
 
 const organizationsOperation: Operation = async (input) => ({
-  data: { organizations: await officeOf(input.platform).memberships.ofAccount(sessionOf(input).accountId) },
+  data: { organizations: await viewRead(input, organizationReads) },
 });
 
 const keysOperation: Operation = async (input) => {
-  const { keys } = await officeOf(input.platform).keys.list(sessionOf(input).accountId);
+  const { keys } = await viewRead(input, keyReads);
   return { data: { keys: keys.map(({ key_id, name, partner_id, scopes, created_at, expires_at, status, reason }) => ({ key_id, name, partner_id, scopes, created_at, expires_at, status, ...(reason ? { reason } : {}) })) } };
 };
 

@@ -5,7 +5,8 @@
  *                       (web-session.ts); two settings_session cookies refused; on signed-in routes
  *                       the session behind the cookie (one read), else 401 SESSION_REQUIRED
  *   6. admission      – the account's limits (and a group's extra holders: a webhook callback, its
- *                       organization), re-checking the session's generations in the same write;
+ *                       organization), re-checking the session's generations in the same write; a view's
+ *                       reads (viewReads) run beside that write, so a view is two sequential round trips;
  *                       signing in counts by source IP and e-mail in its operation, once the body is parsed
  * and the answer as the bare object the web settings' script reads (errors in the web-settings shape), or the page.
  */
@@ -44,6 +45,21 @@ export interface SettingsSession {
 /** A web-settings operation's input: the shared one, and the session on signed-in routes. */
 export interface SettingsOperationInput extends OperationInput {
   readonly session?: SettingsSession;
+  /** The view's reads (SettingsFunction.viewReads), started beside its admission; read them with `viewRead`. */
+  readonly prefetched?: Promise<unknown>;
+}
+
+/**
+ * A view's reads, which need only the session: started as soon as the session is known, beside the admission's
+ * write, so a signed-in view costs two sequential round trips (the session; the admission and the reads together)
+ * instead of three. Reads only: a refused call's reads are dropped unused.
+ */
+export type ViewReads<T = unknown> = (session: Omit<SettingsSession, 'token'>, platform: Platform) => Promise<T>;
+
+/** What `reads` answered beside the admission, or (when nothing was started or it failed) `reads` now. */
+export async function viewRead<T>(input: SettingsOperationInput, reads: ViewReads<T>): Promise<T> {
+  const fresh = () => reads(input.session as SettingsSession, input.platform);
+  return input.prefetched ? (input.prefetched as Promise<T>).catch(fresh) : fresh();
 }
 export type SettingsOperation = Operation<SettingsOperationInput>;
 
@@ -67,6 +83,8 @@ export interface SettingsFunction extends FunctionDefinition<SettingsOperationIn
   readonly sessions: SessionLookup;
   /** Extra holder items of this function's calls (see AdmissionHolders). */
   readonly admissionHolders?: AdmissionHolders;
+  /** Per view route, the reads started beside its admission (see ViewReads). */
+  readonly viewReads?: Readonly<Record<string, ViewReads>>;
 }
 
 /** No API key; the cross-site checks; the session behind the cookie on signed-in routes. */
@@ -89,21 +107,27 @@ const sessionAuthentication = (sessions: SessionLookup): Middleware => ({
   },
 });
 
-/** The account's limits (and the group's extra holders), re-checking the session in the same write. */
-const settingsAdmission = (holders: AdmissionHolders | undefined): Middleware => ({
+/** The account's limits (and the group's extra holders), re-checking the session in the same write; a view's reads beside it. */
+const settingsAdmission = (holders: AdmissionHolders | undefined, viewReads: SettingsFunction['viewReads']): Middleware => ({
   before: async (request) => {
     const state = request.context.pipeline;
     const route = state.route as RouteDefinition;
-    const session = (state.credentials as { session?: SettingsSession } | undefined)?.session;
+    const credentials = state.credentials as { session?: SettingsSession } | undefined;
+    const session = credentials?.session;
     const category = route.category;
     if (session && category !== undefined && category !== 'settings-sign-in' && isSettingsCategory(category)) {
       const { platform } = state;
       // A group may count the call on more items than the account (a webhook callback, its organization): one decision.
       const extra = holders ? await holders({ route, pathParameters: state.event.pathParameters, session, platform }) : [];
+      const reads = route.method === 'GET' ? viewReads?.[route.id] : undefined;
+      const prefetched = reads?.(session, platform);
+      // A failed read is read again by the operation (viewRead); a refused call's is dropped: neither is unhandled.
+      prefetched?.catch(() => undefined);
       await admitSettingsCall(
         { category, accountId: session.accountId, credGen: session.credGen, sessionGen: session.sessionGen, extra },
         decisionDepsOf(platform, state.signal),
       );
+      if (prefetched) state.credentials = { ...credentials, prefetched };
     }
     // Signing in counts by source IP and e-mail address in its operation, once the body is parsed (settings-admission.ts).
     state.admitted = true;
@@ -114,8 +138,11 @@ const settingsAdmission = (holders: AdmissionHolders | undefined): Middleware =>
 export function createSettingsHandler(definition: SettingsFunction): ApiHandler {
   return composeApiHandler<SettingsOperationInput>(definition, {
     doors: ['web', 'session'],
-    steps: [sessionAuthentication(definition.sessions), settingsAdmission(definition.admissionHolders)],
-    credentials: (state) => ({ session: (state.credentials as { session?: SettingsSession } | undefined)?.session }),
+    steps: [sessionAuthentication(definition.sessions), settingsAdmission(definition.admissionHolders, definition.viewReads)],
+    credentials: (state) => {
+      const { session, prefetched } = (state.credentials ?? {}) as { session?: SettingsSession; prefetched?: Promise<unknown> };
+      return { session, prefetched };
+    },
     respond: answerWith(settingsResponse),
   });
 }

@@ -7,10 +7,10 @@
 import { lookupSession } from '../settings/settings-operations';
 import { createSettingsHandler, type SettingsFunction } from '../settings/settings-pipeline';
 import { WEBHOOK_CONTRACTS } from './webhook-contracts';
-import { webhookAdmissionHolders, webhookOperations } from './webhook-operations';
+import { webhookAdmissionHolders, webhookOperations, webhookViewReads } from './webhook-operations';
 
 export const operations = webhookOperations;
 
-export const definition: SettingsFunction = { operations, contracts: WEBHOOK_CONTRACTS, sessions: lookupSession, admissionHolders: webhookAdmissionHolders };
+export const definition: SettingsFunction = { operations, contracts: WEBHOOK_CONTRACTS, sessions: lookupSession, admissionHolders: webhookAdmissionHolders, viewReads: webhookViewReads };
 
 export const handler = createSettingsHandler(definition);

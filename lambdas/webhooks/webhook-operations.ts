@@ -10,7 +10,7 @@
 import { createBackOffice } from '../back-office/back-office';
 import { BackOfficeError } from '../back-office/errors';
 import { ApiError } from '../shared/errors';
-import type { AdmissionHolders, SettingsOperation as Operation, SettingsOperationInput as OperationInput, SettingsSession } from '../settings/settings-pipeline';
+import { viewRead, type AdmissionHolders, type SettingsOperation as Operation, type SettingsOperationInput as OperationInput, type SettingsSession, type ViewReads } from '../settings/settings-pipeline';
 import { perPlatform } from '../shared/platform';
 import { requireTable } from '../shared/storage/dynamo-client';
 import { controlEvent, post, verificationResult, deliveryResult } from './attempt';
@@ -66,8 +66,14 @@ function policyFor(input: OperationInput): UrlPolicy {
   return port && /^\d+$/.test(port) ? { ...policy, ownLocalPorts: [...(policy.ownLocalPorts ?? []), Number(port)] } : policy;
 }
 
+/** The callback list's reads, which the pipeline starts beside its admission (settings-pipeline.ts ViewReads). */
+const callbackReads: ViewReads<Awaited<ReturnType<ReturnType<typeof webhookServicesOf>['callbacks']['listOfAccount']>>> = (session, platform) =>
+  webhookServicesOf(platform).callbacks.listOfAccount(session.accountId);
+
+export const webhookViewReads: Readonly<Record<string, ViewReads>> = { webhooks: callbackReads };
+
 const listOperation: Operation = async (input) => ({
-  data: { webhooks: await webhookServicesOf(input.platform).callbacks.listOfAccount(sessionOf(input).accountId) },
+  data: { webhooks: await viewRead(input, callbackReads) },
 });
 
 const createOperation: Operation = async (input) => {

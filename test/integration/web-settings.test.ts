@@ -56,6 +56,38 @@ async function signedIn(options: { password?: string } = {}) {
 const nextStep = () => (now = new Date(now.getTime() + 30_000));
 const later = (ms: number) => (now = new Date(now.getTime() + ms));
 
+describe('what a view costs', () => {
+  it('answers each view in two sequential round trips: the session, then its admission and its reads together', async () => {
+    const m = await signedIn();
+    const logs = captureLogs();
+    try {
+      for (const path of ['/settings/api/session', '/settings/api/organizations', '/settings/api/keys', '/settings/api/webhooks']) {
+        expect((await m.browser.get(path)).status).toBe(200);
+      }
+      const costs = logs
+        .lines()
+        .filter((line) => line.message === 'request')
+        .map((line) => [line.route, (line.dynamo as { round_trips: number }).round_trips]);
+      expect(costs).toEqual([
+        ['settings-session', 2],
+        ['settings-organizations', 2],
+        ['settings-keys', 2],
+        ['webhooks', 2],
+      ]);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it("drops a refused view's reads: a deactivated account's session answers 401 SESSION_REQUIRED", async () => {
+    const m = await signedIn();
+    await office.accounts.deactivate(m.account_id);
+    const refused = await m.browser.get('/settings/api/keys');
+    expect(refused.status).toBe(401);
+    expect((await refused.json()).code).toBe('SESSION_REQUIRED');
+  });
+});
+
 describe('signing in', () => {
   it('opens a session with an HttpOnly, Secure, SameSite=Strict cookie scoped to the settings path', async () => {
     const { email, account_id } = await account();
