@@ -4,7 +4,7 @@
  */
 import { createPartnerApiHandler } from '../shared/http/partner-api-pipeline';
 import { INVITATION_CONTRACTS } from './invitation-contracts';
-import { createInvitation, listInvitations, readInvitation, readInvitationLink, revokeInvitation } from './invitation-operations';
+import { createInvitation, listInvitations, prefetchCreation, readInvitation, readInvitationLink, revokeInvitation } from './invitation-operations';
 
 export const operations = {
   'invitation-create': createInvitation,
@@ -14,6 +14,6 @@ export const operations = {
   'invitation-revoke': revokeInvitation,
 };
 
-export const definition = { operations, contracts: INVITATION_CONTRACTS };
+export const definition = { operations, contracts: INVITATION_CONTRACTS, prefetch: { 'invitation-create': prefetchCreation } };
 
 export const handler = createPartnerApiHandler(definition);

@@ -5,7 +5,7 @@
  * contracts, except the Idempotency-Key header, checked here.
  */
 import { ApiError } from '../shared/errors';
-import type { Operation, OperationInput } from '../shared/http/pipeline';
+import { prefetchedOr, type Operation, type OperationInput, type Prefetch } from '../shared/http/pipeline';
 import type { Principal } from '../shared/identity/principal';
 import type { GameGroup } from '../records/record-model';
 import {
@@ -18,7 +18,7 @@ import {
   toInvitation,
   type InvitationItem,
 } from './invitation-model';
-import { invitationStoreOf } from './invitation-store';
+import { invitationStoreOf, isCreationRead } from './invitation-store';
 import { joinLink, joinToken, playerSiteBase } from './join-link';
 
 
@@ -32,16 +32,35 @@ async function linkOf(input: OperationInput, item: InvitationItem): Promise<stri
 /** Usable by a player: pending and not expired. */
 const isUsable = (item: InvitationItem, now: Date) => stateAt(item, now) === 'pending';
 
+/** The Idempotency-Key header's one value, if it is one (IDEMPOTENCY_KEY_PATTERN). */
+function idempotencyKeyOf(headers: OperationInput['headers']): string | undefined {
+  const values = headers.get('idempotency-key');
+  return values?.length === 1 && IDEMPOTENCY_KEY_PATTERN.test(values[0]) ? values[0] : undefined;
+}
+
+/**
+ * The creation's read (its scope's invitation, the organization item), which the partner API's door starts beside the
+ * admission (pipeline.ts Prefetch): a new invitation then costs admission, its transaction and the lease release, a
+ * replay admission and the release.
+ */
+export const prefetchCreation: Prefetch<Principal> = ({ event, caller, platform }) => {
+  const idempotencyKey = idempotencyKeyOf(event.headers);
+  const partnerId = event.pathParameters.partner_id;
+  return idempotencyKey && partnerId ? invitationStoreOf(platform).readForCreation({ keyId: caller.keyId, partnerId, idempotencyKey }) : undefined;
+};
+
 /** POST …/invitations: 201 with the new invitation and its link; 200 with the original on a replay (link null once unusable). */
 export const createInvitation: Operation = async (input) => {
-  const idempotencyKey = input.headers.get('idempotency-key');
-  if (idempotencyKey?.length !== 1 || !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey[0])) throw new ApiError('IDEMPOTENCY_KEY_REQUIRED');
+  const idempotencyKey = idempotencyKeyOf(input.headers);
+  if (!idempotencyKey) throw new ApiError('IDEMPOTENCY_KEY_REQUIRED');
   const principal = input.principal as Principal;
   const body = input.body as { game: GameGroup; notes?: string };
+  const read = await prefetchedOr(input, async () => undefined, isCreationRead);
   const creation = await invitationStoreOf(input.platform).create(
-    { keyId: principal.keyId, partnerId: partnerOf(input), idempotencyKey: idempotencyKey[0] },
+    { keyId: principal.keyId, partnerId: partnerOf(input), idempotencyKey },
     { game: body.game, notes: body.notes },
     input.now,
+    read,
   );
   if (creation.outcome === 'conflict') throw new ApiError('IDEMPOTENCY_CONFLICT');
   if (creation.outcome === 'limit') throw new ApiError('TOO_MANY_INVITES', undefined, tooManyInvitesHeaders(creation.freesAtMs, input.now));

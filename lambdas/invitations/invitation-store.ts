@@ -75,6 +75,17 @@ export interface CreationScope {
   readonly idempotencyKey: string;
 }
 
+/** What a creation decides on (readForCreation). */
+export interface CreationRead {
+  readonly kind: 'creation-read';
+  /** The scope's invitation id. */
+  readonly id: string;
+  readonly existing: InvitationItem | undefined;
+  readonly organization: OrganizationItem | undefined;
+}
+
+export const isCreationRead = (value: unknown): value is CreationRead => (value as CreationRead | undefined)?.kind === 'creation-read';
+
 export type Creation =
   | { readonly outcome: 'created'; readonly item: InvitationItem }
   | { readonly outcome: 'replayed'; readonly item: InvitationItem }
@@ -91,7 +102,11 @@ export class InvitationStore {
     private readonly table: string,
   ) {}
 
-  async create(scope: CreationScope, input: { game: GameGroup; notes?: string }, now: Date): Promise<Creation> {
+  /**
+   * `read`: the creation's BatchGetItem already made (readForCreation, started beside the admission), used for the first
+   * attempt when it is this scope's; otherwise read here.
+   */
+  async create(scope: CreationScope, input: { game: GameGroup; notes?: string }, now: Date, read?: CreationRead): Promise<Creation> {
     const id = invitationIdFor(scope.keyId, scope.partnerId, scope.idempotencyKey);
     const fingerprint = requestFingerprint(input.game, input.notes);
     const replay = (item: InvitationItem): Creation => (item.request_fp === fingerprint ? { outcome: 'replayed', item } : { outcome: 'conflict' });
@@ -101,9 +116,9 @@ export class InvitationStore {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(40, 4 * 2 ** attempt)));
       let organization: OrganizationItem | undefined;
       if (known === 'unknown') {
-        const read = await this.readForCreation(id, scope.partnerId);
-        if (read.existing) return replay(read.existing);
-        organization = read.organization;
+        const found = attempt === 0 && read?.id === id ? read : await this.readForCreation(scope);
+        if (found.existing) return replay(found.existing);
+        organization = found.organization;
       } else {
         // The organization item as the lost race returned it: the invitation's own condition still guards the scope.
         organization = known;
@@ -459,13 +474,17 @@ export class InvitationStore {
     return { items: entries.flatMap((entry) => byId.get(String(entry.invitation_id)) ?? []), total };
   }
 
-  private async readForCreation(id: string, partnerId: string) {
+  /** What a creation of `scope` decides on: its invitation, if it exists (a replay), and the organization item. One consistent BatchGetItem. */
+  async readForCreation(scope: CreationScope): Promise<CreationRead> {
+    const id = invitationIdFor(scope.keyId, scope.partnerId, scope.idempotencyKey);
     const invitation = invitationKey(id);
     const { Responses } = await this.client.send(
-      new BatchGetCommand({ RequestItems: { [this.table]: { Keys: [invitation, organizationKey(partnerId)], ConsistentRead: true } } }),
+      new BatchGetCommand({ RequestItems: { [this.table]: { Keys: [invitation, organizationKey(scope.partnerId)], ConsistentRead: true } } }),
     );
     const items = Responses?.[this.table] ?? [];
     return {
+      kind: 'creation-read',
+      id,
       existing: items.find((item) => item.pk === invitation.pk) as InvitationItem | undefined,
       organization: items.find((item) => item.pk !== invitation.pk) as OrganizationItem | undefined,
     };

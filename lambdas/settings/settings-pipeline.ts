@@ -19,6 +19,7 @@ import {
   answerWith,
   composeApiHandler,
   refuseApiKey,
+  startPrefetch,
   type ApiHandler,
   type FunctionDefinition,
   type Middleware,
@@ -45,8 +46,6 @@ export interface SettingsSession {
 /** A web-settings operation's input: the shared one, and the session on signed-in routes. */
 export interface SettingsOperationInput extends OperationInput {
   readonly session?: SettingsSession;
-  /** The view's reads (SettingsFunction.viewReads), started beside its admission; read them with `viewRead`. */
-  readonly prefetched?: Promise<unknown>;
 }
 
 /**
@@ -56,7 +55,7 @@ export interface SettingsOperationInput extends OperationInput {
  */
 export type ViewReads<T = unknown> = (session: Omit<SettingsSession, 'token'>, platform: Platform) => Promise<T>;
 
-/** What `reads` answered beside the admission, or (when nothing was started or it failed) `reads` now. */
+/** What `reads` answered beside the admission (`input.prefetched`: the route's own), or, when it failed or none ran, `reads` now. */
 export async function viewRead<T>(input: SettingsOperationInput, reads: ViewReads<T>): Promise<T> {
   const fresh = () => reads(input.session as SettingsSession, input.platform);
   return input.prefetched ? (input.prefetched as Promise<T>).catch(fresh) : fresh();
@@ -112,22 +111,20 @@ const settingsAdmission = (holders: AdmissionHolders | undefined, viewReads: Set
   before: async (request) => {
     const state = request.context.pipeline;
     const route = state.route as RouteDefinition;
-    const credentials = state.credentials as { session?: SettingsSession } | undefined;
-    const session = credentials?.session;
+    const session = (state.credentials as { session?: SettingsSession } | undefined)?.session;
     const category = route.category;
     if (session && category !== undefined && category !== 'settings-sign-in' && isSettingsCategory(category)) {
       const { platform } = state;
       // A group may count the call on more items than the account (a webhook callback, its organization): one decision.
       const extra = holders ? await holders({ route, pathParameters: state.event.pathParameters, session, platform }) : [];
       const reads = route.method === 'GET' ? viewReads?.[route.id] : undefined;
-      const prefetched = reads?.(session, platform);
-      // A failed read is read again by the operation (viewRead); a refused call's is dropped: neither is unhandled.
-      prefetched?.catch(() => undefined);
+      // A failed read is read again by the operation (viewRead); a refused call's is dropped unused.
+      const prefetched = startPrefetch(reads && (() => reads(session, platform)), { event: state.event, caller: session, platform });
       await admitSettingsCall(
         { category, accountId: session.accountId, credGen: session.credGen, sessionGen: session.sessionGen, extra },
         decisionDepsOf(platform, state.signal),
       );
-      if (prefetched) state.credentials = { ...credentials, prefetched };
+      state.prefetched = prefetched;
     }
     // Signing in counts by source IP and e-mail address in its operation, once the body is parsed (settings-admission.ts).
     state.admitted = true;
@@ -139,10 +136,7 @@ export function createSettingsHandler(definition: SettingsFunction): ApiHandler 
   return composeApiHandler<SettingsOperationInput>(definition, {
     doors: ['web', 'session'],
     steps: [sessionAuthentication(definition.sessions), settingsAdmission(definition.admissionHolders, definition.viewReads)],
-    credentials: (state) => {
-      const { session, prefetched } = (state.credentials ?? {}) as { session?: SettingsSession; prefetched?: Promise<unknown> };
-      return { session, prefetched };
-    },
+    credentials: (state) => ({ session: (state.credentials as { session?: SettingsSession } | undefined)?.session }),
     respond: answerWith(settingsResponse),
   });
 }

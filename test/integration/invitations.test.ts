@@ -5,13 +5,14 @@
  * list's pages, read, link and revoke, and that no read carries a link,
  * notes or a token.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { InvitationStore } from '../../lambdas/invitations/invitation-store';
 import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
 import { definition as invitationsFunction } from '../../lambdas/invitations/handler';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
+import { captureLogs } from '../support/log-capture';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
 
 let stack: TestStack;
@@ -60,6 +61,44 @@ async function call(org: Org, method: string, path: string, options: { body?: un
 }
 
 const create = (org: Org, body: unknown, idem: string | null = idempotencyKey(), key?: string) => call(org, 'POST', '/invitations', { body, idem, key });
+
+describe('what a creation costs', () => {
+  it('reads beside the admission: a new invitation in 4 sequential round trips, a replay in 3 (the call log)', async () => {
+    const org = await createOrg();
+    await call(org, 'GET', '/invitations'); // the key's facts cached, as in a warm container
+    const idem = idempotencyKey();
+    const logs = captureLogs();
+    try {
+      expect((await create(org, { game: 'fps' }, idem)).status).toBe(201);
+      expect((await create(org, { game: 'fps' }, idem)).status).toBe(200);
+      const costs = logs
+        .lines()
+        .filter((line) => line.message === 'request' && line.route === 'invitation-create')
+        .map((line) => [line.status, (line.dynamo as { round_trips: number }).round_trips]);
+      expect(costs).toEqual([
+        [201, 4],
+        [200, 3],
+      ]);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it("does not read another organization's invitations beside the admission of a key not bound to it", async () => {
+    const [org, other] = [await createOrg(), await createOrg()];
+    await call(org, 'GET', '/invitations'); // the key's facts cached: its admission then reads nothing
+    const logs = captureLogs();
+    try {
+      const refused = await call(other, 'POST', '/invitations', { body: { game: 'fps' }, idem: idempotencyKey(), key: org.keys[0] });
+      expect(refused.status).toBe(403);
+      const [line] = logs.lines().filter((l) => l.message === 'request' && l.route === 'invitation-create');
+      // Admission's writes only: no BatchGetItem of the other organization's items.
+      expect((line.dynamo as { rcu: number }).rcu).toBe(0);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+});
 
 describe('POST /partners/{partner_id}/invitations', () => {
   it('creates a pending invitation with a link whose token is only in the fragment, and replays it', async () => {

@@ -3,18 +3,19 @@
  *   5. authentication – the key behind the Authorization header (cached facts or one read); a route
  *                       that needs no key (GET /health) is admitted as it is
  *   6. admission      – the key's standing (revocation, account, organization, membership, re-checked
- *                       inside the quota writes), quotas, concurrency: one decision (limits/admission.ts)
+ *                       inside the quota writes), quotas, concurrency: one decision (limits/admission.ts);
+ *                       the route's reads (prefetch) beside it, for a caller the route will authorize
  *   7. authorization  – scope and organization binding of the admitted request
  * and the answer in the spec's envelope. Six groups serve through it (system, identity, records,
  * entitlements, invitations, tickets), which is why it lives in shared/.
  */
 import { authorizeRoute } from '../identity/authorization';
 import { authenticateKey } from '../identity/key-authentication';
-import { principalOf } from '../identity/principal';
+import { principalOf, type Principal } from '../identity/principal';
 import { admitRequest, decisionDepsOf } from '../limits/admission';
 import { AUTHORIZATION_HEADER } from './credential-headers';
 import { successResponse } from './envelope';
-import { admissionSignal, answerWith, composeApiHandler, type ApiHandler, type FunctionDefinition, type Middleware } from './pipeline';
+import { admissionSignal, answerWith, composeApiHandler, startPrefetch, type ApiHandler, type FunctionDefinition, type Middleware, type Prefetch } from './pipeline';
 import type { RouteDefinition } from './routes';
 
 /** Who is calling: the key behind the Authorization header (401 otherwise). */
@@ -40,19 +41,37 @@ const keyAuthentication = (): Middleware => ({
   },
 });
 
-/** Whether the key is still usable and every quota and slot covering the route has room (docs/limits.md). */
-const keyAdmission = (): Middleware => ({
+/**
+ * Whether the key is still usable and every quota and slot covering the route has room (docs/limits.md). The route's
+ * reads (FunctionDefinition.prefetch) start beside the admission's writes, for a caller the route will authorize only:
+ * another organization's items are not even read.
+ */
+const keyAdmission = (prefetches: Readonly<Record<string, Prefetch<Principal>>> | undefined): Middleware => ({
   before: async (request) => {
     const state = request.context.pipeline;
     if (!state.key) return;
-    const { platform } = state;
-    state.admission = await admitRequest(state.key, { category: (state.route as RouteDefinition).category }, {
+    const { platform, event } = state;
+    const route = state.route as RouteDefinition;
+    const prefetch = prefetches?.[route.id];
+    const caller = state.principal;
+    const prefetched = prefetch && caller && authorizes(caller, route, event.pathParameters.partner_id) ? startPrefetch(prefetch, { event, caller, platform }) : undefined;
+    state.admission = await admitRequest(state.key, { category: route.category }, {
       ...decisionDepsOf(platform, state.signal),
       rateLog: platform.rateLog,
     });
+    state.prefetched = prefetched;
     state.admitted = true;
   },
 });
+
+function authorizes(principal: Principal, route: RouteDefinition, partnerId: string | undefined): boolean {
+  try {
+    authorizeRoute(principal, route, partnerId);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Scope and organization binding of the admitted request. */
 const authorization = (): Middleware => ({
@@ -67,7 +86,7 @@ const authorization = (): Middleware => ({
 export function createPartnerApiHandler(definition: FunctionDefinition): ApiHandler {
   return composeApiHandler(definition, {
     doors: ['none', 'key'],
-    steps: [keyAuthentication(), keyAdmission(), authorization()],
+    steps: [keyAuthentication(), keyAdmission(definition.prefetch as Readonly<Record<string, Prefetch<Principal>>> | undefined), authorization()],
     credentials: () => ({}),
     respond: answerWith(successResponse),
   });

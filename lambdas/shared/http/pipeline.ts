@@ -56,6 +56,29 @@ export interface OperationInput {
   readonly requestId: string;
   readonly now: Date;
   readonly platform: Platform;
+  /** The route's reads started beside its admission by the front door (see `Prefetch`); read them with `prefetchedOr`. */
+  readonly prefetched?: Promise<unknown>;
+}
+
+/**
+ * A route's reads that need only what authentication knows (the raw request, the caller): a front door starts them
+ * beside the admission's writes, so they cost no sequential round trip of their own. Reads only: a refused call's are
+ * dropped unused, and an operation that finds them failed or not its own reads again (`prefetchedOr`).
+ */
+export type Prefetch<C = unknown> = (request: { readonly event: ApiEvent; readonly caller: C; readonly platform: Platform }) => Promise<unknown> | undefined;
+
+/** Start `prefetch` (when there is one), never leaving its rejection unhandled: the operation handles what it answered. */
+export function startPrefetch<C>(prefetch: Prefetch<C> | undefined, request: Parameters<Prefetch<C>>[0]): Promise<unknown> | undefined {
+  const started = prefetch?.(request);
+  started?.catch(() => undefined);
+  return started;
+}
+
+/** What the front door prefetched for this operation, if `usable` says it is what it needs, or `fresh()` now. */
+export async function prefetchedOr<T>(input: OperationInput, fresh: () => Promise<T>, usable: (value: unknown) => value is T): Promise<T> {
+  if (!input.prefetched) return fresh();
+  const value = await input.prefetched.catch(() => undefined);
+  return usable(value) ? value : fresh();
 }
 
 export interface OperationResult {
@@ -90,6 +113,8 @@ export interface PipelineState {
   pathParameters?: Readonly<Record<string, unknown>>;
   query?: Readonly<Record<string, unknown>>;
   body?: unknown;
+  /** The route's reads started beside the admission (Prefetch), handed to the operation. */
+  prefetched?: Promise<unknown>;
   /** Set once the request was admitted (or needs no admission). */
   admitted: boolean;
   /** Refused by the in-function edge guard (its 429 is not a quota's). */
@@ -271,6 +296,8 @@ export interface FunctionDefinition<I extends OperationInput = OperationInput> {
   readonly contracts: ContractTable;
   readonly router?: Router;
   readonly platform?: () => Platform;
+  /** Per route id, the reads its front door starts beside the admission (see Prefetch); the caller is the door's. */
+  readonly prefetch?: Readonly<Record<string, Prefetch<never>>>;
 }
 
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
@@ -321,6 +348,7 @@ export function composeApiHandler<I extends OperationInput>(definition: Function
       requestId: state.event.requestId,
       now: state.platform.clock(),
       platform: state.platform,
+      prefetched: state.prefetched,
       ...door.credentials(state),
     } as I);
     return door.respond(state, result);
