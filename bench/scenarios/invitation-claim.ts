@@ -63,14 +63,13 @@ const PLAYER_ADMISSION = { calls: 2, roundTrips: 1 } as const;
 
 /**
  * What each row's request does when nothing is retried, in order (→: the next round trip; +: in parallel).
- * Service claim: admission; the operation's find (token check); beginClaim's own find; beginClaim's
- * transaction; the ticket's PutItem; completeClaim's transaction; the answer's view of the joined
- * invitation (its ticket and the conversation, in parallel).
+ * Service claim: admission with the operation's find beside it (the player door's prefetch); beginClaim's
+ * transaction; the ticket's PutItem; completeClaim's transaction.
  */
 export const PLANNED = {
   service: {
-    claim: 'UpdateItem+UpdateItem → GetItem → TransactWriteItems(3) → PutItem → TransactWriteItems(5)',
-    view: 'UpdateItem+UpdateItem → GetItem',
+    claim: 'UpdateItem+UpdateItem+GetItem → TransactWriteItems(3) → PutItem → TransactWriteItems(5)',
+    view: 'UpdateItem+UpdateItem+GetItem',
   },
   domain: { claim: 'GetItem → TransactWriteItems(3) → PutItem → TransactWriteItems(5)' },
 } as const;

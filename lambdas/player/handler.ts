@@ -6,7 +6,7 @@
  */
 import { PLAYER_CONTRACTS } from './player-contracts';
 import { createPlayerHandler, type PlayerFunction } from './player-pipeline';
-import { addMessage, claim, playerPage, viewInvitation } from './player-operations';
+import { addMessage, claim, playerPage, prefetchInvitation, viewInvitation } from './player-operations';
 import { provePossession } from './player-possession';
 
 export const operations = {
@@ -19,6 +19,9 @@ export const operations = {
 /** What each call proves about its join link, before admission counts it (player-possession.ts). */
 export const possession = provePossession;
 
-export const definition: PlayerFunction = { operations, contracts: PLAYER_CONTRACTS, possession };
+/** The path's invitation, read beside the admission where the possession check did not read it (a token's proof). */
+export const prefetch = { 'player-view': prefetchInvitation, 'player-claim': prefetchInvitation, 'player-message': prefetchInvitation };
+
+export const definition: PlayerFunction = { operations, contracts: PLAYER_CONTRACTS, possession, prefetch };
 
 export const handler = createPlayerHandler(definition);

@@ -29,7 +29,8 @@
  * resubmitted (the claiming browser again).
  */
 import { ApiError } from '../shared/errors';
-import type { PlayerOperation as Operation, PlayerOperationInput as OperationInput } from './player-pipeline';
+import type { PlayerOperation as Operation, PlayerOperationInput as OperationInput, PlayerPossession } from './player-pipeline';
+import { prefetchedOr, type Prefetch } from '../shared/http/pipeline';
 import type { PlayerView } from './player-contracts';
 import { API_STAGE_NAME } from '../shared/http/routes';
 import { METRICS } from '../shared/observability/metric-catalog';
@@ -54,10 +55,33 @@ const invitationIdOf = (input: OperationInput) => String(input.pathParameters.in
 
 const isLinkHolder = (input: OperationInput, item: InvitationItem, token: string | undefined) => isLinkToken(input.platform, item.id, token);
 
-/** The path's invitation: as the possession check read it, or read now. */
+/** An invitation read beside the admission (prefetchInvitation). */
+interface PrefetchedInvitation {
+  readonly kind: 'player-invitation';
+  readonly id: string;
+  readonly item: InvitationItem | undefined;
+}
+const isPrefetchedInvitation = (value: unknown): value is PrefetchedInvitation => (value as PrefetchedInvitation | undefined)?.kind === 'player-invitation';
+
+/**
+ * The path's invitation read beside the admission, when the possession check did not read it already (a token proof:
+ * the view's and the claim's): the player door starts it (pipeline.ts Prefetch), so the read costs no round trip of its own.
+ */
+export const prefetchInvitation: Prefetch<PlayerPossession> = ({ caller, platform }) => {
+  const id = caller.invitationId;
+  if (caller.proof !== 'token' || id === undefined || invitationRead(caller)) return undefined;
+  return invitationStoreOf(platform)
+    .find(id)
+    .then((item): PrefetchedInvitation => ({ kind: 'player-invitation', id, item }));
+};
+
+/** The path's invitation: as the possession check read it, as read beside the admission, or read now. */
 async function findInvitation(input: OperationInput): Promise<InvitationItem | undefined> {
   const read = invitationRead(input.possession);
-  return read ? read.invitation : invitationStoreOf(input.platform).find(invitationIdOf(input));
+  if (read) return read.invitation;
+  const id = invitationIdOf(input);
+  const prefetched = await prefetchedOr(input, async () => undefined, isPrefetchedInvitation);
+  return prefetched?.id === id ? prefetched.item : invitationStoreOf(input.platform).find(id);
 }
 
 const isClaimingBrowser = (input: OperationInput, item: InvitationItem) => holdsCredential(item, presentedCredential(input.headers.get(COOKIE_HEADER)), input.now);

@@ -16,12 +16,14 @@ import {
   answerWith,
   composeApiHandler,
   refuseApiKey,
+  startPrefetch,
   type ApiHandler,
   type FunctionDefinition,
   type Middleware,
   type Operation,
   type OperationInput,
   type PipelineState,
+  type Prefetch,
 } from '../shared/http/pipeline';
 import { defaultRouter, type RouteDefinition } from '../shared/http/routes';
 import { decisionDepsOf } from '../shared/limits/admission';
@@ -85,13 +87,15 @@ const possessionAuthentication = (check: PossessionCheck | undefined): Middlewar
   },
 });
 
-/** The site's limits: by source IP always, by join link only for a call that proved possession. */
-const playerAdmission = (): Middleware => ({
+/** The site's limits: by source IP always, by join link only for a call that proved possession; the route's reads beside them. */
+const playerAdmission = (prefetches: Readonly<Record<string, Prefetch<PlayerPossession>>> | undefined): Middleware => ({
   before: async (request) => {
     const state = request.context.pipeline;
     const route = state.route as RouteDefinition;
     if (isPlayerCategory(route.category)) {
       const possession = possessionOf(state);
+      const prefetch = prefetches?.[route.id];
+      const prefetched = prefetch && possession ? startPrefetch(prefetch, { event: state.event, caller: possession, platform: state.platform }) : undefined;
       await admitPlayerCall(
         {
           category: route.category,
@@ -101,6 +105,7 @@ const playerAdmission = (): Middleware => ({
         },
         decisionDepsOf(state.platform, state.signal),
       );
+      state.prefetched = prefetched;
     }
     state.admitted = true;
   },
@@ -116,7 +121,7 @@ export function createPlayerHandler(definition: PlayerFunction): ApiHandler {
   }
   return composeApiHandler<PlayerOperationInput>(definition, {
     doors: ['player'],
-    steps: [possessionAuthentication(definition.possession), playerAdmission()],
+    steps: [possessionAuthentication(definition.possession), playerAdmission(definition.prefetch as Readonly<Record<string, Prefetch<PlayerPossession>>> | undefined)],
     credentials: (state) => ({ possession: possessionOf(state) }),
     respond: answerWith(successResponse),
   });
