@@ -267,8 +267,8 @@ export function frontErrorResponse(path: string, requestId: string, error: ApiEr
   return { ...response, statusCode: override.status ?? response.statusCode, body: errorBody(shape, override.code ?? error.code, requestId, override.code ? undefined : error.message) };
 }
 
-/** The statuses Node itself gives these parser errors; any other is 400. */
-const PARSER_ERROR_STATUS: Readonly<Record<string, number>> = {
+/** The statuses Node itself gives these parser errors; any other is 400 (all answered as REQUEST_REJECTED). */
+export const PARSER_ERROR_STATUS: Readonly<Record<string, number>> = {
   HPE_HEADER_OVERFLOW: 431,
   HPE_CHUNK_EXTENSIONS_OVERFLOW: 413,
   ERR_HTTP_REQUEST_TIMEOUT: 408,

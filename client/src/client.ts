@@ -107,13 +107,32 @@ export function createPartnerClient(options: PartnerClientOptions) {
     getTicket: (partnerId: string, invitationId: string) =>
       answer<Ticket>(api.GET('/partners/{partner_id}/tickets/{invitation_id}', { params: { path: { partner_id: partnerId, invitation_id: invitationId } } })),
 
-    /** Every record matching `filters`, page after page; the cursor travels with the very same filters. */
+    /**
+     * Every record matching `filters`, page after page; the cursor travels with the very same filters. The list is a
+     * live view: a record changed while paging comes again at its new place (yielded again, with its new `updated_at`),
+     * and near the live end the service holds its cursor a moment back, so the last records may come twice (spec:
+     * de-duplicate by id): a record already yielded at the same `updated_at` is not yielded again. A page holding
+     * nothing new means the records ahead changed in the last seconds: the next request waits a second (at most
+     * LIVE_END_WAITS times in a row, then the traversal ends there, at the live end) instead of asking for the same
+     * records again at once.
+     */
     async *iterateRecords(partnerId: string, filters: RecordFilters = {}): AsyncGenerator<PartnerRecord> {
+      const yielded = new Set<string>();
       let cursor: string | undefined;
+      let waits = 0;
       do {
         const { data } = await client.listRecords(partnerId, { ...filters, ...(cursor ? { cursor } : {}) });
-        yield* data.items;
+        const fresh = data.items.filter((record) => !yielded.has(`${record.id}@${record.updated_at}`));
+        for (const record of fresh) {
+          yielded.add(`${record.id}@${record.updated_at}`);
+          yield record;
+        }
         cursor = data.next_cursor ?? undefined;
+        // An empty page with a cursor is a combined filter's read budget spent: the traversal goes on at once.
+        if (cursor && data.items.length > 0 && fresh.length === 0) {
+          if ((waits += 1) > LIVE_END_WAITS) return;
+          await new Promise((resolve) => setTimeout(resolve, LIVE_END_WAIT_MS));
+        } else waits = 0;
       } while (cursor);
     },
     /** Every joined invitation (ticket list item), pages 1 to `page_count` as the service counts them on each page. */
@@ -148,3 +167,7 @@ export function createPartnerClient(options: PartnerClientOptions) {
 }
 
 export type PartnerClient = ReturnType<typeof createPartnerClient>;
+
+/** The service holds a record-list cursor 2 s behind the live end (records' SETTLE_MS): waits of 1 s, 4 in a row at most. */
+const LIVE_END_WAIT_MS = 1000;
+const LIVE_END_WAITS = 4;

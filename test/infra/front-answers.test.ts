@@ -1,12 +1,14 @@
 /**
  * Every answer a front door gives without a function (API Gateway's gateway responses, the WAF web ACL's custom
  * responses) is one of lib/config/front-answers.ts, which the OpenAPI documents declare on every operation of the
- * surface, and the list holds nothing they do not give: a new gateway response or WAF rule cannot answer a code the
+ * surface (and the local front, which stands in for both, gives its own parser refusals too), and the list holds
+ * nothing they do not give: a new gateway response or WAF rule cannot answer a code the
  * documents do not hold.
  */
 import { describe, expect, it } from 'vitest';
 import { FRONT_BODY_DEADLINE_ANSWER, frontAnswers } from '../../lib/config/front-answers';
 import { SURFACES, surfaceNamePrefix } from '../../lib/config/surfaces';
+import { PARSER_ERROR_STATUS } from '../../local/http-front';
 import { resources, restApiLogicalId, stage } from './support';
 
 type Json = Record<string, any>;
@@ -18,7 +20,11 @@ const codeOfBody = (content: string) => {
 describe.each(SURFACES)('the %s front door', (surface) => {
   it("answers exactly the documented codes from API Gateway's gateway responses and the web ACL's custom responses", () => {
     const { statelessTemplate: template } = stage('dev');
-    const produced = new Set<string>([`${FRONT_BODY_DEADLINE_ANSWER.code}@${FRONT_BODY_DEADLINE_ANSWER.status}`]);
+    // The local front's own: its body deadline, and the requests Node's parser refuses (REQUEST_REJECTED at Node's status).
+    const produced = new Set<string>([
+      `${FRONT_BODY_DEADLINE_ANSWER.code}@${FRONT_BODY_DEADLINE_ANSWER.status}`,
+      ...Object.values(PARSER_ERROR_STATUS).map((status) => `REQUEST_REJECTED@${status}`),
+    ]);
 
     const api = restApiLogicalId(template, surface);
     const responses = Object.values(resources(template, 'AWS::ApiGateway::GatewayResponse')).filter((r) => (r.Properties.RestApiId as Json).Ref === api);

@@ -151,7 +151,7 @@ describe('paging', () => {
     const busyKey = (await stack.office.keys.create({ accountId: account_id, partnerId: org, scopes: ['records:read'] })).key;
     const busy = createPartnerClient({ baseUrl: stack.baseUrl, apiKey: busyKey });
     const games = ['minecraft', 'fps'] as const;
-    for (let i = 0; i < 12; i += 1) await stack.office.records!.put(org, recordInput(`Busy${i}`, { game_category: games[i % 2] }));
+    for (let i = 0; i < 12; i += 1) await stack.office.records!.put(org, recordInput('Busy', { game_category: games[i % 2] }));
     const before = (await busy.listRecords(org, { limit: 100, game: 'minecraft' })).data.items.map((r) => r.id);
     const since = (await busy.listRecords(org, { limit: 100 })).data.items.map((r) => r.updated_at).sort()[0];
 
@@ -160,7 +160,7 @@ describe('paging', () => {
     let written = 0;
     const writer = (async () => {
       while ((reading || written < 4) && written < 30) {
-        await stack.office.records!.put(org, recordInput(`Concurrent${written}`, { game_category: games[written % 2] }));
+        await stack.office.records!.put(org, recordInput('Conc', { game_category: games[written % 2] }));
         written += 1;
       }
     })();

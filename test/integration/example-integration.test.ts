@@ -81,7 +81,7 @@ describe('the example integration', () => {
     expect(lines.some((line) => line.startsWith(`webhook invitation.joined ${result.joined!.eventId}`))).toBe(true);
 
     // The next run starts from the watermark: only the record at it (the bound is inclusive) and a newer one.
-    await stack.office.records!.put(m.partner_id, recordInput('ExampleLater'));
+    await stack.office.records!.put(m.partner_id, recordInput('Later'));
     const again = await runIntegration({ baseUrl: stack.baseUrl, apiKey: key, statePath, log: () => undefined, onInvitation: () => undefined });
     expect(again.synced).toBeLessThanOrEqual(2);
     expect(again.synced).toBeGreaterThanOrEqual(1);
