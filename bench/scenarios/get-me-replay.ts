@@ -6,9 +6,12 @@
  * against (`replay_ratio`); the bare `ADD` writes of dynamo-update-item.ts stay beside it (`floor_ratio`).
  *
  * The replayed windows are the captured minute's: the counters keep growing past it, the quotas are out of reach, so
- * every replayed condition holds as the captured one did (a refused replay fails the run).
+ * every replayed condition holds as the captured one did (a refused replay fails the run). The one value that differs
+ * per request, the admission's retry stamp, is made anew for each replay, as the service makes it per request.
  */
+import { randomBytes } from 'node:crypto';
 import { UpdateItemCommand, type UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { localDynamoClient } from '../../local/dynamo-local';
 import { summarizeDynamo } from '../dynamo-per-request';
 import { runLoad } from '../load';
@@ -40,6 +43,18 @@ async function captureUpdates(context: BenchContext, send: () => Promise<void>):
   return captured;
 }
 
+/**
+ * A captured request as the wire would carry it (the document client's values marshalled), with its one per-request
+ * value, the admission's retry stamp (`adm`, which a write may not set twice: its condition), made anew per replay.
+ */
+function replayOf(input: UpdateItemCommandInput): (stamp: string) => UpdateItemCommandInput {
+  const stampName = Object.entries(input.ExpressionAttributeNames ?? {}).find(([, name]) => name === 'adm')?.[0];
+  const stampValue = stampName ? new RegExp(`${stampName} = (:v\\d+)`).exec(input.UpdateExpression ?? '')?.[1] : undefined;
+  const values = marshall(input.ExpressionAttributeValues as Record<string, unknown>);
+  const key = marshall(input.Key as Record<string, unknown>);
+  return (stamp) => ({ ...input, Key: key, ExpressionAttributeValues: stampValue ? { ...values, [stampValue]: { S: `r${stamp}` } } : values });
+}
+
 export const getMeReplay = defineScenario({
   name: GET_ME_REPLAY_SCENARIO,
   description: "GET /me's own admission writes (captured from one warm request), replayed in parallel from a plain client: the floor of its DynamoDB work",
@@ -58,6 +73,7 @@ export const getMeReplay = defineScenario({
         const inputs = await captureUpdates(context, get);
         const items = kind === 'organization' ? 3 : 2;
         if (inputs.length !== items) throw new Error(`GET /me (${kind} key) sent ${inputs.length} UpdateItem requests, expected ${items}`);
+        const replays = inputs.map(replayOf);
         for (const concurrency of plan.concurrencies) {
           progress(`GET /me's ${items} writes replayed (${kind} key) at ${concurrency} concurrent`);
           const phase = await runLoad({
@@ -65,7 +81,8 @@ export const getMeReplay = defineScenario({
             warmup: plan.warmupRequests,
             requests: plan.measuredRequests,
             operation: async () => {
-              await Promise.all(inputs.map((input) => client.send(new UpdateItemCommand(input))));
+              const stamp = randomBytes(16).toString('hex');
+              await Promise.all(replays.map((replay) => client.send(new UpdateItemCommand(replay(stamp)))));
             },
           });
           rows.push({
