@@ -63,10 +63,12 @@ export function benchHandlers(platform: () => Platform): Record<string, ApiHandl
     'records',
     'entitlements',
     'invitations',
+    'tickets',
     // The player site: its limits count by source IP and join link, and the bench's claims all come from 127.0.0.1.
     'player',
     // Web settings: limits per account (and sign-ins per IP and e-mail), looked up through its session.
     'settings',
+    'webhooks',
   ];
   return { ...HANDLERS, ...Object.fromEntries(rebuilt.map((group) => [group, FUNCTION_BUILDERS[group](platform)])) };
 }

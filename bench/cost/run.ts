@@ -82,7 +82,7 @@ function main(): void {
     console.error(`The price table (bench/cost/prices.ts) holds ${PRICE_REGION}'s prices: copy ${values.region}'s from the pages it names and set PRICE_REGION.`);
     process.exit(2);
   }
-  const resultsFile = values.results ?? join(ROOT, 'bench', 'results.json');
+  const resultsFile = values.results ?? latestResults();
   if (!existsSync(resultsFile)) fail(`${resultsFile} is missing: run \`npm run bench -- --quick\` first.`);
   const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as Json;
   const endpoints = (results.endpoint_costs ?? []) as EndpointCostRow[];
@@ -112,7 +112,7 @@ function main(): void {
   const organizations = 1000;
 
   const print = (line = '') => console.log(line);
-  print(`Cost model (${PRICE_REGION} list prices read ${PRICES_READ_ON}; bench ${results.timestamp}; stage ${stage}: ${memoryMb} MB arm64; templates ${templates})`);
+  print(`Cost model (${PRICE_REGION} list prices read ${PRICES_READ_ON}; bench ${results.timestamp} from ${resultsFile}; stage ${stage}: ${memoryMb} MB arm64; templates ${templates})`);
   print('Lambda time: the handler\'s own time measured in process on the bench machine (estimate). DynamoDB: units as AWS bills them (bench/cost/model.ts).');
   print();
   print('Per million calls, USD');
@@ -151,6 +151,21 @@ function main(): void {
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   print();
   print(`Wrote ${file}.`);
+}
+
+/**
+ * The newest of the committed runs that measured every operation: bench/results.json (a full run) or
+ * bench/results-quick.json (`npm run bench -- --quick --out bench/results-quick.json`): units do not depend on the
+ * request counts, only the latencies' precision does.
+ */
+function latestResults(): string {
+  const candidates = ['results.json', 'results-quick.json']
+    .map((name) => join(ROOT, 'bench', name))
+    .filter((file) => existsSync(file))
+    .map((file) => ({ file, results: JSON.parse(readFileSync(file, 'utf8')) as Json }))
+    .filter(({ results }) => (results.endpoint_costs ?? []).length > 0)
+    .sort((a, b) => String(b.results.timestamp).localeCompare(String(a.results.timestamp)));
+  return candidates[0]?.file ?? join(ROOT, 'bench', 'results.json');
 }
 
 /** One call of an operation, from its endpoint-costs row. */

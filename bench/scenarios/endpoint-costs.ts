@@ -11,6 +11,7 @@
  * sign-in's work plus one account write), and the webhook calls that reach out to a receiver (verify, test,
  * resend: a delivery attempt each, which scenarios/webhook-delivery.ts measures) or resolve a name (create).
  */
+import { randomUUID } from 'node:crypto';
 import { createBackOffice } from '../../lambdas/back-office/back-office';
 import { ORGANIZATION_SCOPES, PERSONAL_SCOPES } from '../../lambdas/shared/identity/scopes';
 import { localDocumentClient } from '../../local/local-stack';
@@ -51,13 +52,15 @@ async function world(context: BenchContext, calls: number) {
   await office.memberships.set(partner_id, account_id, 'manager');
   const { key } = await office.keys.create({ accountId: account_id, partnerId: partner_id, scopes: [...ORGANIZATION_SCOPES] });
   const auth = { Authorization: `Bearer ${key}` };
+  // The public lookup and the account's own entitlements take a personal key.
+  const personal = { Authorization: `Bearer ${(await office.keys.create({ accountId: account_id, scopes: [...PERSONAL_SCOPES] })).key}` };
   const records: Awaited<ReturnType<NonNullable<typeof office.records>['put']>>[] = [];
   for (let i = 0; i < 5; i += 1) records.push(await office.records!.put(partner_id, recordInput(`Costs${i}`)));
 
   const invite = async (): Promise<{ id: string; token: string }> => {
     const response = await fetch(`${base}/partners/${partner_id}/invitations`, {
       method: 'POST',
-      headers: { ...auth, ...json, 'Idempotency-Key': `bench-costs-${Date.now()}-${Math.random()}` },
+      headers: { ...auth, ...json, 'Idempotency-Key': `bench-costs-${randomUUID()}` },
       body: JSON.stringify({ game: 'minecraft' }),
     });
     const { data } = (await response.json()) as { data: { id: string; link: string } };
@@ -84,8 +87,8 @@ async function world(context: BenchContext, calls: number) {
   const endpoints: Endpoint[] = [
     { route: 'health', label: 'GET /health', call: () => ({ method: 'GET', path: '/health', status: 200 }) },
     { route: 'me', label: 'GET /me', call: () => ({ method: 'GET', path: '/me', headers: auth, status: 200 }) },
-    { route: 'entitlements', label: 'GET /entitlements', call: () => ({ method: 'GET', path: '/entitlements', headers: auth, status: 200 }) },
-    { route: 'record-lookup', label: 'GET /records/{uuid}', call: (n) => ({ method: 'GET', path: `/records/${records[n % records.length].uuid}`, headers: auth, status: 200 }) },
+    { route: 'entitlements', label: 'GET /entitlements', call: () => ({ method: 'GET', path: '/entitlements', headers: personal, status: 200 }) },
+    { route: 'record-lookup', label: 'GET /records/{uuid}', call: (n) => ({ method: 'GET', path: `/records/${records[n % records.length].uuid}`, headers: personal, status: 200 }) },
     { route: 'org-records', label: 'GET …/records', call: () => ({ method: 'GET', path: `${orgPath}/records?limit=20`, headers: auth, status: 200 }) },
     { route: 'org-record', label: 'GET …/records/{id}', call: (n) => ({ method: 'GET', path: `${orgPath}/records/${records[n % records.length].id}`, headers: auth, status: 200 }) },
     { route: 'org-entitlements', label: 'GET …/entitlements', call: () => ({ method: 'GET', path: `${orgPath}/entitlements`, headers: auth, status: 200 }) },
