@@ -29,6 +29,15 @@ export interface WebhookResult extends WebhookRow {
   readonly ratio?: { readonly p50: number; readonly p99: number; readonly baseline_p50_ms: number; readonly baseline_p99_ms: number };
 }
 
+/** A row's p50 and p99 over a floor row's (its own raw DynamoDB work) at the same clients. */
+const overFloor = (row: LatencyRow, floor: LatencyRow) => ({
+  variant: floor.variant,
+  p50: round(row.p50_ms / floor.p50_ms, 2),
+  p99: round(row.p99_ms / floor.p99_ms, 2),
+  floor_p50_ms: floor.p50_ms,
+  floor_p99_ms: floor.p99_ms,
+});
+
 export function withRatios(rows: readonly Row[]): {
   latency: LatencyResult[];
   bundles: BundleResult[];
@@ -55,24 +64,8 @@ export function withRatios(rows: readonly Row[]): {
       ...(base && {
         ratio: { p50: round(row.p50_ms / base.p50_ms, 2), p99: round(row.p99_ms / base.p99_ms, 2), baseline_p50_ms: base.p50_ms, baseline_p99_ms: base.p99_ms },
       }),
-      ...(floor && {
-        floor_ratio: {
-          variant: floor.variant,
-          p50: round(row.p50_ms / floor.p50_ms, 2),
-          p99: round(row.p99_ms / floor.p99_ms, 2),
-          floor_p50_ms: floor.p50_ms,
-          floor_p99_ms: floor.p99_ms,
-        },
-      }),
-      ...(replay && {
-        replay_ratio: {
-          variant: replay.variant,
-          p50: round(row.p50_ms / replay.p50_ms, 2),
-          p99: round(row.p99_ms / replay.p99_ms, 2),
-          floor_p50_ms: replay.p50_ms,
-          floor_p99_ms: replay.p99_ms,
-        },
-      }),
+      ...(floor && { floor_ratio: overFloor(row, floor) }),
+      ...(replay && { replay_ratio: overFloor(row, replay) }),
     };
   });
 
