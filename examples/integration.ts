@@ -59,7 +59,7 @@ export async function runIntegration(options: IntegrationOptions): Promise<Integ
 
   const state = readState(options.statePath);
   const { records, watermark } = await client.records.sync(partnerId, { since: state.since });
-  log(`${records.length} records changed since ${state.since ?? 'the beginning'}`);
+  log(`${records.length} record${records.length === 1 ? '' : 's'} changed since ${state.since ?? 'the beginning'}`);
   for (const record of records.slice(0, 5)) log(`  ${record.updated_at} ${record.uuid} ${record.result}`);
   mkdirSync(dirname(options.statePath), { recursive: true });
   writeFileSync(options.statePath, JSON.stringify({ since: watermark ?? state.since }));

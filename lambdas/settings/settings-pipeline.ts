@@ -18,6 +18,7 @@ import {
   admissionSignal,
   answerWith,
   composeApiHandler,
+  prefetchedOr,
   refuseApiKey,
   startPrefetch,
   type ApiHandler,
@@ -56,9 +57,9 @@ export interface SettingsOperationInput extends OperationInput {
 export type ViewReads<T = unknown> = (session: Omit<SettingsSession, 'token'>, platform: Platform) => Promise<T>;
 
 /** What `reads` answered beside the admission (`input.prefetched`: the route's own), or, when it failed or none ran, `reads` now. */
-export async function viewRead<T>(input: SettingsOperationInput, reads: ViewReads<T>): Promise<T> {
-  const fresh = () => reads(input.session as SettingsSession, input.platform);
-  return input.prefetched ? (input.prefetched as Promise<T>).catch(fresh) : fresh();
+export function viewRead<T>(input: SettingsOperationInput, reads: ViewReads<T>): Promise<T> {
+  // The route's own reads: any answer is theirs (a failed one reads again).
+  return prefetchedOr(input, () => reads(input.session as SettingsSession, input.platform), (value): value is T => value !== undefined);
 }
 export type SettingsOperation = Operation<SettingsOperationInput>;
 
