@@ -64,6 +64,8 @@ export type PlayerOperation = Operation<PlayerOperationInput>;
 export interface PlayerFunction extends FunctionDefinition<PlayerOperationInput> {
   /** How a call's possession of its link is decided (player-possession.ts); required to serve a player call. */
   readonly possession?: PossessionCheck;
+  /** Reads beside the admission, knowing what the call proved (pipeline.ts Prefetch). */
+  readonly prefetch?: Readonly<Record<string, Prefetch<PlayerPossession>>>;
 }
 
 const possessionOf = (state: PipelineState): PlayerPossession | undefined => (state.credentials as { possession?: PlayerPossession } | undefined)?.possession;
@@ -121,7 +123,7 @@ export function createPlayerHandler(definition: PlayerFunction): ApiHandler {
   }
   return composeApiHandler<PlayerOperationInput>(definition, {
     doors: ['player'],
-    steps: [possessionAuthentication(definition.possession), playerAdmission(definition.prefetch as Readonly<Record<string, Prefetch<PlayerPossession>>> | undefined)],
+    steps: [possessionAuthentication(definition.possession), playerAdmission(definition.prefetch)],
     credentials: (state) => ({ possession: possessionOf(state) }),
     respond: answerWith(successResponse),
   });

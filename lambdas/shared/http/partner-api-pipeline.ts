@@ -82,11 +82,16 @@ const authorization = (): Middleware => ({
   },
 });
 
+/** A partner API function: its reads beside the admission know the caller's key (its principal). */
+export interface PartnerFunction extends FunctionDefinition {
+  readonly prefetch?: Readonly<Record<string, Prefetch<Principal>>>;
+}
+
 /** A partner API function's handler: its operations behind API keys. */
-export function createPartnerApiHandler(definition: FunctionDefinition): ApiHandler {
+export function createPartnerApiHandler(definition: PartnerFunction): ApiHandler {
   return composeApiHandler(definition, {
     doors: ['none', 'key'],
-    steps: [keyAuthentication(), keyAdmission(definition.prefetch as Readonly<Record<string, Prefetch<Principal>>> | undefined), authorization()],
+    steps: [keyAuthentication(), keyAdmission(definition.prefetch), authorization()],
     credentials: () => ({}),
     respond: answerWith(successResponse),
   });

@@ -296,8 +296,6 @@ export interface FunctionDefinition<I extends OperationInput = OperationInput> {
   readonly contracts: ContractTable;
   readonly router?: Router;
   readonly platform?: () => Platform;
-  /** Per route id, the reads its front door starts beside the admission (see Prefetch); the caller is the door's. */
-  readonly prefetch?: Readonly<Record<string, Prefetch<never>>>;
 }
 
 export type ApiHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
