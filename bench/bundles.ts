@@ -1,84 +1,63 @@
 /**
- * Lambda bundles as the stack builds them, and how long a fresh Node.js
- * process takes to load one.
- *
- * The options mirror the `bundling` props that lib/constructs/api-function.ts
- * locks, translated the way NodejsFunction translates them for its local
- * esbuild (aws-cdk-lib/aws-lambda-nodejs bundling: `esbuild --bundle <entry>
- * --target=node22 --platform=node --format=cjs --outfile=<out>/index.js
- * --minify --sourcemap --sources-content=false`, run from the project root,
- * no externals so the AWS SDK is inside). Keep the two in step.
+ * Lambda bundles as the stack builds them (lib/config/bundling.ts
+ * `bundleLambda`, the very function the construct's local bundling calls),
+ * and how long a fresh Node.js process takes to load one.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
-import { build, type BuildOptions } from 'esbuild';
 import { median, round } from './stats';
-import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '../lib/config/bundling';
+import { bundleLambda, LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '../lib/config/bundling';
 
 const run = promisify(execFile);
 
-/** The construct's bundling props (lib/constructs/api-function.ts). */
+/** The construct's bundling options (lib/config/bundling.ts). */
 export const CONSTRUCT_BUNDLING = LAMBDA_BUNDLING;
 
 /** The construct sets this on every function; it decides whether the source map is read at load. */
 export const DEPLOYED_NODE_OPTIONS = LAMBDA_NODE_OPTIONS;
 
-export function esbuildOptions(projectRoot: string, entry: string, outdir: string): BuildOptions {
-  const b = CONSTRUCT_BUNDLING;
-  return {
-    absWorkingDir: projectRoot,
-    entryPoints: [relative(projectRoot, entry)],
-    bundle: true,
-    target: b.target,
-    platform: 'node',
-    format: b.format,
-    outfile: join(outdir, 'index.js'),
-    minify: b.minify,
-    sourcemap: b.sourceMap,
-    sourcesContent: b.sourcesContent,
-    mainFields: [...b.mainFields],
-    external: [...b.externalModules],
-    logLevel: 'warning',
-  };
-}
-
 export interface BuiltBundle {
   readonly name: string;
   readonly entry: string;
+  /** The handler's file (index.mjs). */
   readonly file: string;
-  readonly bytes: number;
+  /** What a cold start loads: the entry and the chunks it imports statically. */
+  readonly initBytes: number;
+  readonly initFiles: readonly string[];
+  /** Every chunk of the asset, those loaded on first use included. */
+  readonly totalBytes: number;
   readonly sourceMapBytes: number;
 }
 
-/**
- * Bundle each entry into `<buildDir>/<name>/index.js`. The folder gets a
- * `{"type":"commonjs"}` package.json: in Lambda the asset has none and
- * index.js loads as CommonJS, while here it sits inside a "type": "module"
- * repository.
- */
-export async function buildBundles(projectRoot: string, buildDir: string, entries: Readonly<Record<string, string>>): Promise<BuiltBundle[]> {
+/** Bundle each entry into `<buildDir>/<name>/`, as the stack does. */
+export function buildBundles(projectRoot: string, buildDir: string, entries: Readonly<Record<string, string>>): BuiltBundle[] {
   rmSync(buildDir, { recursive: true, force: true });
   mkdirSync(buildDir, { recursive: true });
-  writeFileSync(join(buildDir, 'package.json'), `${JSON.stringify({ type: 'commonjs' })}\n`);
-  const built: BuiltBundle[] = [];
-  for (const [name, entry] of Object.entries(entries)) {
-    const outdir = join(buildDir, name);
-    await build(esbuildOptions(projectRoot, entry, outdir));
-    const file = join(outdir, 'index.js');
-    built.push({ name, entry: relative(projectRoot, entry), file, bytes: statSync(file).size, sourceMapBytes: statSync(`${file}.map`).size });
-  }
-  return built;
+  return Object.entries(entries).map(([name, entry]) => {
+    const bundle = bundleLambda(projectRoot, entry, join(buildDir, name));
+    return {
+      name,
+      entry: relative(projectRoot, entry),
+      file: bundle.entryFile,
+      initBytes: bundle.initBytes,
+      initFiles: bundle.initFiles,
+      totalBytes: bundle.totalBytes,
+      sourceMapBytes: bundle.sourceMapBytes,
+    };
+  });
 }
 
-/** Runs in the fresh process: time `require(bundle)` and nothing else. */
+/** Runs in the fresh process: time the bundle's `import()` (an ES module) and nothing else. */
 const IMPORT_PROBE = [
+  "const url = require('node:url').pathToFileURL(process.argv[1]).href;",
   'const started = performance.now();',
-  'const loaded = require(process.argv[1]);',
-  'const ms = performance.now() - started;',
-  "if (typeof loaded.handler !== 'function') throw new Error('bundle exports no handler');",
-  'process.stdout.write(String(ms));',
+  'import(url).then((loaded) => {',
+  '  const ms = performance.now() - started;',
+  "  if (typeof loaded.handler !== 'function') throw new Error('bundle exports no handler');",
+  '  process.stdout.write(String(ms));',
+  '});',
 ].join('\n');
 
 /** The pinned Node 22: this process's when it is 22, else the one in node_modules. */

@@ -232,13 +232,17 @@ export interface ImportTime {
 export interface BundleRow {
   readonly kind: 'bundle';
   readonly scenario: string;
-  /** Endpoint group, or `bare` for the baseline handler. */
+  /** Endpoint group, `bare` for the baseline (a document client reading one item) or `empty` (a handler importing nothing). */
   readonly name: string;
   readonly entry: string;
+  /** What a cold start loads: the handler's file and the chunks it imports statically. */
   readonly bytes: number;
   readonly kib: number;
+  readonly init_files: readonly string[];
+  /** Every chunk of the asset, those imported on first use (`import()`) included. */
+  readonly total_kib: number;
   readonly source_map_kib: number;
-  /** `require()` of the bundle in a fresh node with NODE_OPTIONS=--enable-source-maps, as the construct deploys it. */
+  /** `import()` of the bundle in a fresh node with NODE_OPTIONS=--enable-source-maps, as the construct deploys it. */
   readonly import_deployed: ImportTime;
   /** The same without source-map support, to show what the source map costs at cold start. */
   readonly import_plain: ImportTime;

@@ -88,11 +88,11 @@ export class SignIn {
     const signIn = await this.read(accountId);
     await this.checkPassword(signIn, password);
     if (signIn.two_factor_secret) throw new BackOfficeError('TWO_FACTOR_ENABLED', 'Two-factor is already on; disable it first.');
-    const secret = newTwoFactorSecret();
+    const secret = await newTwoFactorSecret();
     // Stored sealed (two-factor-seeds.ts); the clear secret is in this answer only.
     const sealed = await this.seeds.seal(accountId, secret);
     await this.change(accountId, 'SET two_factor_pending = :secret', 'attribute_exists(pk) AND attribute_not_exists(two_factor_secret)', { ':secret': sealed }, 'two_factor.enrolled', source);
-    return { secret, otpauth_uri: twoFactorUri(signIn.email, secret) };
+    return { secret, otpauth_uri: await twoFactorUri(signIn.email, secret) };
   }
 
   /**

@@ -5,8 +5,13 @@
  * and typing time) and only once: the caller keeps the last accepted step and
  * passes it back (`afterStep`), so a code seen over someone's shoulder cannot
  * be replayed within its window.
+ *
+ * `otplib` (and its hashing libraries) loads on the first two-factor call, not at a cold start: only the sign-in
+ * and two-factor routes use it (lib/config/bundling.ts).
  */
-import { generate, generateSecret, generateURI, verify } from 'otplib';
+import { loadOnce } from '../shared/load-once';
+
+const otp = loadOnce(() => import('otplib'));
 
 export const TWO_FACTOR_ISSUER = 'Partner API';
 const CODE_PATTERN = /^[0-9]{6}$/;
@@ -15,19 +20,20 @@ const STEP_SECONDS = 30;
 /** Whether `code` can be a code at all (six digits): what acceptedStep checks first, for callers that must decide before opening a seed. */
 export const isWellFormedCode = (code: unknown): code is string => typeof code === 'string' && CODE_PATTERN.test(code);
 
-export function newTwoFactorSecret(): string {
-  return generateSecret({ length: 20 });
+export async function newTwoFactorSecret(): Promise<string> {
+  return (await otp()).generateSecret({ length: 20 });
 }
 
 /** The `otpauth://totp/…` URI an authenticator app scans (shown once, at enrolment). */
-export function twoFactorUri(label: string, secret: string): string {
-  return generateURI({ issuer: TWO_FACTOR_ISSUER, label, secret });
+export async function twoFactorUri(label: string, secret: string): Promise<string> {
+  return (await otp()).generateURI({ issuer: TWO_FACTOR_ISSUER, label, secret });
 }
 
 /** The time step a code is valid for, if `code` is the secret's code near `now` and later than `afterStep`. */
 export async function acceptedStep(secret: string, code: unknown, now: Date, afterStep?: number): Promise<number | undefined> {
   if (!isWellFormedCode(code)) return undefined;
   const epoch = Math.floor(now.getTime() / 1000);
+  const { verify } = await otp();
   const result = await verify({
     secret,
     token: code,
@@ -40,6 +46,6 @@ export async function acceptedStep(secret: string, code: unknown, now: Date, aft
 }
 
 /** The code of `secret` at `now` (what an authenticator app shows; the tests use it). */
-export function codeAt(secret: string, now: Date): Promise<string> {
-  return generate({ secret, epoch: Math.floor(now.getTime() / 1000) });
+export async function codeAt(secret: string, now: Date): Promise<string> {
+  return (await otp()).generate({ secret, epoch: Math.floor(now.getTime() / 1000) });
 }

@@ -6,11 +6,13 @@
  */
 import { PLAYER_CONTRACTS } from './player-contracts';
 import { createPlayerHandler, type PlayerFunction } from './player-pipeline';
-import { addMessage, claim, playerPage, prefetchInvitation, viewInvitation } from './player-operations';
+import { lazyOperation } from '../shared/http/pipeline';
+import { addMessage, claim, prefetchInvitation, viewInvitation } from './player-operations';
 import { provePossession } from './player-possession';
 
 export const operations = {
-  'player-page': playerPage,
+  // The page's markup and script load on its first call, not at a cold start (the API routes do not need them).
+  'player-page': lazyOperation(async () => (await import('./player-page')).playerPage),
   'player-view': viewInvitation,
   'player-claim': claim,
   'player-message': addMessage,

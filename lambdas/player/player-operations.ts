@@ -43,7 +43,6 @@ import { invitationStoreOf } from '../invitations/invitation-store';
 import { ticketBridgeOf, TicketServiceUnavailable, type DynamoTicketBridge } from '../tickets/ticket-bridge';
 import { holdsCredential, playerCookie, presentedCredential } from './player-credential';
 import { invitationRead, isLinkToken, provedPossession } from './player-possession';
-import { PLAYER_PAGE_HEADERS, PLAYER_PAGE_HTML } from './player-page';
 import { COOKIE_HEADER, JOIN_TOKEN_HEADER } from '../shared/http/credential-headers';
 
 /** Conversation entries the page shows: the latest ones. */
@@ -98,8 +97,6 @@ async function playerView(input: OperationInput, item: InvitationItem, tickets: 
   return { invitation, access: 'player', ticket: { id: ticket.id, status: ticket.status, updated_at: ticket.updated_at, messages } };
 }
 
-/** GET /join/{invitation_id}: the page. */
-export const playerPage: Operation = async () => ({ data: PLAYER_PAGE_HTML, page: true, headers: { ...PLAYER_PAGE_HEADERS } });
 
 /** GET /join/{invitation_id}/view: the claiming browser's ticket, or to the link's holder the invitation's game and state. */
 export const viewInvitation: Operation = async (input) => {

@@ -13,6 +13,7 @@
  * no form posts elsewhere, no base URL change.
  */
 import { staticPage } from '../shared/http/static-page';
+import type { PlayerOperation } from './player-pipeline';
 import { PAGE_SCRIPT, PAGE_STYLE } from './player-page-bundle.generated';
 
 const BODY = `
@@ -61,3 +62,6 @@ export const PLAYER_PAGE_HTML = PAGE.html;
 
 /** The page's policy: its own script and style (by hash), its own origin, nothing else. */
 export const PLAYER_PAGE_HEADERS: Readonly<Record<string, string>> = PAGE.headers;
+
+/** GET /join/{invitation_id}: the page (loaded on its first call: lambdas/player/handler.ts). */
+export const playerPage: PlayerOperation = async () => ({ data: PLAYER_PAGE_HTML, page: true, headers: { ...PLAYER_PAGE_HEADERS } });

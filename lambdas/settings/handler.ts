@@ -7,10 +7,14 @@
  */
 import { SETTINGS_CONTRACTS } from './settings-contracts';
 import { createSettingsHandler, type SettingsFunction } from './settings-pipeline';
+import { lazyOperation } from '../shared/http/pipeline';
 import { lookupSession, settingsOperations, settingsViewReads } from './settings-operations';
-import { settingsPage } from './settings-page';
 
-export const operations = { 'settings-page': settingsPage, ...settingsOperations };
+export const operations = {
+  // The page's markup and script load on its first call, not at a cold start (the settings API does not need them).
+  'settings-page': lazyOperation(async () => (await import('./settings-page')).settingsPage),
+  ...settingsOperations,
+};
 
 export const definition: SettingsFunction = { operations, contracts: SETTINGS_CONTRACTS, sessions: lookupSession, viewReads: settingsViewReads };
 

@@ -7,7 +7,8 @@
  *
  * Used for webhook callbacks' signing secrets (lambdas/webhooks) and TOTP seeds (lambdas/back-office).
  */
-import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import type { KMSClient } from '@aws-sdk/client-kms';
+import { loadOnce } from './load-once';
 import { traceAwsClient } from './observability/tracer';
 import { perPlatform, sharedPlatform, type Platform } from './platform';
 
@@ -22,21 +23,32 @@ export interface Sealer {
 /** Where a deployed function finds the stage's secrets key (set by the stack for the functions that seal). */
 export const SEALING_KEY_ENV = 'SEALING_KEY_ARN';
 
+/** The KMS client's module, loaded on the first seal or open (not at a cold start); the container's client traced. */
+const kmsModule = loadOnce(async () => {
+  const module = await import('@aws-sdk/client-kms');
+  return { module, client: traceAwsClient(new module.KMSClient({})) };
+});
+
 export class KmsSealer implements Sealer {
   constructor(
-    private readonly kms: KMSClient,
     private readonly keyId: string,
+    /** The container's client unless a test gives one. */
+    private readonly kms?: Pick<KMSClient, 'send'>,
   ) {}
 
   async seal(plaintext: string, context: EncryptionContext): Promise<string> {
-    const { CiphertextBlob } = await this.kms.send(new EncryptCommand({ KeyId: this.keyId, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: { ...context } }));
+    const { module, client } = await kmsModule();
+    const { CiphertextBlob } = await (this.kms ?? client).send(
+      new module.EncryptCommand({ KeyId: this.keyId, Plaintext: Buffer.from(plaintext, 'utf8'), EncryptionContext: { ...context } }),
+    );
     return `kms:${Buffer.from(CiphertextBlob as Uint8Array).toString('base64')}`;
   }
 
   async open(sealed: string, context: EncryptionContext): Promise<string> {
     if (!sealed.startsWith('kms:')) throw new Error(`Sealed ${context.purpose} value is not a KMS ciphertext`);
-    const { Plaintext } = await this.kms.send(
-      new DecryptCommand({ KeyId: this.keyId, CiphertextBlob: Buffer.from(sealed.slice(4), 'base64'), EncryptionContext: { ...context } }),
+    const { module, client } = await kmsModule();
+    const { Plaintext } = await (this.kms ?? client).send(
+      new module.DecryptCommand({ KeyId: this.keyId, CiphertextBlob: Buffer.from(sealed.slice(4), 'base64'), EncryptionContext: { ...context } }),
     );
     return Buffer.from(Plaintext as Uint8Array).toString('utf8');
   }
@@ -56,7 +68,7 @@ class Unconfigured implements Sealer {
 /** The deployed function's sealer, from its environment (`name` is the variable holding the key's ARN). */
 export function kmsSealerFromEnv(env: NodeJS.ProcessEnv, name = SEALING_KEY_ENV): Sealer {
   const keyArn = env[name];
-  return keyArn ? new KmsSealer(traceAwsClient(new KMSClient({})), keyArn) : new Unconfigured(name);
+  return keyArn ? new KmsSealer(keyArn) : new Unconfigured(name);
 }
 
 /**

@@ -20,8 +20,8 @@
  * configuration reaches that path, so a deployed function cannot be told
  * to use it; and where an ARN is set, the ARN wins.
  */
-import { GetSecretValueCommand, SecretsManagerClient, type GetSecretValueCommandOutput } from '@aws-sdk/client-secrets-manager';
-
+import type { GetSecretValueCommandOutput, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { loadOnce } from './load-once';
 import { secretArnEnvName, type SecretId } from './secret-names';
 
 export type { SecretId };
@@ -61,17 +61,25 @@ export class SecretNotConfigured extends Error {
   }
 }
 
+/** The Secrets Manager client's module, loaded on the first read of a secret (not at a cold start). */
+const secretsManager = loadOnce(async () => {
+  const module = await import('@aws-sdk/client-secrets-manager');
+  // Bounded like the DynamoDB client: an answer within a second, at most 3 attempts.
+  const client = new module.SecretsManagerClient({
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 1000, requestTimeout: 1000, throwOnRequestTimeout: true },
+  });
+  return { module, client };
+});
+
 /** A Secrets Manager secret, read with AWSCURRENT, AWSPREVIOUS and AWSPENDING in parallel, cached per container. */
 export class SecretsManagerSource implements SecretSource {
   private cached: { versions: Promise<SecretVersions>; at: number } | undefined;
 
   constructor(
     private readonly arn: string,
-    // Bounded like the DynamoDB client: an answer within a second, at most 3 attempts.
-    private readonly client: Pick<SecretsManagerClient, 'send'> = new SecretsManagerClient({
-      maxAttempts: 3,
-      requestHandler: { connectionTimeout: 1000, requestTimeout: 1000, throwOnRequestTimeout: true },
-    }),
+    /** The container's client unless a test gives one. */
+    private readonly client?: Pick<SecretsManagerClient, 'send'>,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -88,11 +96,13 @@ export class SecretsManagerSource implements SecretSource {
   }
 
   private async read(): Promise<SecretVersions> {
+    const loaded = await secretsManager();
+    const read = (stage: string) => (this.client ?? loaded.client).send(new loaded.module.GetSecretValueCommand({ SecretId: this.arn, VersionStage: stage }));
     const [current, previous, pending] = await Promise.all([
-      this.client.send(new GetSecretValueCommand({ SecretId: this.arn, VersionStage: 'AWSCURRENT' })),
+      read('AWSCURRENT'),
       // Before the first rotation there is no previous version; outside a rotation no pending one.
-      this.optionalStage('AWSPREVIOUS'),
-      this.optionalStage('AWSPENDING'),
+      this.optionalStage(read, 'AWSPREVIOUS'),
+      this.optionalStage(read, 'AWSPENDING'),
     ]);
     return {
       current: secretBytes(current),
@@ -101,9 +111,9 @@ export class SecretsManagerSource implements SecretSource {
     };
   }
 
-  private async optionalStage(stage: 'AWSPREVIOUS' | 'AWSPENDING'): Promise<GetSecretValueCommandOutput | undefined> {
+  private async optionalStage(read: (stage: string) => Promise<GetSecretValueCommandOutput>, stage: 'AWSPREVIOUS' | 'AWSPENDING'): Promise<GetSecretValueCommandOutput | undefined> {
     try {
-      return await this.client.send(new GetSecretValueCommand({ SecretId: this.arn, VersionStage: stage }));
+      return await read(stage);
     } catch (error) {
       if ((error as { name?: string } | undefined)?.name === 'ResourceNotFoundException') return undefined;
       throw error;

@@ -9,8 +9,7 @@
  * only there can loopback receivers be allowed or waits be scaled: no
  * environment variable or setting of a deployed function reaches either.
  */
-import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { ChangeMessageVisibilityCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { loadOnce } from '../shared/load-once';
 import { traceAwsClient } from '../shared/observability/tracer';
 import { perPlatform, type Platform } from '../shared/platform';
 import { kmsSealerFromEnv, type Sealer } from '../shared/sealing';
@@ -120,30 +119,37 @@ export function webhookSecretSealer(sealer: Sealer): SecretSealer {
   };
 }
 
+/** The SQS and Step Functions clients' modules, loaded on first use (not at a cold start); the container's clients traced. */
+const sqsModule = loadOnce(async () => {
+  const module = await import('@aws-sdk/client-sqs');
+  return { module, client: traceAwsClient(new module.SQSClient({})) };
+});
+const sfnModule = loadOnce(async () => {
+  const module = await import('@aws-sdk/client-sfn');
+  return { module, client: traceAwsClient(new module.SFNClient({})) };
+});
+
 class SqsDeliveryQueue implements DeliveryQueue, MessageVisibility {
-  constructor(
-    private readonly sqs: SQSClient,
-    private readonly queueUrl: string,
-  ) {}
+  constructor(private readonly queueUrl: string) {}
 
   async change(receiptHandle: string, seconds: number): Promise<void> {
-    await this.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: this.queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: Math.max(0, Math.min(43_200, Math.ceil(seconds))) }));
+    const { module, client } = await sqsModule();
+    await client.send(new module.ChangeMessageVisibilityCommand({ QueueUrl: this.queueUrl, ReceiptHandle: receiptHandle, VisibilityTimeout: Math.max(0, Math.min(43_200, Math.ceil(seconds))) }));
   }
 
   async send(message: DeliveryMessage, delaySeconds: number): Promise<void> {
-    await this.sqs.send(new SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(message), DelaySeconds: Math.max(0, Math.min(900, Math.ceil(delaySeconds))) }));
+    const { module, client } = await sqsModule();
+    await client.send(new module.SendMessageCommand({ QueueUrl: this.queueUrl, MessageBody: JSON.stringify(message), DelaySeconds: Math.max(0, Math.min(900, Math.ceil(delaySeconds))) }));
   }
 }
 
 class StepFunctionsScheduler implements RetryScheduler {
-  constructor(
-    private readonly sfn: SFNClient,
-    private readonly stateMachineArn: string,
-  ) {}
+  constructor(private readonly stateMachineArn: string) {}
 
   async schedule(name: string, input: RetryExecutionInput): Promise<void> {
     try {
-      await this.sfn.send(new StartExecutionCommand({ stateMachineArn: this.stateMachineArn, name, input: JSON.stringify(input) }));
+      const { module, client } = await sfnModule();
+      await client.send(new module.StartExecutionCommand({ stateMachineArn: this.stateMachineArn, name, input: JSON.stringify(input) }));
     } catch (error) {
       // The name is one attempt of one callback's delivery (delivery-worker.ts retryExecutionName): an execution of that
       // name already ran or runs, so this attempt is already scheduled. Should that execution have failed to queue it,
@@ -205,15 +211,15 @@ export function buildRuntime(platform: Pick<Platform, 'localSwitches'>, env: Nod
       send: local.wrapSend ? local.wrapSend(send) : send,
     };
   }
-  // A deployed function: never loopback, never scaled. Its AWS clients are traced (built inside an invocation: tracer.ts).
+  // A deployed function: never loopback, never scaled. Its AWS clients are traced (built on first use, inside an invocation: tracer.ts).
   const policy: UrlPolicy = { forbiddenHosts, allowLocal: false };
   const queueUrl = env[WEBHOOK_ENV.queueUrl];
   const stateMachineArn = env[WEBHOOK_ENV.retryStateMachineArn];
-  const queue = queueUrl ? new SqsDeliveryQueue(traceAwsClient(new SQSClient({})), queueUrl) : new MissingConfiguration(WEBHOOK_ENV.queueUrl);
+  const queue = queueUrl ? new SqsDeliveryQueue(queueUrl) : new MissingConfiguration(WEBHOOK_ENV.queueUrl);
   return {
     queue,
     visibility: queue,
-    scheduler: stateMachineArn ? new StepFunctionsScheduler(traceAwsClient(new SFNClient({})), stateMachineArn) : new MissingConfiguration(WEBHOOK_ENV.retryStateMachineArn),
+    scheduler: stateMachineArn ? new StepFunctionsScheduler(stateMachineArn) : new MissingConfiguration(WEBHOOK_ENV.retryStateMachineArn),
     sealer: webhookSecretSealer(kmsSealerFromEnv(env, WEBHOOK_ENV.secretKeyArn)),
     policy,
     waitScale: 1,

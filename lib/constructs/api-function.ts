@@ -1,37 +1,31 @@
 /**
- * The one way this service builds a Lambda function: a NodejsFunction with
- * the defaults locked (Node.js 22 on ARM64, X-Ray tracing, JSON logs filtered
- * by the logger at the stage's level, an explicit log group with the stage's retention, an
- * execution role that may write to that log group only) and the AWS SDK
- * bundled so the deployed SDK version is the one in package-lock.json, not
- * whatever the runtime ships.
- *
- * Bundling runs the locally installed esbuild (no Docker). CJS output: the
- * bundle is a single index.js without a package.json, which Lambda loads as
- * CommonJS even though this repository is "type": "module".
+ * The one way this service builds a Lambda function: a ServiceFunction
+ * (service-function.ts: the handler bundled by the local esbuild into ES
+ * module chunks, the AWS SDK inside) with the defaults locked (Node.js 22 on
+ * ARM64, X-Ray tracing, JSON logs filtered by the logger at the stage's
+ * level, an explicit log group with the stage's retention, an execution role
+ * that may write to that log group only).
  */
 import { Duration } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { fileURLToPath } from 'node:url';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { secretArnEnvName, type SecretId } from '../../lambdas/shared/secret-names';
 import { tableEnvName } from '../../lambdas/shared/storage/table-definitions';
-import { LAMBDA_BUNDLING, LAMBDA_NODE_OPTIONS } from '../config/bundling';
+import { LAMBDA_NODE_OPTIONS } from '../config/bundling';
 import { SURFACE_OF_GROUP, type EndpointGroup } from '../../lambdas/shared/http/routes';
 import type { TableAccess } from '../../lambdas/service/data-access';
 import { serviceRoleName } from '../config/service-roles';
 import type { StageConfig } from '../config/stage-config';
 import type { TableMap } from './data-tables';
 import { stageRemovalPolicy } from './removal-policy';
+import { PROJECT_ROOT, ServiceFunction, SERVICE_RUNTIME, type ServiceFunctionProps } from './service-function';
 
-/** Repository root, resolved from this file so synth works from any working directory. */
-export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export { PROJECT_ROOT, ServiceFunction, SERVICE_RUNTIME } from './service-function';
 
 /** Lambda entry of an endpoint group: `lambdas/<group>/handler.ts`, exporting `handler`. */
 export function handlerEntry(group: EndpointGroup): string {
@@ -58,9 +52,6 @@ export function serviceFunctionRole(scope: Construct, id: string, logGroup: logs
   return role;
 }
 
-/** The runtime of every function of the service (lib/compliance/nag-acknowledgments.ts says why it is pinned). */
-export const SERVICE_RUNTIME = lambda.Runtime.NODEJS_22_X;
-
 /** What every function of the service sets: stage, log level, source maps. */
 export function serviceEnvironment(config: StageConfig): Record<string, string> {
   return {
@@ -75,14 +66,10 @@ export function serviceEnvironment(config: StageConfig): Record<string, string> 
 /**
  * The locked defaults of every function of the service (API groups and
  * scheduled jobs): runtime, architecture, memory, timeout, tracing, JSON
- * logs into `logGroup`, the `role` of serviceFunctionRole, and local-esbuild
- * bundling with the SDK inside.
+ * logs into `logGroup`, the `role` of serviceFunctionRole (the code: ServiceFunction's `entry`).
  */
-export function serviceFunctionProps(config: StageConfig, logGroup: logs.ILogGroup, role: iam.IRole): NodejsFunctionProps {
+export function serviceFunctionProps(config: StageConfig, logGroup: logs.ILogGroup, role: iam.IRole): Omit<ServiceFunctionProps, 'entry'> {
   return {
-    handler: 'handler',
-    projectRoot: PROJECT_ROOT,
-    depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
     runtime: SERVICE_RUNTIME,
     architecture: lambda.Architecture.ARM_64,
     memorySize: config.lambda.memoryMb,
@@ -95,24 +82,6 @@ export function serviceFunctionProps(config: StageConfig, logGroup: logs.ILogGro
     systemLogLevelV2: lambda.SystemLogLevel.INFO,
     logGroup,
     role,
-    bundling: {
-      forceDockerBundling: false,
-      minify: LAMBDA_BUNDLING.minify,
-      sourceMap: LAMBDA_BUNDLING.sourceMap,
-      sourcesContent: LAMBDA_BUNDLING.sourcesContent,
-      target: LAMBDA_BUNDLING.target,
-      format: OutputFormat.CJS,
-      mainFields: [...LAMBDA_BUNDLING.mainFields],
-      externalModules: [...LAMBDA_BUNDLING.externalModules],
-      // The source map's paths relative to the project, not to the cloud assembly: the same code hash from any output folder.
-      commandHooks: {
-        beforeBundling: () => [],
-        beforeInstall: () => [],
-        afterBundling: (_inputDir: string, outputDir: string) => [
-          `node ${shellQuote(join(PROJECT_ROOT, 'scripts', 'normalize-source-map.mjs'))} ${shellQuote(outputDir)} ${shellQuote(PROJECT_ROOT)}`,
-        ],
-      },
-    },
   };
 }
 
@@ -128,11 +97,6 @@ export function leadingKeyCondition(prefixes: readonly string[]): Record<string,
   const wild = prefixes.filter((prefix) => /[*?$]/.test(prefix) || prefix.length === 0);
   if (wild.length > 0) throw new Error(`leadingKeyCondition: prefixes may not be empty or hold * ? $: ${wild.join(', ')}`);
   return { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': prefixes.map((prefix) => `${prefix}*`) } };
-}
-
-/** A path as one word for the shell CDK's local bundling runs its commands in. */
-function shellQuote(path: string): string {
-  return `'${path.replace(/'/g, `'\\''`)}'`;
 }
 
 export interface ApiFunctionProps {
@@ -154,7 +118,7 @@ export interface ApiFunctionProps {
 
 export class ApiFunction extends Construct {
   public readonly group: EndpointGroup;
-  public readonly function: NodejsFunction;
+  public readonly function: ServiceFunction;
   public readonly logGroup: logs.LogGroup;
   public readonly role: iam.Role;
   /** Every variable set so far: none may be set twice. */
@@ -191,7 +155,7 @@ export class ApiFunction extends Construct {
     this.logGroup = serviceLogGroup(this, 'LogGroup', config);
     // Named (lib/config/service-roles.ts): the stateful stack's key and secret policies name these roles.
     this.role = serviceFunctionRole(this, 'Role', this.logGroup, serviceRoleName(config.stage, group));
-    this.function = new NodejsFunction(this, 'Function', {
+    this.function = new ServiceFunction(this, 'Function', {
       ...serviceFunctionProps(config, this.logGroup, this.role),
       description: `partner-api ${config.stage}: ${group} endpoints`,
       entry,

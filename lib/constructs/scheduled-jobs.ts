@@ -21,7 +21,6 @@
 import { Duration } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as targets from 'aws-cdk-lib/aws-scheduler-targets';
@@ -30,7 +29,7 @@ import { join } from 'node:path';
 import { DUE_INDEX } from '../../lambdas/entitlements/period-transitions';
 import { tableEnvName } from '../../lambdas/shared/storage/table-definitions';
 import type { StageConfig } from '../config/stage-config';
-import { PROJECT_ROOT, serviceEnvironment, serviceFunctionProps, serviceFunctionRole, serviceLogGroup } from './api-function';
+import { PROJECT_ROOT, ServiceFunction, serviceEnvironment, serviceFunctionProps, serviceFunctionRole, serviceLogGroup } from './api-function';
 import type { TableMap } from './data-tables';
 
 /** How often the entitlement-periods job runs. */
@@ -42,10 +41,10 @@ export interface ScheduledJobsProps {
 }
 
 export class ScheduledJobs extends Construct {
-  public readonly entitlementPeriods: NodejsFunction;
+  public readonly entitlementPeriods: ServiceFunction;
   public readonly logGroup: logs.LogGroup;
   public readonly schedule: scheduler.Schedule;
-  public readonly claimReconciler: NodejsFunction;
+  public readonly claimReconciler: ServiceFunction;
   public readonly claimReconcilerSchedule: scheduler.Schedule;
 
   constructor(scope: Construct, id: string, props: ScheduledJobsProps) {
@@ -54,7 +53,7 @@ export class ScheduledJobs extends Construct {
     const domain = tables.domain;
 
     this.logGroup = serviceLogGroup(this, 'EntitlementPeriodsLogGroup', config);
-    this.entitlementPeriods = new NodejsFunction(this, 'EntitlementPeriods', {
+    this.entitlementPeriods = new ServiceFunction(this, 'EntitlementPeriods', {
       ...serviceFunctionProps(config, this.logGroup, serviceFunctionRole(this, 'EntitlementPeriodsRole', this.logGroup)),
       description: `partner-api ${config.stage}: entitlement-periods job (period start and end events)`,
       entry: join(PROJECT_ROOT, 'lambdas', 'jobs', 'entitlement-periods', 'handler.ts'),
@@ -81,7 +80,7 @@ export class ScheduledJobs extends Construct {
 
     // claim-reconciler: finishes claims left `claiming` (lambdas/invitations/claim-reconciler.ts).
     const reconcilerLogs = serviceLogGroup(this, 'ClaimReconcilerLogGroup', config);
-    this.claimReconciler = new NodejsFunction(this, 'ClaimReconciler', {
+    this.claimReconciler = new ServiceFunction(this, 'ClaimReconciler', {
       ...serviceFunctionProps(config, reconcilerLogs, serviceFunctionRole(this, 'ClaimReconcilerRole', reconcilerLogs)),
       description: `partner-api ${config.stage}: claim-reconciler job (claims left claiming)`,
       entry: join(PROJECT_ROOT, 'lambdas', 'jobs', 'claim-reconciler', 'handler.ts'),

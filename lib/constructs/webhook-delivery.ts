@@ -21,7 +21,6 @@ import { Duration, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
@@ -34,7 +33,7 @@ import { WEBHOOK_ENV, WEBHOOK_SECRET_PURPOSE } from '../../lambdas/webhooks/webh
 import { DELIVERY_QUEUE_VISIBILITY_SECONDS, FAN_OUT_FILTER_PATTERN, WEBHOOK_PIPELINE } from '../../lambdas/webhooks/pipeline-settings';
 import type { StageConfig } from '../config/stage-config';
 import { keyUseStatements, serviceRoleName } from '../config/service-roles';
-import { PROJECT_ROOT, serviceEnvironment, serviceFunctionProps, serviceFunctionRole, serviceLogGroup, type ApiFunction } from './api-function';
+import { PROJECT_ROOT, ServiceFunction, serviceEnvironment, serviceFunctionProps, serviceFunctionRole, serviceLogGroup, type ApiFunction } from './api-function';
 import type { TableMap } from './data-tables';
 import { InvokeFunctionOnly } from './scheduled-jobs';
 import { stageRemovalPolicy } from './removal-policy';
@@ -71,11 +70,11 @@ export class WebhookDelivery extends Construct {
   public readonly retryStateMachine: sfn.StateMachine;
   public readonly retryLogGroup: logs.LogGroup;
   /** The domain stream's consumer: new events → deliveries. */
-  public readonly fanOut: NodejsFunction;
+  public readonly fanOut: ServiceFunction;
   /** The queue's consumer: one attempt per message. */
-  public readonly worker: NodejsFunction;
+  public readonly worker: ServiceFunction;
   /** Every minute: queues again the deliveries whose next attempt is overdue (lambdas/webhooks/delivery-sweeper.ts). */
-  public readonly sweeper: NodejsFunction;
+  public readonly sweeper: ServiceFunction;
   public readonly sweeperSchedule: scheduler.Schedule;
 
   constructor(scope: Construct, id: string, props: WebhookDeliveryProps) {
@@ -128,7 +127,7 @@ export class WebhookDelivery extends Construct {
 
     // Fan-out: the domain table's stream, filtered to new outbox events before Lambda is invoked.
     const fanOutLogs = serviceLogGroup(this, 'FanOutLogGroup', config);
-    this.fanOut = new NodejsFunction(this, 'FanOut', {
+    this.fanOut = new ServiceFunction(this, 'FanOut', {
       ...serviceFunctionProps(config, fanOutLogs, serviceFunctionRole(this, 'FanOutRole', fanOutLogs)),
       description: `partner-api ${config.stage}: webhook fan-out (new events → deliveries)`,
       entry: join(PROJECT_ROOT, 'lambdas', 'jobs', 'webhook-fanout', 'handler.ts'),
@@ -171,7 +170,7 @@ export class WebhookDelivery extends Construct {
 
     // Delivery worker: one attempt per message; a message it could not handle is reported alone.
     const workerLogs = serviceLogGroup(this, 'WorkerLogGroup', config);
-    this.worker = new NodejsFunction(this, 'Worker', {
+    this.worker = new ServiceFunction(this, 'Worker', {
       ...serviceFunctionProps(config, workerLogs, serviceFunctionRole(this, 'WorkerRole', workerLogs, serviceRoleName(config.stage, 'webhook-delivery'))),
       description: `partner-api ${config.stage}: webhook delivery worker (one attempt per message)`,
       entry: join(PROJECT_ROOT, 'lambdas', 'jobs', 'webhook-delivery', 'handler.ts'),
@@ -216,7 +215,7 @@ export class WebhookDelivery extends Construct {
     // Sweeper: the overdue entries of the due-deliveries index (Query on that index only), the delivery itself (GetItem),
     // its due time moved under a condition (UpdateItem), the attempt queued again.
     const sweeperLogs = serviceLogGroup(this, 'SweeperLogGroup', config);
-    this.sweeper = new NodejsFunction(this, 'Sweeper', {
+    this.sweeper = new ServiceFunction(this, 'Sweeper', {
       ...serviceFunctionProps(config, sweeperLogs, serviceFunctionRole(this, 'SweeperRole', sweeperLogs)),
       description: `partner-api ${config.stage}: webhook sweeper (overdue deliveries queued again)`,
       entry: join(PROJECT_ROOT, 'lambdas', 'jobs', 'webhook-sweeper', 'handler.ts'),

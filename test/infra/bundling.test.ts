@@ -1,15 +1,42 @@
 /**
- * The one test that bundles for real: the local esbuild produces a single
- * CommonJS file per function that carries the AWS SDK inside it.
+ * The one test that bundles for real: the local esbuild produces per function an ES module handler (`index.mjs`)
+ * and its chunks, the AWS SDK inside; the bundle loads and answers in a fresh Node 22 the way Lambda runs it.
  */
 import { describe, it, expect, afterAll } from 'vitest';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
+import { promisify } from 'node:util';
 import { ENDPOINT_GROUPS } from '../../lambdas/shared/http/routes';
+import { benchNode } from '../../bench/bundles';
+import { PROJECT_ROOT } from '../../lib/constructs/service-function';
 import { resources, synthStage } from './support';
 
 const OPTIONAL_SDK_MODULES = ['@aws-sdk/signature-v4-crt', '@aws-sdk/signature-v4a'];
+const run = promisify(execFile);
+
+/** The files a cold start loads: `entry` and what it imports statically (`import … from "./…"`, not `import("./…")`), transitively. */
+function staticClosure(assetDir: string, entry: string): Set<string> {
+  const loaded = new Set<string>();
+  const pending = [entry];
+  for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+    if (loaded.has(file)) continue;
+    loaded.add(file);
+    const code = readFileSync(join(assetDir, file), 'utf8');
+    for (const [, path] of code.matchAll(/(?:^|[;}\s])import\s*(?:[\w$\s{},*]+?from\s*)?["'](\.{1,2}\/[^"']+)["']/g)) {
+      pending.push(posix.normalize(posix.join(posix.dirname(file), path)));
+    }
+  }
+  return loaded;
+}
+
+/** Every JavaScript file of an asset, chunks included, with its text. */
+function assetScripts(assetDir: string): Array<[string, string]> {
+  return readdirSync(assetDir, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.mjs'))
+    .map((file) => [file, readFileSync(join(assetDir, file), 'utf8')]);
+}
 const outdir = mkdtempSync(join(tmpdir(), 'partner-api-bundle-'));
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 /** The stage bundled into `outdir`, once for the file (each synthesis runs esbuild for every function). */
@@ -17,7 +44,7 @@ let bundled: ReturnType<typeof synthStage> | undefined;
 const bundledStage = () => (bundled ??= synthStage({ stage: 'prbundle', bundle: true, outdir }));
 
 describe('function bundling', () => {
-  it('bundles each handler (and the scheduled job) with local esbuild into minified CJS with a source map and the AWS SDK inside', () => {
+  it('bundles each handler (and the jobs) with local esbuild into minified ES module chunks with source maps and the AWS SDK inside', () => {
     // Act
     const { statelessTemplate } = bundledStage();
 
@@ -26,15 +53,19 @@ describe('function bundling', () => {
     // One per endpoint group, the two scheduled jobs, the webhook fan-out, delivery worker and sweeper.
     expect(functions).toHaveLength(ENDPOINT_GROUPS.length + 5);
     for (const fn of functions) {
+      expect(fn.Properties.Handler).toBe('index.handler');
       const assetDir = join(outdir, String(fn.Metadata?.['aws:asset:path']));
-      expect(readdirSync(assetDir).sort()).toEqual(['index.js', 'index.js.map']);
-      const code = readFileSync(join(assetDir, 'index.js'), 'utf8');
-      expect(code.includes('module.exports')).toBe(true);
-      expect(code.includes('sourceMappingURL=index.js.map')).toBe(true);
-      // The SDK is inside the bundle; only the optional SigV4a signers (loaded in a try/catch, unused here) stay bare requires.
-      const externalSdk = new Set([...code.matchAll(/require\(["'](@aws-sdk\/[^"']+)["']\)/g)].map((m) => m[1]));
-      expect([...externalSdk].filter((name) => !OPTIONAL_SDK_MODULES.includes(name))).toEqual([]);
-      expect(code.includes('DynamoDBClient')).toBe(true);
+      expect(readdirSync(assetDir).sort()).toEqual(['chunks', 'index.mjs', 'index.mjs.map']);
+      const scripts = assetScripts(assetDir);
+      const entry = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
+      expect(entry).toMatch(/export\{[^}]*as handler[^}]*\}/);
+      for (const [file, code] of scripts) {
+        expect(code.includes(`sourceMappingURL=${file.split('/').pop()}.map`), file).toBe(true);
+        // The SDK is inside the bundle; only the optional SigV4a signers (loaded in a try/catch, unused here) stay bare.
+        const externalSdk = new Set([...code.matchAll(/(?:require\(|from ?)["'](@aws-sdk\/[^"']+)["']/g)].map((m) => m[1]));
+        expect([...externalSdk].filter((name) => !OPTIONAL_SDK_MODULES.includes(name)), file).toEqual([]);
+      }
+      expect(scripts.some(([, code]) => code.includes('DynamoDBClient'))).toBe(true);
     }
     // esbuild runs once per function (13 of them), each through npx: more than the default 30 s on a busy machine.
   }, 600_000);
@@ -53,7 +84,7 @@ describe('function bundling', () => {
     expect(codeKeys(deeper.statelessTemplate)).toEqual(codeKeys(shallow.statelessTemplate));
     // Because each source map names its sources from the project root, never from the assembly's folder.
     for (const fn of Object.values(resources(deeper.statelessTemplate, 'AWS::Lambda::Function'))) {
-      const map = JSON.parse(readFileSync(join(outdir, 'nested', 'deeper', String(fn.Metadata?.['aws:asset:path']), 'index.js.map'), 'utf8')) as { sources: string[] };
+      const map = JSON.parse(readFileSync(join(outdir, 'nested', 'deeper', String(fn.Metadata?.['aws:asset:path']), 'index.mjs.map'), 'utf8')) as { sources: string[] };
       expect(map.sources.filter((source) => source.startsWith('..') || source.startsWith('/'))).toEqual([]);
       expect(map.sources.some((source) => source.startsWith('lambdas/'))).toBe(true);
     }
@@ -66,7 +97,11 @@ describe('function bundling', () => {
     // Assess
     const contractsByGroup: Record<string, string[]> = {};
     for (const fn of Object.values(resources(statelessTemplate, 'AWS::Lambda::Function'))) {
-      const map = JSON.parse(readFileSync(join(outdir, String(fn.Metadata?.['aws:asset:path']), 'index.js.map'), 'utf8')) as { sources: string[] };
+      const assetDir = join(outdir, String(fn.Metadata?.['aws:asset:path']));
+      const mapFiles = readdirSync(assetDir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.map'));
+      // Named from the project root whatever the map's folder (a chunk's map names `../lambdas/…`).
+      const sources = mapFiles.flatMap((file) => (JSON.parse(readFileSync(join(assetDir, file), 'utf8')) as { sources: string[] }).sources.map((source) => source.replace(/^\.\.\//, '')));
+      const map = { sources: [...new Set(sources)] };
       expect(map.sources.filter((source) => source.startsWith('lambdas/service/'))).toEqual([]);
       const entry = map.sources.find((source) => /^lambdas\/[a-z-]+\/handler\.ts$/.test(source));
       if (entry) contractsByGroup[entry.split('/')[1]] = map.sources.filter((source) => source.endsWith('-contracts.ts')).sort();
@@ -83,5 +118,61 @@ describe('function bundling', () => {
       settings: ['lambdas/settings/settings-contracts.ts'],
       webhooks: ['lambdas/webhooks/webhook-contracts.ts'],
     });
+  }, 600_000);
+
+  it('loads every bundle in a fresh Node 22 as Lambda does, and the system function answers GET /health with the tracer loaded', async () => {
+    // Prepare
+    const { statelessTemplate } = bundledStage();
+    const node = benchNode(PROJECT_ROOT);
+    const probe = join(PROJECT_ROOT, 'test', 'infra', 'fixtures', 'invoke-bundle.mjs');
+    const functions = Object.values(resources(statelessTemplate, 'AWS::Lambda::Function'));
+    const entryOf = (fn: (typeof functions)[number]) => join(outdir, String(fn.Metadata?.['aws:asset:path']), 'index.mjs');
+    const deployed = { ...process.env, NODE_OPTIONS: '--enable-source-maps' };
+
+    // Act: each bundle imported (its static chunks, the createRequire banner's requires of CommonJS packages).
+    for (const fn of functions) {
+      const { stdout } = await run(node, [probe, entryOf(fn)], { env: deployed });
+      expect(stdout.trim().split('\n').pop()).toBe('loaded');
+    }
+    // Act: the system function invoked inside a Lambda-like environment, so its first invocation imports the tracer's chunk
+    // (Powertools Tracer and the X-Ray SDK, CommonJS inside an ES module bundle).
+    const system = functions.find((fn) => String(fn.Properties.Description).endsWith(': system endpoints'));
+    if (!system) throw new Error('no system function in the template');
+    const event = {
+      httpMethod: 'GET',
+      path: '/v1/health',
+      resource: '/health',
+      headers: { Host: 'api.example.com' },
+      multiValueHeaders: { Host: ['api.example.com'] },
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      pathParameters: null,
+      body: null,
+      isBase64Encoded: false,
+      requestContext: { requestId: 'bundle-test-request', stage: 'v1', identity: { sourceIp: '127.0.0.1' }, requestTimeEpoch: Date.now(), path: '/v1/health', resourcePath: '/health', httpMethod: 'GET' },
+    };
+    const lambdaLike = {
+      ...deployed,
+      AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+      AWS_LAMBDA_FUNCTION_NAME: 'partner-api-bundle-test',
+      AWS_REGION: 'us-east-1',
+      POWERTOOLS_TRACE_ENABLED: 'true',
+      _X_AMZN_TRACE_ID: 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1',
+      AWS_XRAY_CONTEXT_MISSING: 'IGNORE_ERROR',
+      API_SURFACE: 'partner',
+    };
+    const { stdout } = await run(node, [probe, entryOf(system), JSON.stringify(event)], { env: lambdaLike });
+
+    // Assess
+    const result = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { statusCode: number; body: string };
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body)).toMatchObject({ ok: true, data: { status: 'ok', version: 'v1' } });
+    // The X-Ray SDK's chunk is loaded by that invocation only: it is not the handler's file.
+    const assetDir = join(outdir, String(system.Metadata?.['aws:asset:path']));
+    const tracerChunks = assetScripts(assetDir).filter(([, code]) => code.includes('AWS_XRAY_DAEMON_ADDRESS'));
+    expect(tracerChunks.length).toBeGreaterThan(0);
+    const coldStart = staticClosure(assetDir, 'index.mjs');
+    expect(coldStart.size).toBeGreaterThan(3);
+    expect(tracerChunks.map(([file]) => file).filter((file) => coldStart.has(file))).toEqual([]);
   }, 600_000);
 });

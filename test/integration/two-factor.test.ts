@@ -121,7 +121,7 @@ describe('seeds at rest', () => {
 
   it('stored in clear before sealing still work', async () => {
     const { email, account_id } = await account();
-    const legacy = newTwoFactorSecret();
+    const legacy = await newTwoFactorSecret();
     await stack.client.send(
       new UpdateCommand({ TableName: stack.tables.access, Key: signInKey(account_id), UpdateExpression: 'SET two_factor_secret = :s', ExpressionAttributeValues: { ':s': legacy } }),
     );

@@ -30,6 +30,7 @@ import { logger } from '../observability/logger';
 import { METRICS, statusClass } from '../observability/metric-catalog';
 import { recordMetric } from '../observability/metrics';
 import { currentRequestScope, dynamoFigures, runInRequestScope } from '../observability/request-scope';
+import { loadOnce } from '../load-once';
 import { sharedPlatform, type Platform } from '../platform';
 import { normalizeEvent, type ApiEvent } from './api-event';
 import { errorResponse, errorResponseFor, pageResponse } from './envelope';
@@ -91,6 +92,15 @@ export interface OperationResult {
 
 /** A route's operation; a surface's operations may take more than the shared input (a session, a proof of possession). */
 export type Operation<I extends OperationInput = OperationInput> = (input: I) => Promise<OperationResult>;
+
+/**
+ * A route's operation whose module loads on the route's first call, not at a cold start: for a route with code of its
+ * own that no other route of the function uses (a page's markup and script). Imported once per container.
+ */
+export function lazyOperation<I extends OperationInput>(load: () => Promise<Operation<I>>): Operation<I> {
+  const operation = loadOnce(load);
+  return async (input) => (await operation())(input);
+}
 
 /** What the steps learn about a request, for the later steps and the envelope. */
 export interface PipelineState {

@@ -18,7 +18,7 @@ describe('two-factor seeds with KMS', () => {
     // Prepare
     kms.on(EncryptCommand).resolves({ CiphertextBlob: Buffer.from('cipher') });
     kms.on(DecryptCommand).resolves({ Plaintext: Buffer.from('JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP') });
-    const seeds = new TwoFactorSeeds(() => new KmsSealer(new KMSClient({ region: 'eu-west-1' }), KEY));
+    const seeds = new TwoFactorSeeds(() => new KmsSealer(KEY, new KMSClient({ region: 'eu-west-1' })));
 
     // Act
     const sealed = await seeds.seal('acc_1', 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP');
