@@ -428,6 +428,32 @@ export function claimComparison(rows: readonly LatencyResult[]): ClaimComparison
   return results;
 }
 
+/**
+ * The HTTP path's own time (scenarios/http-path.ts), per concurrency: GET /me through the front against GET /me in
+ * process (the front's share) and against the admission in process (quota-peers `service`: the pipeline's share), with
+ * GET /health through the front beside them. Target: GET /me through the front within 1 ms of the admission in process.
+ */
+export function httpPathNotes(rows: readonly LatencyRow[]): string[] {
+  const find = (scenario: string, variant: string, concurrency: number) => rows.find((r) => r.scenario === scenario && r.variant === variant && r.concurrency === concurrency);
+  const notes: string[] = [];
+  for (const concurrency of [...new Set(rows.filter((r) => r.scenario === 'http-path').map((r) => r.concurrency))]) {
+    const front = find('get-me', 'warm', concurrency);
+    const inProcess = find('http-path', 'GET /me in process, org key', concurrency);
+    const admission = find('quota-peers', 'service', concurrency);
+    const health = find('http-path', 'GET /health through the front', concurrency);
+    if (!front || !inProcess || !health) continue;
+    const ms = (value: number) => `${value.toFixed(2)} ms`;
+    const over = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(2)} ms`;
+    notes.push(
+      `HTTP path at ${concurrency} client${concurrency === 1 ? '' : 's'} (p50): GET /me through the front ${ms(front.p50_ms)}, in process ${ms(inProcess.p50_ms)} ` +
+        `(front ${over(front.p50_ms - inProcess.p50_ms)})` +
+        (admission ? `, admission in process ${ms(admission.p50_ms)} (GET /me through the front ${over(front.p50_ms - admission.p50_ms)}; target ≤ +1 ms)` : '') +
+        `; GET /health through the front ${ms(health.p50_ms)}.`,
+    );
+  }
+  return notes;
+}
+
 /** Lambda gives a function one vCPU at 1,769 MB and a share in proportion below it (the memory page of the Lambda guide). */
 export const LAMBDA_MB_PER_VCPU = 1769;
 

@@ -27,6 +27,7 @@ import { benchHandlers, benchPlatform, latencyLimits } from './platform';
 import {
   admissionTargets,
   bundleTable,
+  httpPathNotes,
   claimComparison,
   claimNotes,
   claimTable,
@@ -190,6 +191,7 @@ async function main(): Promise<void> {
     'raw rows: one untimed probe. Every authenticated request is admitted: one conditional UpdateItem per principal item, in parallel;',
     'quotas raised out of reach for these rows (same policies, same writes) and edge protection off, so the load is admitted.',
     latencyTable(latency),
+    ...httpPathNotes(latency),
     '',
     `Record list on an organization with ${plan.listRecords.toLocaleString('en')} records, limit 20, one client: a deep page (a cursor 90% into the traversal) against the first,`,
     'and the items each page reads (an untimed probe of the same Query) against the records it returns. Targets: deep ≤1.2× first; a single filter reads ≤2× what it returns.',

@@ -20,6 +20,7 @@ import type { Platform } from '../../lambdas/shared/platform';
 import { KeepAliveClient } from '../http-client';
 import { runLoad } from '../load';
 import { benchHandlers, benchPlatform, latencyLimits } from '../platform';
+import { lambdaContext, proxyEvent } from '../../test/unit/support/api-gateway-event';
 
 const N = Number(process.env.N ?? 1500);
 const WARMUP = 300;
@@ -35,7 +36,8 @@ async function main(): Promise<void> {
   const dynamo = await startDynamoLocal();
   let platform: Platform | undefined;
   const getPlatform = () => (platform ??= benchPlatform(latencyLimits()));
-  const stack = await startLocalStack({ dynamoEndpoint: dynamo.endpoint, tablePrefix: 'profile', handlers: benchHandlers(getPlatform), edgeProtection: false, scheduledJobs: false, webhooks: false });
+  const handlers = benchHandlers(getPlatform);
+  const stack = await startLocalStack({ dynamoEndpoint: dynamo.endpoint, tablePrefix: 'profile', handlers, edgeProtection: false, scheduledJobs: false, webhooks: false });
   try {
     const javaPid = Number(execSync(`pgrep -f '^java .*DynamoDBLocal.jar -port ${dynamo.port}'`).toString().trim().split('\n')[0]);
     const seedClient = localDocumentClient(stack.dynamoEndpoint);
@@ -90,6 +92,15 @@ async function main(): Promise<void> {
         };
       };
       const rawWrites = await phase(() => Promise.all(floor.map((command) => raw.send(command))));
+      // The identity handler called in this process with the event the front would build: GET /me without HTTP and the front.
+      const inProcess = await phase(async () => {
+        const answer = await handlers.identity(proxyEvent({ method: 'GET', path: '/me', resource: '/me', headers }), lambdaContext('partner-api-identity'));
+        if (answer.statusCode !== 200) throw new Error(`GET /me in process answered ${answer.statusCode}`);
+      });
+      const health = await phase(async () => {
+        const answer = await client.get('/health', {});
+        if (answer.status !== 200) throw new Error(`GET /health answered ${answer.status}`);
+      });
       const me = await phase(async () => {
         span.open = false;
         const answer = await client.get('/me', headers);
@@ -102,6 +113,8 @@ async function main(): Promise<void> {
           concurrency,
           raw_parallel_writes: rawWrites,
           get_me: me,
+          get_me_in_process: inProcess,
+          health,
           ratio: Number((me.p50_ms / rawWrites.p50_ms).toFixed(2)),
           ...(spans.length ? { handler_dynamodb_span_p50_ms: Number(p50(spans).toFixed(2)) } : {}),
         }),

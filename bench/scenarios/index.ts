@@ -13,6 +13,7 @@ import { entitlementSummary } from './entitlement-summary';
 import { getMe, getMePersonalKey } from './get-me';
 import { getMeReplay } from './get-me-replay';
 import { hotOrganization } from './hot-organization';
+import { httpPath } from './http-path';
 import { invitationClaim } from './invitation-claim';
 import { invitationCreate } from './invitation-create';
 import { invitationPeers } from './invitation-peers';
@@ -22,4 +23,4 @@ import { recordLookup } from './record-lookup';
 import { settingsView } from './settings-view';
 import { webhookDelivery } from './webhook-delivery';
 
-export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMeReplay, getMe, getMePersonalKey, clientGetMe, recordLookup, entitlementSummary, recordList, invitationCreate, invitationPeers, quotaPeers, invitationClaim, settingsView, endpointCosts, webhookDelivery, hotOrganization, bundles];
+export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMeReplay, getMe, getMePersonalKey, httpPath, clientGetMe, recordLookup, entitlementSummary, recordList, invitationCreate, invitationPeers, quotaPeers, invitationClaim, settingsView, endpointCosts, webhookDelivery, hotOrganization, bundles];
