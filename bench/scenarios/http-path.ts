@@ -11,59 +11,16 @@
  * pipeline's. Report: bench/report.ts httpPathNotes.
  */
 import { randomUUID } from 'node:crypto';
-import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { KeepAliveClient } from '../http-client';
 import { runLoad } from '../load';
 import { benchHandlers } from '../platform';
 import { defineScenario, type LatencyRow } from '../scenario';
 import { summarizeLatency } from '../stats';
+import { lambdaContext, proxyEvent } from '../../test/unit/support/api-gateway-event';
 
 export const HTTP_PATH_SCENARIO = 'http-path';
 export const HEALTH_VARIANT = 'GET /health through the front';
 export const ME_IN_PROCESS_VARIANT = 'GET /me in process, org key';
-
-/** The event API Gateway (and the local front) hands the identity function for GET /me. */
-function meEvent(authorization: string): APIGatewayProxyEvent {
-  const requestId = randomUUID();
-  return {
-    httpMethod: 'GET',
-    path: '/me',
-    resource: '/me',
-    headers: { Authorization: authorization, Host: '127.0.0.1' },
-    multiValueHeaders: { Authorization: [authorization], Host: ['127.0.0.1'] },
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: null,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: {
-      requestId,
-      stage: 'v1',
-      path: '/v1/me',
-      resourcePath: '/me',
-      httpMethod: 'GET',
-      requestTimeEpoch: Date.now(),
-      identity: { sourceIp: '127.0.0.1' },
-    } as APIGatewayProxyEvent['requestContext'],
-  };
-}
-
-/** A fresh context per invocation, as Lambda gives (the pipeline keeps its state on it). */
-const lambdaContext = (): Context => ({
-  callbackWaitsForEmptyEventLoop: false,
-  functionName: 'partner-api-bench-identity',
-  functionVersion: '$LATEST',
-  invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:partner-api-bench-identity',
-  memoryLimitInMB: '512',
-  awsRequestId: 'bench',
-  logGroupName: '/aws/lambda/partner-api-bench-identity',
-  logStreamName: 'bench',
-  getRemainingTimeInMillis: () => 10_000,
-  done: () => undefined,
-  fail: () => undefined,
-  succeed: () => undefined,
-});
 
 export const httpPath = defineScenario({
   name: HTTP_PATH_SCENARIO,
@@ -97,7 +54,9 @@ export const httpPath = defineScenario({
         warmup: plan.warmupRequests,
         requests: plan.measuredRequests,
         operation: async () => {
-          const answer = await identity(meEvent(authorization), lambdaContext());
+          const event = proxyEvent({ method: 'GET', path: '/me', headers: { Authorization: authorization }, requestId: randomUUID() });
+          // A fresh context per invocation, as Lambda gives (the pipeline keeps its state on it).
+          const answer = await identity(event, lambdaContext('partner-api-bench-identity'));
           if (answer.statusCode !== 200) throw new Error(`GET /me in process answered ${answer.statusCode}: ${answer.body}`);
         },
       });
