@@ -20,11 +20,11 @@
  * counted (WebhookDeliveries), whoever ends it: the worker, the settings API
  * or the back office.
  */
+import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { METRICS } from '../shared/observability/metric-catalog';
 import { recordMetric } from '../shared/observability/metrics';
-import { isConditionFailure } from '../shared/storage/conditions';
+import { conditionOldImage, isConditionFailure } from '../shared/storage/conditions';
 import { eventBody, type EventEnvelope } from '../outbox/outbox';
 import { MAX_ATTEMPTS } from './delivery-schedule';
 import {
@@ -111,8 +111,7 @@ export class Deliveries {
       return { item, created: true, queueFirst: true };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
-      const raw = (error as { Item?: Parameters<typeof unmarshall>[0] }).Item;
-      const old = (raw ? unmarshall(raw) : await this.get(webhookId, item.delivery_id)) as DeliveryItem | undefined;
+      const old = (conditionOldImage(error) ?? (await this.get(webhookId, item.delivery_id))) as DeliveryItem | undefined;
       if (!old) throw error;
       // Queued twice at worst: the worker's claim takes each attempt once.
       return { item: old, created: false, queueFirst: old.status === 'pending' && old.attempts === 0 && old.generation === 0 };
@@ -187,14 +186,14 @@ export class Deliveries {
    * Take attempt `attempt` of cycle `generation`: from pending/retrying after attempt - 1, or over a
    * worker presumed dead. False when another took it, or the delivery moved on.
    */
-  async claim(webhookId: string, deliveryId: string, attempt: number, generation: number): Promise<boolean> {
+  async claim(webhookId: string, deliveryId: string, attempt: number, generation: number, claimId: string = randomUUID()): Promise<boolean> {
     const now = this.clock();
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.table,
           Key: deliveryKey(webhookId, deliveryId),
-          UpdateExpression: 'SET #status = :attempting, attempts = :attempt, attempt_deadline = :deadline, last_attempt_at = :at, updated_at = :at REMOVE next_attempt_at',
+          UpdateExpression: 'SET #status = :attempting, attempts = :attempt, attempt_deadline = :deadline, claim_id = :claim, last_attempt_at = :at, updated_at = :at REMOVE next_attempt_at',
           ConditionExpression:
             'generation = :generation AND expires_at > :nowMs AND ((#status IN (:pending, :retrying) AND attempts = :previous) OR (#status = :attempting AND attempts = :attempt AND attempt_deadline < :nowMs))',
           ExpressionAttributeNames: { '#status': 'status' },
@@ -204,20 +203,36 @@ export class Deliveries {
             ':previous': attempt - 1,
             ':generation': generation,
             ':deadline': now.getTime() + this.leaseMs,
+            ':claim': claimId,
             ':nowMs': now.getTime(),
             ':at': now.toISOString(),
           },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       return true;
     } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
+      if (!isConditionFailure(error)) throw error;
+      // This claim's own first try, whose answer was lost (a timeout the SDK retried), was applied: the attempt is ours.
+      // Refused instead, the worker would drop the message and leave the delivery attempting until the sweeper.
+      const old = conditionOldImage(error) as Partial<DeliveryItem> | undefined;
+      return old?.claim_id === claimId && old.status === 'attempting' && old.attempts === attempt && old.generation === generation;
     }
   }
 
-  /** Record the outcome of the attempt this worker claimed; returns the new status (undefined if the delivery moved on meanwhile, e.g. cancelled). */
-  async record(webhookId: string, deliveryId: string, attempt: number, generation: number, result: AttemptResult, nextAttemptAt?: Date): Promise<DeliveryItem['status'] | undefined> {
+  /**
+   * Record the outcome of the attempt this worker claimed (`claimId`: its claim's, when it has one); returns the new
+   * status (undefined if the delivery moved on meanwhile, e.g. cancelled).
+   */
+  async record(
+    webhookId: string,
+    deliveryId: string,
+    attempt: number,
+    generation: number,
+    result: AttemptResult,
+    nextAttemptAt?: Date,
+    claimId?: string,
+  ): Promise<DeliveryItem['status'] | undefined> {
     const now = this.clock().toISOString();
     const status: DeliveryItem['status'] = result.delivered ? 'delivered' : attempt >= MAX_ATTEMPTS ? 'failed' : 'retrying';
     const sets = ['#status = :status', 'updated_at = :at'];
@@ -250,14 +265,19 @@ export class Deliveries {
           ConditionExpression: '#status = :attempting AND attempts = :attempt AND generation = :generation',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: values,
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
-      if (status !== 'retrying') recordMetric(METRICS.webhookDeliveries, { outcome: status });
-      return status;
     } catch (error) {
-      if (isConditionFailure(error)) return undefined;
-      throw error;
+      if (!isConditionFailure(error)) throw error;
+      // This record's own first try, whose answer was lost (a timeout the SDK retried), was applied: the outcome is
+      // recorded. Taken for "moved on", a retrying delivery's next attempt would not be queued until the sweeper.
+      const old = conditionOldImage(error) as Partial<DeliveryItem> | undefined;
+      const ownEarlierTry = claimId !== undefined && old?.claim_id === claimId && old.attempts === attempt && old.generation === generation && old.status === status;
+      if (!ownEarlierTry) return undefined;
     }
+    if (status !== 'retrying') recordMetric(METRICS.webhookDeliveries, { outcome: status });
+    return status;
   }
 
   /**

@@ -22,6 +22,7 @@
  * number (WebhookAttempts); the deliveries that end are counted where their
  * record ends (deliveries.ts).
  */
+import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { ApiError } from '../shared/errors';
 import { decide, decisionDepsOf, planHolderItems } from '../shared/limits/admission';
@@ -177,12 +178,13 @@ export async function attemptDelivery(message: DeliveryMessage, services: Webhoo
   try {
     // Set before the claim: a claim whose answer is lost may have been made, and its message must wait out the lease.
     progress.claimedUntil = platform.clock().getTime() + runtime.attemptLeaseMs;
-    if (!(await deliveries.claim(message.webhook_id, message.delivery_id, k, message.generation))) return 'duplicate';
+    const claimId = randomUUID();
+    if (!(await deliveries.claim(message.webhook_id, message.delivery_id, k, message.generation, claimId))) return 'duplicate';
     const secret = await services.secretOf(found.item);
     const result = deliveryResult(await post(runtime, { url: found.item.url, secret }, delivery.event_id, delivery.body, platform.clock()));
     const route = result.delivered ? undefined : nextAttemptRoute(k, runtime.waitScale);
     const nextAt = route ? new Date(platform.clock().getTime() + 1000 * (route.via === 'queue' ? route.delaySeconds : route.waitSeconds)) : undefined;
-    const status = await deliveries.record(message.webhook_id, message.delivery_id, k, message.generation, result, nextAt);
+    const status = await deliveries.record(message.webhook_id, message.delivery_id, k, message.generation, result, nextAt, claimId);
     // The attempt is no longer held: a message back after a later failure finds it recorded (and queues what follows).
     progress.claimedUntil = undefined;
     if (status === 'retrying') await scheduleNext(message, k, services);

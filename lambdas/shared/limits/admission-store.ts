@@ -23,9 +23,8 @@
  * admit a request beyond the limit (docs/limits.md).
  */
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ApiError } from '../errors';
-import { isConditionFailure } from '../storage/conditions';
+import { conditionOldImage, isConditionFailure } from '../storage/conditions';
 import { UNAVAILABLE_HEADERS } from './rate-limit-headers';
 
 export interface ItemKey {
@@ -113,12 +112,6 @@ export class QuotaStoreUnavailable extends ApiError {
   }
 }
 
-
-function oldImage(error: unknown): Record<string, unknown> | undefined {
-  const item = (error as { Item?: Parameters<typeof unmarshall>[0] }).Item;
-  // The document client does not unmarshall the old image carried by the exception.
-  return item ? unmarshall(item) : undefined;
-}
 
 /** Attribute stamped with the id of the last admission / compensation applied to an item. */
 export const ADMISSION_STAMP = 'adm';
@@ -254,7 +247,7 @@ export class AdmissionStore {
     } catch (error) {
       if ((error as { name?: string } | undefined)?.name === 'TransactionConflictException') return { ok: false, conflict: true };
       if (!isConditionFailure(error)) throw new QuotaStoreUnavailable(error);
-      const old = oldImage(error);
+      const old = conditionOldImage(error);
       // Our own earlier attempt (timed out, retried by the SDK) was applied: admitted, once.
       if (old?.[ADMISSION_STAMP] === plan.admissionId) return { ok: true, counts: countsOf(plan, old) };
       return { ok: false, old };
@@ -299,7 +292,7 @@ export class AdmissionStore {
         return;
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
-        const old = oldImage(error) ?? {};
+        const old = conditionOldImage(error) ?? {};
         // A retry of our own compensation, already applied.
         if (old[COMPENSATION_STAMP] === plan.admissionId) return;
         counters = counters.filter((c) => {

@@ -3,6 +3,7 @@
  * conditional write (admission counters, claims, idempotency records,
  * identity read-modify-writes) decides retry-or-refuse with these.
  */
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 
 interface CancellationReason {
   readonly Code?: string;
@@ -19,6 +20,15 @@ const nameOf = (error: unknown) => (error as { name?: string } | undefined)?.nam
  * name, not class: the document client and the low-level client may come
  * from different copies of the SDK.
  */
+/**
+ * The item as it was when a write's condition failed (a write sent with ReturnValuesOnConditionCheckFailure:
+ * ALL_OLD), unmarshalled: the document client leaves the exception's old image as DynamoDB attribute values.
+ */
+export function conditionOldImage(error: unknown): Record<string, unknown> | undefined {
+  const item = (error as { Item?: Parameters<typeof unmarshall>[0] } | undefined)?.Item;
+  return item ? unmarshall(item) : undefined;
+}
+
 export function isConditionFailure(error: unknown): boolean {
   if (nameOf(error) === 'ConditionalCheckFailedException') return true;
   return nameOf(error) === 'TransactionCanceledException' && reasonsOf(error).some((r) => r.Code === 'ConditionalCheckFailed');
