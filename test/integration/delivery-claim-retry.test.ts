@@ -9,10 +9,10 @@
  * answer, and the SDK retries the same request.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newEventId, type EventEnvelope } from '../../lambdas/outbox/outbox';
 import { Deliveries } from '../../lambdas/webhooks/deliveries';
 import { newWebhookId } from '../../lambdas/webhooks/webhook-items';
 import { localDocumentClient } from '../../local/local-stack';
+import { recordEventOf } from '../support/outbox-event';
 import { startTestStack, type TestStack } from '../support/test-stack';
 
 let stack: TestStack;
@@ -42,14 +42,7 @@ function answerLostClient(matches: (input: Record<string, unknown>) => boolean) 
   return { client, arm: (count = 1) => void (armed = count), lost: () => lost };
 }
 
-const eventOf = (partnerId: string, at: Date): EventEnvelope => ({
-  id: newEventId(at),
-  type: 'record.created',
-  api_version: 'v1',
-  partner_id: partnerId,
-  created_at: at.toISOString(),
-  data: { record_id: 'rec_claim_retry' },
-});
+const eventOf = (partnerId: string, at: Date) => recordEventOf(partnerId, at, 'rec_claim_retry');
 
 async function newDelivery(deliveries: Deliveries) {
   const webhookId = newWebhookId();

@@ -6,12 +6,12 @@
  * queue an attempt once. The queue here records what it is given.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newEventId, type EventEnvelope } from '../../lambdas/outbox/outbox';
 import { Deliveries } from '../../lambdas/webhooks/deliveries';
 import type { DeliveryMessage } from '../../lambdas/webhooks/delivery-schedule';
 import { sweepDeliveries } from '../../lambdas/webhooks/delivery-sweeper';
 import { newWebhookId } from '../../lambdas/webhooks/webhook-items';
 import type { DeliveryQueue } from '../../lambdas/webhooks/webhook-runtime';
+import { recordEventOf } from '../support/outbox-event';
 import { startTestStack, type TestStack } from '../support/test-stack';
 
 let stack: TestStack;
@@ -33,14 +33,7 @@ function world(start = Date.now()) {
   return { deliveries, sent, sweep, advance: (ms: number) => (now += ms), now: () => now };
 }
 
-const eventOf = (partnerId: string, at: Date): EventEnvelope => ({
-  id: newEventId(at),
-  type: 'record.created',
-  api_version: 'v1',
-  partner_id: partnerId,
-  created_at: at.toISOString(),
-  data: { record_id: 'rec_swept' },
-});
+const eventOf = (partnerId: string, at: Date) => recordEventOf(partnerId, at, 'rec_swept');
 
 /** A delivery record as the fan-out leaves it when it stops before queuing the first attempt. */
 async function strandedDelivery(w: ReturnType<typeof world>) {
