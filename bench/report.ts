@@ -4,6 +4,7 @@
  */
 import type { BundleRow, DynamoPerRequest, EndpointCostRow, LatencyRow, QuotaPeerBurstRow, QuotaPeerFigures, QuotaRow, Row, WebhookRow } from './scenario';
 import { round } from './stats';
+import { HTTP_PATH_KINDS, HTTP_PATH_SCENARIO, type HttpPathKind } from './scenarios/http-path-kinds';
 
 export interface LatencyResult extends LatencyRow {
   /** This row's figures divided by its baseline row's (same concurrency, same run). */
@@ -434,14 +435,11 @@ export function claimComparison(rows: readonly LatencyResult[]): ClaimComparison
  * with GET /health through the front beside them. Target: GET /me through the front within 1 ms of the admission.
  */
 export function httpPathNotes(rows: readonly LatencyRow[]): string[] {
-  const path = rows.filter((r) => r.scenario === 'http-path');
-  const p50 = (variant: string, concurrency: number) => path.find((r) => r.variant === variant && r.concurrency === concurrency)?.p50_ms;
+  const path = rows.filter((r) => r.scenario === HTTP_PATH_SCENARIO);
+  const p50 = (variant: HttpPathKind, concurrency: number) => path.find((r) => r.variant === variant && r.concurrency === concurrency)?.p50_ms;
   const notes: string[] = [];
   for (const concurrency of [...new Set(path.map((r) => r.concurrency))]) {
-    const front = p50('GET /me through the front', concurrency);
-    const inProcess = p50('GET /me in process', concurrency);
-    const admission = p50('admission in process', concurrency);
-    const health = p50('GET /health through the front', concurrency);
+    const [front, inProcess, admission, health] = HTTP_PATH_KINDS.map((kind) => p50(kind, concurrency));
     if (front === undefined || inProcess === undefined || admission === undefined || health === undefined) continue;
     const ms = (value: number) => `${value.toFixed(2)} ms`;
     const over = (value: number) => `${value >= 0 ? '+' : ''}${value.toFixed(2)} ms`;

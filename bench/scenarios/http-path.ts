@@ -23,11 +23,9 @@ import { runLoad } from '../load';
 import { benchHandlers } from '../platform';
 import { defineScenario, type LatencyRow } from '../scenario';
 import { summarizeLatency } from '../stats';
+import { HTTP_PATH_KINDS, HTTP_PATH_SCENARIO, type HttpPathKind } from './http-path-kinds';
 import { lambdaContext, proxyEvent } from '../../test/unit/support/api-gateway-event';
 
-export const HTTP_PATH_SCENARIO = 'http-path';
-export const HTTP_PATH_KINDS = ['GET /me through the front', 'GET /me in process', 'admission in process', 'GET /health through the front'] as const;
-export type HttpPathKind = (typeof HTTP_PATH_KINDS)[number];
 
 export const httpPath = defineScenario({
   name: HTTP_PATH_SCENARIO,

@@ -16,3 +16,11 @@ export function loadOnce<T>(load: () => Promise<T>): () => Promise<T> {
     return loading;
   };
 }
+
+/** An AWS client's module and the container's client built from it, both on first use (see loadOnce). */
+export function loadClientOnce<M, C>(load: () => Promise<M>, build: (module: M) => C): () => Promise<{ module: M; client: C }> {
+  return loadOnce(async () => {
+    const module = await load();
+    return { module, client: build(module) };
+  });
+}

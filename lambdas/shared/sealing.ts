@@ -8,7 +8,7 @@
  * Used for webhook callbacks' signing secrets (lambdas/webhooks) and TOTP seeds (lambdas/back-office).
  */
 import type { KMSClient } from '@aws-sdk/client-kms';
-import { loadOnce } from './load-once';
+import { loadClientOnce } from './load-once';
 import { traceAwsClient } from './observability/tracer';
 import { perPlatform, sharedPlatform, type Platform } from './platform';
 
@@ -24,10 +24,10 @@ export interface Sealer {
 export const SEALING_KEY_ENV = 'SEALING_KEY_ARN';
 
 /** The KMS client's module, loaded on the first seal or open (not at a cold start); the container's client traced. */
-const kmsModule = loadOnce(async () => {
-  const module = await import('@aws-sdk/client-kms');
-  return { module, client: traceAwsClient(new module.KMSClient({})) };
-});
+const kmsModule = loadClientOnce(
+  () => import('@aws-sdk/client-kms'),
+  (module) => traceAwsClient(new module.KMSClient({})),
+);
 
 export class KmsSealer implements Sealer {
   constructor(

@@ -21,7 +21,7 @@
  * to use it; and where an ARN is set, the ARN wins.
  */
 import type { GetSecretValueCommandOutput, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { loadOnce } from './load-once';
+import { loadClientOnce } from './load-once';
 import { secretArnEnvName, type SecretId } from './secret-names';
 
 export type { SecretId };
@@ -62,15 +62,11 @@ export class SecretNotConfigured extends Error {
 }
 
 /** The Secrets Manager client's module, loaded on the first read of a secret (not at a cold start). */
-const secretsManager = loadOnce(async () => {
-  const module = await import('@aws-sdk/client-secrets-manager');
+const secretsManager = loadClientOnce(
+  () => import('@aws-sdk/client-secrets-manager'),
   // Bounded like the DynamoDB client: an answer within a second, at most 3 attempts.
-  const client = new module.SecretsManagerClient({
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1000, requestTimeout: 1000, throwOnRequestTimeout: true },
-  });
-  return { module, client };
-});
+  (module) => new module.SecretsManagerClient({ maxAttempts: 3, requestHandler: { connectionTimeout: 1000, requestTimeout: 1000, throwOnRequestTimeout: true } }),
+);
 
 /** A Secrets Manager secret, read with AWSCURRENT, AWSPREVIOUS and AWSPENDING in parallel, cached per container. */
 export class SecretsManagerSource implements SecretSource {

@@ -9,7 +9,7 @@
  * only there can loopback receivers be allowed or waits be scaled: no
  * environment variable or setting of a deployed function reaches either.
  */
-import { loadOnce } from '../shared/load-once';
+import { loadClientOnce } from '../shared/load-once';
 import { traceAwsClient } from '../shared/observability/tracer';
 import { perPlatform, type Platform } from '../shared/platform';
 import { kmsSealerFromEnv, type Sealer } from '../shared/sealing';
@@ -120,14 +120,14 @@ export function webhookSecretSealer(sealer: Sealer): SecretSealer {
 }
 
 /** The SQS and Step Functions clients' modules, loaded on first use (not at a cold start); the container's clients traced. */
-const sqsModule = loadOnce(async () => {
-  const module = await import('@aws-sdk/client-sqs');
-  return { module, client: traceAwsClient(new module.SQSClient({})) };
-});
-const sfnModule = loadOnce(async () => {
-  const module = await import('@aws-sdk/client-sfn');
-  return { module, client: traceAwsClient(new module.SFNClient({})) };
-});
+const sqsModule = loadClientOnce(
+  () => import('@aws-sdk/client-sqs'),
+  (module) => traceAwsClient(new module.SQSClient({})),
+);
+const sfnModule = loadClientOnce(
+  () => import('@aws-sdk/client-sfn'),
+  (module) => traceAwsClient(new module.SFNClient({})),
+);
 
 class SqsDeliveryQueue implements DeliveryQueue, MessageVisibility {
   constructor(private readonly queueUrl: string) {}

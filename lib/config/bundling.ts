@@ -93,17 +93,18 @@ export function bundleLambda(projectRoot: string, entry: string, outdir: string)
   try {
     const { metafile } = buildSync(lambdaBuildOptions(projectRoot, entry, buildDir));
     normalizeSourceMaps(buildDir, projectRoot);
-    const described = describeBundle(projectRoot, buildDir, metafile);
+    const measures = measureBundle(projectRoot, buildDir, metafile);
     rmSync(outdir, { recursive: true, force: true });
     mkdirSync(outdir, { recursive: true });
     cpSync(buildDir, outdir, { recursive: true });
-    return { ...described, outdir, entryFile: join(outdir, LAMBDA_BUNDLING.entryFile) };
+    return { outdir, entryFile: join(outdir, LAMBDA_BUNDLING.entryFile), ...measures };
   } finally {
     rmSync(buildDir, { recursive: true, force: true });
   }
 }
 
-function describeBundle(projectRoot: string, outdir: string, metafile: Metafile): LambdaBundle {
+/** What a cold start loads of the bundle built in `outdir`, and its whole size, from esbuild's metafile. */
+function measureBundle(projectRoot: string, outdir: string, metafile: Metafile): Omit<LambdaBundle, 'outdir' | 'entryFile'> {
   const outputs = metafile.outputs;
   const key = (file: string) => relative(projectRoot, file).split(sep).join('/');
   const entryKey = key(join(outdir, LAMBDA_BUNDLING.entryFile));
@@ -118,8 +119,6 @@ function describeBundle(projectRoot: string, outdir: string, metafile: Metafile)
   const javascript = Object.keys(outputs).filter((file) => file.endsWith('.mjs'));
   const sum = (files: Iterable<string>) => [...files].reduce((total, file) => total + outputs[file].bytes, 0);
   return {
-    outdir,
-    entryFile: join(outdir, LAMBDA_BUNDLING.entryFile),
     initBytes: sum(init),
     initFiles: [...init].map((file) => relative(outdir, resolve(projectRoot, file)).split(sep).join('/')).sort(),
     totalBytes: sum(javascript),
