@@ -7,7 +7,7 @@
  *   4. the stage per month with no traffic;
  *   5. a typical partner's month (MIX below) for 1,000 active organizations.
  *
- *   npm run cost [-- --stage prod] [--results bench/results.json] [--templates cdk.out/prod] [--region us-east-1]
+ *   npm run cost [-- --stage prod] [--results bench/results.json] [--templates cdk.out/prod] [--region us-east-1] [--out bench/cost.json]
  *
  * Without results, run `npm run bench -- --quick` first (a few minutes). Without templates in cdk.out/<stage>, the stage
  * is synthesized there first (offline). Lambda time is the handler's time measured in process on the bench machine
@@ -75,7 +75,7 @@ export const MIX: readonly MixEntry[] = [
 
 function main(): void {
   const { values } = parseArgs({
-    options: { stage: { type: 'string', default: 'prod' }, results: { type: 'string' }, templates: { type: 'string' }, region: { type: 'string' } },
+    options: { stage: { type: 'string', default: 'prod' }, results: { type: 'string' }, templates: { type: 'string' }, region: { type: 'string' }, out: { type: 'string' } },
   });
   const stage = values.stage!;
   if (values.region && values.region !== PRICE_REGION) {
@@ -147,7 +147,7 @@ function main(): void {
     idle: { usd_per_month: round(idleTotal, 2), lines: idle.map((l) => ({ ...l, usdPerMonth: round(l.usdPerMonth, 2) })) },
     mix: { organizations, usd_per_organization: round(mix.perOrganization.total, 4), usd_per_month: round(monthly, 2), entries: MIX, by_line: rounded(scaled(mix.perOrganization, organizations)) },
   };
-  const file = join(ROOT, 'bench', 'cost.json');
+  const file = values.out ?? join(ROOT, 'bench', 'cost.json');
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   print();
   print(`Wrote ${file}.`);
