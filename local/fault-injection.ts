@@ -1,9 +1,11 @@
 /**
- * Fault injection for the local webhook pipeline (tests only): make the Nth call of a given kind,
- * made by a given part of the pipeline, fail — or kill the invocation making it — and watch the
- * pipeline recover. Never reachable in a deployed function: a plan exists only when a test hands one
- * to the local stack (LocalStackOptions.webhooks.faults), which then wraps what it gives the shared
- * platform (the DynamoDB document client, the queue, the state machine, the sealer, the sender).
+ * Fault injection for the local stack (tests only): make the Nth call of a given kind, made by a given
+ * part of the service (an API function's invocation, or a part of the webhook pipeline), fail — or kill
+ * the invocation making it — and watch the service recover. Never reachable in a deployed function: a
+ * plan exists only when a test hands one to the local stack (LocalStackOptions.faults, or
+ * LocalStackOptions.webhooks.faults), which then wraps what it gives the shared platform (the DynamoDB
+ * document client, the queue, the state machine, the sealer, the sender) and, for `api`, each invocation
+ * of the API's functions behind the local front.
  *
  * Each invocation of a pipeline part (a fan-out batch, a worker batch, a sweeper run, a state
  * machine task) runs in its own context (AsyncLocalStorage), so a rule counts only that part's calls
@@ -13,12 +15,17 @@
  * Effects:
  * - `fail`: the call is not made; it throws (a throttle, a refused connection).
  * - `fail-after`: the call is made and takes effect, but its answer is lost; it throws (a timeout
- *   after DynamoDB committed the write or SQS accepted the message).
+ *   after DynamoDB committed the write or SQS accepted the message): every try of the SDK lost, the
+ *   caller sees the error.
+ * - `lose-answer` (DynamoDB calls only): the call takes effect, then its answer is replaced by a
+ *   TimeoutError below the SDK's retry, so the SDK sends the same request again (one lost try of the
+ *   SDK's three, as a busy table gives them).
  * - `crash`: the invocation dies before the call: the call and every later call of that invocation
  *   fail, so nothing more of it reaches the world (its `finally` blocks included), and the
  *   invocation fails as a whole (the queue keeps its whole batch; the stream retries its batch).
  * - `crash-after`: the same, right after the call answered (a worker dying after the receiver's 2xx,
- *   before the outcome is written).
+ *   before the outcome is written; an API function reaching its deadline right after a write: the
+ *   front answers 502 as API Gateway does).
  * - `duplicate`: the call is made twice (SQS delivering a message twice: SendMessage only).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -27,7 +34,7 @@ import { dynamoOperationOf } from '../lambdas/shared/storage/dynamo-client';
 import type { DeliveryQueue, MessageVisibility, RetryScheduler, SecretSealer, WebhookRuntime } from '../lambdas/webhooks/webhook-runtime';
 
 /** The parts of the pipeline whose calls can be failed. */
-export type PipelineComponent = 'fan-out' | 'worker' | 'state-machine' | 'sweeper';
+export type PipelineComponent = 'fan-out' | 'worker' | 'state-machine' | 'sweeper' | 'api';
 
 /**
  * A kind of call: a DynamoDB operation (`Query`, `PutItem`, `BatchGetItem`, `UpdateItem`,
@@ -38,7 +45,12 @@ export type PipelineComponent = 'fan-out' | 'worker' | 'state-machine' | 'sweepe
  */
 export type FaultCall = string;
 
-export type FaultEffect = 'fail' | 'fail-after' | 'crash' | 'crash-after' | 'duplicate';
+export type FaultEffect = 'fail' | 'fail-after' | 'lose-answer' | 'crash' | 'crash-after' | 'duplicate';
+
+/** The error a lost answer gives the SDK: a request timeout, which its retry strategy sends again. */
+export function lostAnswerError(): Error {
+  return Object.assign(new Error('answer lost after the write was applied (injected)'), { name: 'TimeoutError', $metadata: {} });
+}
 
 export interface FaultRule {
   readonly component: PipelineComponent;
@@ -98,6 +110,7 @@ export class FaultPlan {
   /** Arm a rule; `fired()` says whether its fault happened yet. */
   arm(rule: FaultRule): { fired(): boolean } {
     if (rule.effect === 'duplicate' && rule.call !== 'SendMessage') throw new RangeError('Only SendMessage can be duplicated');
+    if (rule.effect === 'lose-answer' && /^[A-Z]/.test(rule.call) === false) throw new RangeError('Only a DynamoDB call can lose an answer below the SDK');
     const armed: ArmedRule = { rule, seen: 0, fired: false };
     this.rules.push(armed);
     return { fired: () => armed.fired };
@@ -137,8 +150,8 @@ export class FaultPlan {
    * One call of kind `call`, through the armed rules. Made by the current invocation, or (with
    * `component`) by a call of its own outside any (the queue's mapping deleting a message).
    */
-  async around<T>(call: FaultCall, make: () => Promise<T>, component?: PipelineComponent, input: Readonly<Record<string, unknown>> = {}): Promise<T> {
-    if (component) return this.invocation(component, () => this.around(call, make, undefined, input));
+  async around<T>(call: FaultCall, make: () => Promise<T>, component?: PipelineComponent, input: Readonly<Record<string, unknown>> = {}, loseAnswer?: () => void): Promise<T> {
+    if (component) return this.invocation(component, () => this.around(call, make, undefined, input, loseAnswer));
     const invocation = this.context.getStore();
     if (!invocation) return make();
     if (invocation.crashed) throw new SimulatedCrash(invocation.component);
@@ -161,6 +174,10 @@ export class FaultPlan {
       case 'fail-after':
         await make();
         throw new InjectedFault(armed.rule, true);
+      case 'lose-answer':
+        if (!loseAnswer) throw new RangeError(`${call} cannot lose an answer below the SDK`);
+        loseAnswer();
+        return make();
       case 'crash-after':
         await make();
         invocation.crashed = true;
@@ -171,13 +188,32 @@ export class FaultPlan {
     }
   }
 
-  /** Every DynamoDB call of the client goes through the plan (named by its API operation). */
+  /**
+   * Every DynamoDB call of the client goes through the plan (named by its API operation). A `lose-answer` rule marks
+   * the call; below the SDK's retry (its `deserialize` step runs once per try) the marked call's first try is made and
+   * its answer replaced by a TimeoutError, so the SDK sends the request again.
+   */
   instrument(client: DynamoDBDocumentClient): DynamoDBDocumentClient {
-    client.middlewareStack.add((next, context) => (args) => this.around(dynamoOperationOf(context.commandName), () => next(args), undefined, args.input as Record<string, unknown>), {
-      step: 'initialize',
-      name: 'localFaultInjection',
-    });
+    const marked = new WeakSet<object>();
+    client.middlewareStack.add(
+      (next, context) => (args) =>
+        this.around(dynamoOperationOf(context.commandName), () => next(args), undefined, args.input as Record<string, unknown>, () => marked.add(context)),
+      { step: 'initialize', name: 'localFaultInjection' },
+    );
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const result = await next(args);
+        if (marked.delete(context)) throw lostAnswerError();
+        return result;
+      },
+      { step: 'deserialize', name: 'localFaultInjectionLostAnswer' },
+    );
     return client;
+  }
+
+  /** An API function's handler whose every invocation is an `api` invocation of the plan (the local front calls it). */
+  apiHandler<E, C, R>(handler: (event: E, context: C) => Promise<R>): (event: E, context: C) => Promise<R> {
+    return (event, context) => this.invocation('api', () => handler(event, context));
   }
 
   /** The queue's SendMessage through the plan (`component`: sends of a part that is not an invocation of its own, the state machine's task). */

@@ -7,6 +7,7 @@ import { LocalSealer } from './sealing';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { ApiHandler } from '../lambdas/shared/http/pipeline';
+import type { FaultPlan } from './fault-injection';
 import { surfaceOfPath, type Router } from '../lambdas/shared/http/routes';
 import { EdgeGuard, edgeRejection } from '../lambdas/shared/limits/edge-guard';
 import { LIMITS, type Limit } from '../lambdas/shared/limits/limits-table';
@@ -73,6 +74,12 @@ export interface LocalStackOptions {
    * would answer 502 for what is only a slow machine; the function-timeout tests keep the default.
    */
   readonly functionTimeoutMs?: number;
+  /**
+   * Tests only: fault injection on the request path (local/fault-injection.ts). Each invocation of an API function is an
+   * `api` invocation of the plan, and the handlers' DynamoDB calls go through it. The same plan serves the webhook
+   * pipeline when `webhooks.faults` names it too (or is absent).
+   */
+  readonly faults?: FaultPlan;
 }
 
 /** What a local stack may change in its webhook pipeline (the rest comes from the stack). */
@@ -148,7 +155,7 @@ async function startParts(options: LocalStackOptions, parts: StopSequence): Prom
     cleanupTimeoutMs: LOCAL_HANDLER_DYNAMO_CONFIG.requestHandler.requestTimeout,
     ...(webhooks ? { webhooks: webhooks.switches } : {}),
   };
-  const faults = options.webhooks ? options.webhooks.faults : undefined;
+  const faults = options.faults ?? (options.webhooks ? options.webhooks.faults : undefined);
   const handlersClient = createDocumentClient(new DynamoDBClient(LOCAL_HANDLER_DYNAMO_CONFIG));
   configureSharedPlatform({
     localSwitches: switches,
@@ -158,7 +165,7 @@ async function startParts(options: LocalStackOptions, parts: StopSequence): Prom
   });
 
   const front = await startLocalFront({
-    handlers: options.handlers ?? HANDLERS,
+    handlers: options.faults ? faultyHandlers(options.faults, options.handlers ?? HANDLERS) : (options.handlers ?? HANDLERS),
     router: options.router,
     port: options.port,
     edge: options.edgeProtection === false ? undefined : localEdge(options.limits ?? LIMITS),
@@ -232,6 +239,11 @@ function startWebhookSweeper(intervalMs: number, run: () => Promise<unknown>) {
       await running;
     },
   };
+}
+
+/** Each handler's invocations as `api` invocations of the plan: a crash there is a function that died (the front answers 502). */
+function faultyHandlers(faults: FaultPlan, handlers: Readonly<Record<string, ApiHandler>>): Record<string, ApiHandler> {
+  return Object.fromEntries(Object.entries(handlers).map(([group, handler]) => [group, faults.apiHandler(handler)]));
 }
 
 /** The local counterpart of the WAF web ACL: every edge rule of the limits table, in the front. */

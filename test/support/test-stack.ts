@@ -33,6 +33,8 @@ export async function startTestStack(
     checkStuckDeliveries?: boolean;
     /** The front's function timeout (default: the deployed one): see LocalStackOptions.functionTimeoutMs. */
     functionTimeoutMs?: number;
+    /** Fault injection on the request path (and the webhook pipeline): see LocalStackOptions.faults. */
+    faults?: LocalStackOptions['faults'];
   } = {},
 ): Promise<TestStack> {
   const endpoint = inject('dynamoEndpoint');
@@ -48,6 +50,7 @@ export async function startTestStack(
     // Tests receive webhooks on local HTTPS servers (test/support/https-receiver.ts): loopback callbacks allowed.
     webhooks: options.webhooks === false ? false : { allowLocalWebhooks: true, waitScale: 1, ...options.webhooks },
     functionTimeoutMs: options.functionTimeoutMs,
+    faults: options.faults,
   });
   const client = localDocumentClient(endpoint);
   return {
