@@ -6,16 +6,18 @@
  * local stack `npm start` runs; with it, on that deployed stage's tables with
  * the caller's AWS credentials.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { setTicketBridgeFailing } from '../local/ticket-bridge-switch';
 import { BackOfficeError, type BackOffice, type BackOfficeCode } from '../lambdas/back-office/back-office';
+import { REQUEST_ID_PATTERN } from '../lambdas/shared/storage/repeatable-requests';
 
 export class UsageError extends Error {
   readonly code = 'USAGE';
 }
 
-export const USAGE = `Usage: npm run -s admin -- <group> <verb> [--flags] [--stage <name>]
+export const USAGE = `Usage: npm run -s admin -- <group> <verb> [--flags] [--stage <name>] [--request-id R]
   account create [--name N] [--email E [--password-prompt | --password-stdin]]
                                                -> {"account_id"}; with an e-mail the account can sign in to
                                                web settings once it has a password (10–128 characters)
@@ -64,7 +66,13 @@ export const USAGE = `Usage: npm run -s admin -- <group> <verb> [--flags] [--sta
                                                no delivery of it (audited); lists the ones that have one
                                                (D and E may also be given as --delivery D, --event E)
   ticket bridge --fail on|off                  local stack only: make the ticket bridge unavailable (503,
-                                               claims stay claiming until it is back), or available again`;
+                                               claims stay claiming until it is back), or available again
+
+  --request-id R   account create, org create, key create, member remove, record put|move|delete|archive,
+                   entitlement grant|use, ticket message|status|assign: the same R makes the change once however
+                   often the command runs (run it again with R after an error: it answers what was done,
+                   "replayed": true). Without one the CLI makes one and prints it on stderr first.
+                   R: 8–128 letters, digits, - or _ (docs/operations.md, "Running a command again").`;
 
 const OPTIONS = {
   stage: { type: 'string' },
@@ -100,6 +108,7 @@ const OPTIONS = {
   'password-stdin': { type: 'boolean' },
   'password-prompt': { type: 'boolean' },
   'clear-two-factor': { type: 'boolean' },
+  'request-id': { type: 'string' },
   help: { type: 'boolean' },
 } as const;
 
@@ -189,7 +198,60 @@ const POSITIONAL_SUBJECT: Readonly<Record<string, 'delivery' | 'event'>> = {
   'event fan-out': 'event',
 };
 
-export async function runAdminCommand(argv: readonly string[], office: BackOffice, passwords: PasswordSource = NO_PASSWORD_SOURCE): Promise<unknown> {
+/**
+ * The commands that take `--request-id`: each makes its change once per request id, so an operator can run it again
+ * after an error that left the outcome unknown (the answer was lost, the connection dropped) and learn what was done
+ * instead of doing it twice (lambdas/shared/storage/repeatable-requests.ts, docs/operations.md). The other commands
+ * are safe to run again as they are (they set a state, or answer what they find) or are reads.
+ */
+export const REQUEST_ID_COMMANDS: ReadonlySet<string> = new Set([
+  'account create',
+  'org create',
+  'key create',
+  'member remove',
+  'record put',
+  'record move',
+  'record delete',
+  'record archive',
+  'entitlement grant',
+  'entitlement use',
+  'ticket message',
+  'ticket status',
+  'ticket assign',
+]);
+
+/** Where a run's request id comes from when the operator gave none, and who is told it. */
+export interface RequestIds {
+  create(): string;
+  /** Told the id made for this run before the command is sent (scripts/admin.ts: on stderr), so that it can be re-run. */
+  announce(requestId: string): void;
+}
+
+const UNTOLD_REQUEST_IDS: RequestIds = { create: () => randomUUID(), announce: () => undefined };
+
+/**
+ * A command of a request id failed in a way that leaves its outcome unknown (not a refusal of the back office): the
+ * change may have been made. Its description tells the operator how to finish it or learn its result.
+ */
+export class OutcomeUnknown extends Error {
+  constructor(
+    readonly requestId: string,
+    readonly failure: unknown,
+  ) {
+    super(`${(failure as Error)?.message ?? String(failure)} (re-run with --request-id ${requestId})`);
+    this.name = 'OutcomeUnknown';
+  }
+}
+
+/** A failure that says nothing was done: a usage error, or the back office's refusal (CONFLICT: too many races, retried). */
+const isRefusal = (error: unknown) => error instanceof UsageError || (error instanceof BackOfficeError && error.code !== 'CONFLICT');
+
+export async function runAdminCommand(
+  argv: readonly string[],
+  office: BackOffice,
+  passwords: PasswordSource = NO_PASSWORD_SOURCE,
+  requestIds: RequestIds = UNTOLD_REQUEST_IDS,
+): Promise<unknown> {
   const parsed = parseAdminArgs(argv);
   const [group, verb, ...rest] = parsed.positionals;
   const subject = POSITIONAL_SUBJECT[`${group} ${verb}`];
@@ -199,12 +261,42 @@ export async function runAdminCommand(argv: readonly string[], office: BackOffic
     values = { ...values, [subject]: rest.shift() };
   }
   if (rest.length > 0) throw new UsageError(`Unexpected arguments: ${rest.join(' ')}`);
+  const command = `${group} ${verb}`;
+  const given = values['request-id'];
+  if (given !== undefined && !REQUEST_ID_COMMANDS.has(command)) throw new UsageError(`${command} takes no --request-id`);
+  if (given !== undefined && !REQUEST_ID_PATTERN.test(given)) throw new UsageError('--request-id must be 8–128 letters, digits, - or _');
+  let requestId = given;
+  // Made (and told) once the command's own flags are read, right before the back office is called.
+  const request = () => {
+    if (requestId === undefined) {
+      requestId = requestIds.create();
+      requestIds.announce(requestId);
+    }
+    return requestId;
+  };
+  try {
+    return await dispatch([group, verb], values, office, passwords, request);
+  } catch (error) {
+    if (requestId !== undefined && !isRefusal(error)) throw new OutcomeUnknown(requestId, error);
+    throw error;
+  }
+}
+
+/** The command's back-office call; `request()`: the run's request id (made when none was given), for the commands that take one. */
+async function dispatch(
+  [group, verb]: readonly (string | undefined)[],
+  values: Values,
+  office: BackOffice,
+  passwords: PasswordSource,
+  request: () => string,
+): Promise<unknown> {
   switch (`${group} ${verb}`) {
     case 'account create': {
       if (values['password-stdin'] && values['password-prompt']) throw new UsageError('Give the password one way: --password-prompt or --password-stdin');
       const from = values['password-stdin'] ? 'stdin' : values['password-prompt'] ? 'prompt' : undefined;
       if (from && values.email === undefined) throw new BackOfficeError('INVALID_ARGUMENT', 'A password needs an e-mail address to sign in with');
-      return office.accounts.create(values.name, { email: values.email, password: from ? await passwords.read(from) : undefined });
+      const credentials = { email: values.email, password: from ? await passwords.read(from) : undefined };
+      return office.accounts.create(values.name, credentials, request());
     }
     case 'account set-password': {
       const accountId = required(values, 'account');
@@ -219,7 +311,7 @@ export async function runAdminCommand(argv: readonly string[], office: BackOffic
     case 'account reset-password':
       return office.accounts.resetPassword(required(values, 'account'), { clearTwoFactor: values['clear-two-factor'] });
     case 'org create':
-      return office.organizations.create(values.name);
+      return office.organizations.create(values.name, request());
     case 'org archive':
       return office.organizations.archive(required(values, 'org'));
     case 'org restore':
@@ -230,37 +322,45 @@ export async function runAdminCommand(argv: readonly string[], office: BackOffic
       return office.memberships.set(required(values, 'org'), required(values, 'account'), role);
     }
     case 'member remove':
-      return office.memberships.remove(required(values, 'org'), required(values, 'account'));
-    case 'key create':
-      return office.keys.create({
-        accountId: required(values, 'account'),
-        partnerId: values.org,
-        scopes: required(values, 'scopes').split(',').map((s) => s.trim()).filter(Boolean),
-        days: wholeNumber(values.days, '--days', 'INVALID_EXPIRY', ' from 1 to 365'),
-        permanent: values.permanent,
-      });
+      return office.memberships.remove(required(values, 'org'), required(values, 'account'), request());
+    case 'key create': {
+      const requestId = request();
+      const creation = await office.keys.createIdempotent(
+        {
+          accountId: required(values, 'account'),
+          partnerId: values.org,
+          scopes: required(values, 'scopes').split(',').map((s) => s.trim()).filter(Boolean),
+          days: wholeNumber(values.days, '--days', 'INVALID_EXPIRY', ' from 1 to 365'),
+          permanent: values.permanent,
+        },
+        requestId,
+      );
+      if (creation.outcome === 'conflict') throw new BackOfficeError('REQUEST_ID_REUSED', `Request id ${requestId} was already used for another key create (other arguments): nothing was changed; a new change needs a new request id`);
+      // A key made by an earlier run is answered without its value (shown once): revoke it if nobody has the value.
+      return creation.outcome === 'replayed' ? { ...creation.key, replayed: true } : creation.key;
+    }
     case 'key revoke':
       return office.keys.revoke(required(values, 'key-id'));
     case 'key list':
       return office.keys.list(required(values, 'account'));
     case 'record put':
-      return recordsOf(office).put(required(values, 'org'), recordJson(values));
+      return recordsOf(office).put(required(values, 'org'), recordJson(values), request());
     case 'record move':
-      return recordsOf(office).move(required(values, 'record'), required(values, 'to'));
+      return recordsOf(office).move(required(values, 'record'), required(values, 'to'), request());
     case 'ticket message':
-      return invitationsOf(office).message(required(values, 'invitation'), required(values, 'author'), values.text);
+      return invitationsOf(office).message(required(values, 'invitation'), required(values, 'author'), values.text, request());
     case 'ticket status':
-      return invitationsOf(office).status(required(values, 'invitation'), required(values, 'status'));
+      return invitationsOf(office).status(required(values, 'invitation'), required(values, 'status'), request());
     case 'ticket assign':
-      return invitationsOf(office).assign(required(values, 'invitation'), required(values, 'to'));
+      return invitationsOf(office).assign(required(values, 'invitation'), required(values, 'to'), request());
     case 'invitation archive':
       return invitationsOf(office).archive(required(values, 'org'), required(values, 'invitation'));
     case 'invitation expire-now':
       return invitationsOf(office).expireNow(required(values, 'invitation'));
     case 'record archive':
-      return recordsOf(office).archive(required(values, 'org'), required(values, 'record'), required(values, 'game'));
+      return recordsOf(office).archive(required(values, 'org'), required(values, 'record'), required(values, 'game'), request());
     case 'record delete':
-      return recordsOf(office).delete(required(values, 'org'), required(values, 'record'));
+      return recordsOf(office).delete(required(values, 'org'), required(values, 'record'), request());
     case 'entitlement grant':
       return entitlementsOf(office).grant({
         owner: required(values, 'owner'),
@@ -270,9 +370,9 @@ export async function runAdminCommand(argv: readonly string[], office: BackOffic
         startsAt: values['starts-at'],
         expiresAt: values['expires-at'],
         permanent: values.permanent,
-      });
+      }, request());
     case 'entitlement use':
-      return entitlementsOf(office).use(required(values, 'owner'), required(values, 'game'), wholeNumber(values.units, '--units'));
+      return entitlementsOf(office).use(required(values, 'owner'), required(values, 'game'), wholeNumber(values.units, '--units'), request());
     case 'entitlement refund':
       return entitlementsOf(office).refund(required(values, 'use'));
     case 'webhook list':
@@ -296,6 +396,10 @@ export async function runAdminCommand(argv: readonly string[], office: BackOffic
 
 /** The `{code, message}` a failure prints. This is an operator's tool: unexpected failures show their message. */
 export function describeFailure(error: unknown): { code: string; message: string } {
+  if (error instanceof OutcomeUnknown) {
+    const { code, message } = describeFailure(error.failure);
+    return { code, message: `${message}. The change may have been made: re-run with --request-id ${error.requestId} to finish it or learn its result (it is made once)` };
+  }
   if (error instanceof UsageError) return { code: 'USAGE', message: `${error.message}\n${USAGE}` };
   if (error instanceof BackOfficeError) return { code: error.code, message: error.message };
   const name = (error as { name?: string })?.name;

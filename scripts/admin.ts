@@ -1,4 +1,5 @@
 /** Entry point of `npm run -s admin`: see admin-cli.ts. */
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createBackOffice, type BackOffice } from '../lambdas/back-office/back-office';
@@ -6,7 +7,7 @@ import { createDocumentClient } from '../lambdas/shared/storage/dynamo-client';
 import { physicalTableName } from '../lambdas/shared/storage/table-definitions';
 import { localDynamoClient } from '../local/dynamo-local';
 import { LOCAL_STATE_FILE } from '../local/state-file';
-import { describeFailure, parseAdminArgs, runAdminCommand, runLocalCommand, USAGE, UsageError, type PasswordSource } from './admin-cli';
+import { describeFailure, parseAdminArgs, runAdminCommand, runLocalCommand, USAGE, UsageError, type PasswordSource, type RequestIds } from './admin-cli';
 
 class NotRunning extends Error {
   readonly code = 'LOCAL_STACK_NOT_RUNNING';
@@ -82,6 +83,16 @@ const PASSWORDS: PasswordSource = {
   },
 };
 
+/**
+ * A command given no --request-id gets one, told on stderr before anything is sent: whatever happens next (an error,
+ * a dropped connection, a killed terminal), the operator can run the same command again with it and the change is
+ * made once.
+ */
+const REQUEST_IDS: RequestIds = {
+  create: () => randomUUID(),
+  announce: (requestId) => process.stderr.write(`Request id ${requestId}: to run this command again safely, add --request-id ${requestId}\n`),
+};
+
 async function main(argv: string[]): Promise<number> {
   try {
     const { values } = parseAdminArgs(argv);
@@ -90,7 +101,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (!values.stage && !existsSync(LOCAL_STATE_FILE)) throw new NotRunning('No local stack found: run `npm start` first, or pass --stage <name>');
-    const result = runLocalCommand(argv) ?? (await runAdminCommand(argv, backOffice(values.stage), PASSWORDS));
+    const result = runLocalCommand(argv) ?? (await runAdminCommand(argv, backOffice(values.stage), PASSWORDS, REQUEST_IDS));
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } catch (error) {

@@ -225,10 +225,25 @@ export const SETTINGS_SURFACE: OpenApiSurface = {
         description: 'Always `1`: no form and no simple cross-site request can set it (with a same-host `Origin`, else 403 CSRF_CHECK_FAILED).',
         schema: { type: 'string', const: '1' },
       },
+      'Idempotency-Key': {
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        description:
+          'Scope of idempotency with the signed-in account: a retry with the same key and request answers what the first attempt created (200, `replayed: true`, its secret not shown again); another request under the same key is 409 IDEMPOTENCY_CONFLICT. The settings page sends one per submission; without it a retry may create twice.',
+        schema: { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN.source },
+      },
     },
   },
   security: (route) => (route.auth === 'session' ? [{ settingsSession: [] }] : []),
-  headerParameters: (route) => (route.method === 'GET' ? [] : [ref('parameters', 'X-Settings-Request')]),
+  // The creations that answer IDEMPOTENCY_CONFLICT take an (optional) Idempotency-Key.
+  headerParameters: (route) =>
+    route.method === 'GET'
+      ? []
+      : [
+          ref('parameters', 'X-Settings-Request'),
+          ...(ROUTE_CONTRACTS[route.id as RouteId]?.errors?.includes('IDEMPOTENCY_CONFLICT') ? [ref('parameters', 'Idempotency-Key')] : []),
+        ],
   responseHeaders: (route, status, success) => [
     'X-Request-Id',
     'Cache-Control',

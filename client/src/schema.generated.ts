@@ -732,7 +732,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError502"];
                 };
             };
-            /** @description `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. */
+            /** @description `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -746,7 +746,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "SERVICE_UNAVAILABLE";
+                            code: "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
                             message: string;
                         };
                         request_id: string;
@@ -1086,7 +1086,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError502"];
                 };
             };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. */
+            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1104,7 +1104,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
                             message: string;
                         };
                         request_id: string;
@@ -1448,7 +1448,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError502"];
                 };
             };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. */
+            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1466,7 +1466,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
                             message: string;
                         };
                         request_id: string;
@@ -1836,7 +1836,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError502"];
                 };
             };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. */
+            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1854,7 +1854,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
                             message: string;
                         };
                         request_id: string;
@@ -2207,7 +2207,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError502"];
                 };
             };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. */
+            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2225,7 +2225,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
                             message: string;
                         };
                         request_id: string;
@@ -2596,7 +2596,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError502"];
                 };
             };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. */
+            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2614,7 +2614,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
                             message: string;
                         };
                         request_id: string;
@@ -2960,7 +2960,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError502"];
                 };
             };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. */
+            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2978,7 +2978,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
                             message: string;
                         };
                         request_id: string;
@@ -3326,7 +3326,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError502"];
                 };
             };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. */
+            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3344,7 +3344,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
                             message: string;
                         };
                         request_id: string;
@@ -3731,7 +3731,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError502"];
                 };
             };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. */
+            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3749,7 +3749,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
                             message: string;
                         };
                         request_id: string;
@@ -4120,7 +4120,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError502"];
                 };
             };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. */
+            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4138,7 +4138,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
                             message: string;
                         };
                         request_id: string;
@@ -4485,7 +4485,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError502"];
                 };
             };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. */
+            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4503,7 +4503,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
                             message: string;
                         };
                         request_id: string;
@@ -4850,7 +4850,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError502"];
                 };
             };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. */
+            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4868,7 +4868,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
                             message: string;
                         };
                         request_id: string;
@@ -5216,7 +5216,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError502"];
                 };
             };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. */
+            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5234,7 +5234,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
+                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
                             message: string;
                         };
                         request_id: string;
@@ -5605,7 +5605,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError502"];
                 };
             };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `TICKET_SERVICE_UNAVAILABLE`: The ticket service is temporarily unavailable. */
+            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `TICKET_SERVICE_UNAVAILABLE`: The ticket service is temporarily unavailable. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5623,7 +5623,7 @@ export interface operations {
                         ok: false;
                         error: {
                             /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "TICKET_SERVICE_UNAVAILABLE";
+                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "TICKET_SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
                             message: string;
                         };
                         request_id: string;

@@ -12,7 +12,9 @@ import { emailKey, normalizeEmail, signInKey, type SignInItem } from './sign-in-
 import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
 import { auditPut, OPERATOR, type AuditAction, type AuditSource } from './audit';
 import { BackOfficeError } from './errors';
-import { randomId, type IdentityStore } from './identity-store';
+import { CHANGE_RETRY_WINDOW_MS } from './change-retry';
+import { firstRunOf, randomId, type IdentityStore } from './identity-store';
+import { cancelledItem, repeatableRequest, requestScopedId } from '../shared/storage/repeatable-requests';
 
 /** Never reserved: not an address normalizeEmail accepts. */
 const DECOY_ADDRESS = 'decoy address (never reserved)';
@@ -26,11 +28,24 @@ export class Accounts {
    * A new account. With `email`, the account can sign in to web settings once it has a password
    * (given here, or later with setPassword): the address is reserved in the same transaction, so
    * two accounts never share one, however concurrent their creation.
+   *
+   * With `requestId` (the admin CLI's `--request-id`) the account's id is derived from it, so running
+   * the same request again (after an error that left its outcome unknown) answers the account the
+   * first run made, `replayed`, instead of making a second one or refusing its own address as taken;
+   * the same id with another name, address or password is REQUEST_ID_REUSED.
    */
-  async create(name = 'Account', credentials: { email?: string; password?: string } = {}): Promise<{ account_id: string; email?: string }> {
+  async create(
+    name = 'Account',
+    credentials: { email?: string; password?: string } = {},
+    requestId?: string,
+  ): Promise<{ account_id: string; email?: string; replayed?: true }> {
+    if (credentials.email === undefined && credentials.password !== undefined) throw new BackOfficeError('INVALID_ARGUMENT', 'A password needs an e-mail address to sign in with');
+    const email = credentials.email === undefined ? undefined : normalizeEmail(credentials.email);
+    if (credentials.email !== undefined && email === undefined) throw new BackOfficeError('INVALID_ARGUMENT', 'The e-mail address is not valid');
+    const request = requestId === undefined ? undefined : repeatableRequest('account create', requestId, { name, email, password: credentials.password !== undefined });
     const now = this.store.clock().toISOString();
     const account: AccountItem = {
-      account_id: randomId('acc'),
+      account_id: request ? requestScopedId('acc', request) : randomId('acc'),
       name,
       status: 'active',
       cred_gen: 1,
@@ -38,13 +53,13 @@ export class Accounts {
       created_at: now,
       updated_at: now,
     };
-    if (credentials.email === undefined) {
-      if (credentials.password !== undefined) throw new BackOfficeError('INVALID_ARGUMENT', 'A password needs an e-mail address to sign in with');
-      await this.store.putNew(accountKey(account.account_id), 'account', account);
-      return { account_id: account.account_id };
+    const firstRun = (first: Record<string, unknown>) => this.isFirstRun(first, name, email, credentials.password);
+    if (email === undefined) {
+      const existing = await this.store.putNew(accountKey(account.account_id), 'account', account);
+      if (!existing) return { account_id: account.account_id };
+      await firstRunOf(request, existing, firstRun);
+      return { account_id: account.account_id, replayed: true };
     }
-    const email = normalizeEmail(credentials.email);
-    if (!email) throw new BackOfficeError('INVALID_ARGUMENT', 'The e-mail address is not valid');
     const signIn: SignInItem = {
       account_id: account.account_id,
       email,
@@ -55,17 +70,40 @@ export class Accounts {
       await this.store.client.send(
         new TransactWriteCommand({
           TransactItems: [
-            { Put: { TableName: table, Item: { ...accountKey(account.account_id), type: 'account', ...account, leases: {} }, ConditionExpression: 'attribute_not_exists(pk)' } },
+            {
+              Put: {
+                TableName: table,
+                Item: { ...accountKey(account.account_id), type: 'account', ...account, leases: {} },
+                ConditionExpression: 'attribute_not_exists(pk)',
+                ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+              },
+            },
             { Put: { TableName: table, Item: { ...signInKey(account.account_id), type: 'sign_in', ...signIn } } },
             { Put: { TableName: table, Item: { ...emailKey(email), type: 'email', account_id: account.account_id }, ConditionExpression: 'attribute_not_exists(pk)' } },
           ],
         }),
       );
     } catch (error) {
-      if (isConditionFailure(error)) throw new BackOfficeError('EMAIL_TAKEN', `Another account uses ${email}`);
-      throw error;
+      if (!isConditionFailure(error)) throw error;
+      // The account's own id is taken only by this request's first run (its id is derived from the request id).
+      const existing = cancelledItem(error, 0);
+      if (!existing) throw new BackOfficeError('EMAIL_TAKEN', `Another account uses ${email}`);
+      await firstRunOf(request, existing, firstRun);
+      return { account_id: account.account_id, email, replayed: true };
     }
     return { account_id: account.account_id, email };
+  }
+
+  /**
+   * Whether the account a creation met under its request's id is what this run asks for: its name, its address (none,
+   * or this one) and, when a password is given, that password (the hash is salted: verified, not compared). Read and
+   * checked on a re-run only; the account item keeps no fingerprint (it stays under 1 KB: docs/limits.md).
+   */
+  private async isFirstRun(first: Record<string, unknown>, name: string, email: string | undefined, password: string | undefined): Promise<boolean> {
+    if (first.name !== name) return false;
+    const signIn = (await this.store.getItem(signInKey(String(first.account_id)))) as SignInItem | undefined;
+    if (signIn?.email !== email) return false;
+    return password === undefined || (signIn?.password_hash !== undefined && (await verifyPassword(password, signIn.password_hash)));
   }
 
   /** The account signing in with `email` (normalized), with its credentials; undefined when none. */
@@ -95,14 +133,36 @@ export class Accounts {
    * the new hash under the condition that the password is still the one just verified, so of two
    * concurrent changes with the same current password exactly one succeeds. Like a reset, it
    * revokes every key of the account for good and ends its sessions.
+   *
+   * `replayed`: the caller's retry of this very change, made while it saw an error (every answer lost,
+   * or the function ended after the write): `current` is the password the change replaced and `next`
+   * the one it set, within CHANGE_RETRY_WINDOW_MS. Nothing is written again (docs/web-settings.md).
    */
-  async changePassword(accountId: string, current: string, next: string, source: AuditSource): Promise<{ account_id: string; status: string }> {
+  async changePassword(accountId: string, current: string, next: string, source: AuditSource): Promise<{ account_id: string; status: string; replayed: boolean }> {
     checkedPassword(next);
     const signIn = (await this.store.getItem(signInKey(accountId))) as SignInItem | undefined;
-    if (!signIn?.password_hash || !(await verifyPassword(current, signIn.password_hash))) {
-      throw new BackOfficeError('INVALID_PASSWORD', 'The current password is wrong.');
+    if (signIn?.password_hash && (await verifyPassword(current, signIn.password_hash))) {
+      return { ...(await this.writePassword(accountId, next, source, signIn.password_hash)), replayed: false };
     }
-    return this.writePassword(accountId, next, source, signIn.password_hash);
+    if (signIn && (await this.madeChange(signIn, current, next))) {
+      const account = (await this.store.getAccount(accountId)) as AccountItem;
+      return { account_id: account.account_id, status: account.status, replayed: true };
+    }
+    throw new BackOfficeError('INVALID_PASSWORD', 'The current password is wrong.');
+  }
+
+  /**
+   * Whether the account's last own change, within the retry window, replaced `current` with `next`. Both are checked
+   * whatever the first gives, so neither the answer nor its time tells a caller whether `current` alone was the
+   * replaced password: only a caller who also knows the password now stored learns anything. Outside the window a
+   * refusal costs one verification, as before; inside it, three.
+   */
+  private async madeChange(signIn: SignInItem, current: string, next: string): Promise<boolean> {
+    if (!signIn.password_hash || !signIn.previous_password_hash || !signIn.password_changed_at) return false;
+    if (this.store.clock().getTime() - Date.parse(signIn.password_changed_at) > CHANGE_RETRY_WINDOW_MS) return false;
+    const replaced = await verifyPassword(current, signIn.previous_password_hash);
+    const set = await verifyPassword(next, signIn.password_hash);
+    return replaced && set;
   }
 
   private async writePassword(accountId: string, password: string, source: AuditSource, expectedHash?: string): Promise<{ account_id: string; status: string }> {
@@ -120,7 +180,12 @@ export class Accounts {
                 Update: {
                   TableName: table,
                   Key: signInKey(accountId),
-                  UpdateExpression: 'SET password_hash = :hash, password_changed_at = :now',
+                  // The account's own change keeps the hash it replaced, by which its caller's retry is known (changePassword);
+                  // an operator's reset keeps none (re-running it sets the password again).
+                  UpdateExpression:
+                    expectedHash === undefined
+                      ? 'SET password_hash = :hash, password_changed_at = :now REMOVE previous_password_hash'
+                      : 'SET password_hash = :hash, password_changed_at = :now, previous_password_hash = :expected',
                   ConditionExpression: expectedHash === undefined ? 'attribute_exists(pk)' : 'password_hash = :expected',
                   ExpressionAttributeValues: { ':hash': hash, ':now': now, ...(expectedHash === undefined ? {} : { ':expected': expectedHash }) },
                 },

@@ -9,7 +9,17 @@
  * status, generation and the creator's manager grant: a concurrent creation
  * or lifecycle change makes it read again and decide again (the 20-key limit
  * holds under any concurrency), never slip through.
+ *
+ * A creation with an idempotency key (web settings' Idempotency-Key) records
+ * it, with the request's fingerprint, on the key's account entry, written in
+ * that transaction: the entries the creation reads to count the account's
+ * keys are also where it finds an earlier attempt of the same request, so
+ * the record costs no item, read or write of its own, and the key-set version
+ * condition makes it exact (two attempts at once: one creates, the other
+ * reads again and finds it). The value is not in the record: a replay
+ * answers the key without it (docs/web-settings.md, "Retrying a creation").
  */
+import { createHash } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   ACCOUNT_KEY_ENTRY_PREFIX,
@@ -53,6 +63,46 @@ export interface CreateKeyInput {
   readonly source?: AuditSource;
 }
 
+/** The key as an earlier attempt of the same request created it: everything but its value, which was shown once and is stored nowhere. */
+export type ReplayedKey = Omit<CreatedKey, 'key'>;
+
+/** What a creation with an idempotency key answers. */
+export type KeyCreation =
+  | { readonly outcome: 'created'; readonly key: CreatedKey }
+  /** An earlier attempt of the same request created it. */
+  | { readonly outcome: 'replayed'; readonly key: ReplayedKey }
+  /** An earlier attempt with this idempotency key asked for another key. */
+  | { readonly outcome: 'conflict' };
+
+/** The account's entry of the key created with an idempotency key, if any (`earlierCreation`: what the settings API reads beside its admission). */
+export interface EarlierKeyCreation {
+  readonly kind: 'earlier-key-creation';
+  readonly accountId: string;
+  readonly idempotencyKey: string;
+  readonly entry: AccountKeyEntry | undefined;
+}
+
+export const isEarlierKeyCreation = (value: unknown): value is EarlierKeyCreation => (value as EarlierKeyCreation | undefined)?.kind === 'earlier-key-creation';
+
+/** What an account entry of a key created with an idempotency key also holds. */
+interface CreationRecord {
+  readonly idempotency_key?: string;
+  /** keyRequestFingerprint of the creating request. */
+  readonly request_fp?: string;
+}
+
+/**
+ * The irreversible fingerprint of a creation request, as the creator asked for it (the name trimmed, the scopes in any
+ * order, the validity as given or its default): the same request, retried, has the same fingerprint.
+ */
+export function keyRequestFingerprint(input: Omit<CreateKeyInput, 'accountId' | 'source'>): string {
+  const validity = input.permanent ? `permanent ${input.days ?? ''}` : `days ${input.days ?? KEY_VALIDITY_DAYS.default}`;
+  const scopes = [...input.scopes].sort().join(' ');
+  return createHash('sha256')
+    .update(`key-request/v1\n${(input.name ?? '').normalize('NFC').trim()}\n${input.partnerId ?? ''}\n${scopes}\n${validity}`)
+    .digest('base64url');
+}
+
 export interface CreatedKey {
   readonly key_id: string;
   readonly key: string;
@@ -78,7 +128,46 @@ export interface ListedKey {
 export class ApiKeys {
   constructor(private readonly store: IdentityStore) {}
 
+  /** Create a key (the admin CLI, the local seed, web settings without an idempotency key). */
   async create(input: CreateKeyInput): Promise<CreatedKey> {
+    const creation = await this.mint(input, undefined);
+    // Without an idempotency key there is no earlier attempt to find: a creation or an error.
+    if (creation.outcome !== 'created') throw new Error(`Key creation without an idempotency key answered ${creation.outcome}`);
+    return creation.key;
+  }
+
+  /**
+   * Create a key at most once per account and `idempotencyKey`: an earlier attempt of the same request (its answer
+   * lost, or concurrent) answers that key (`replayed`, without its value), one of another request `conflict`.
+   */
+  async createIdempotent(input: CreateKeyInput, idempotencyKey: string): Promise<KeyCreation> {
+    return this.mint(input, idempotencyKey);
+  }
+
+  /** The account's key created with `idempotencyKey`, if any: one consistent Query of its entries. */
+  async earlierCreation(accountId: string, idempotencyKey: string): Promise<EarlierKeyCreation> {
+    const entries = await this.entriesOf(accountId);
+    return { kind: 'earlier-key-creation', accountId, idempotencyKey, entry: createdWith(entries, idempotencyKey) };
+  }
+
+  /** What an earlier creation answers to `input`: the key it created when it asked for the same, else a conflict. */
+  replay(entry: AccountKeyEntry, input: CreateKeyInput): KeyCreation {
+    if ((entry as CreationRecord).request_fp !== keyRequestFingerprint(input)) return { outcome: 'conflict' };
+    return {
+      outcome: 'replayed',
+      key: {
+        key_id: entry.key_id,
+        name: entry.name ?? '',
+        created_at: entry.created_at,
+        account_id: entry.account_id,
+        partner_id: entry.partner_id ?? null,
+        scopes: entry.scopes,
+        expires_at: entry.expires_at ?? null,
+      },
+    };
+  }
+
+  private async mint(input: CreateKeyInput, idempotencyKey: string | undefined): Promise<KeyCreation> {
     const kind = input.partnerId ? 'organization' : 'personal';
     const scopes = validateScopes(input.scopes, kind);
     const name = (input.name ?? '').trim();
@@ -102,8 +191,11 @@ export class ApiKeys {
         if (org.status !== 'active') throw new BackOfficeError('PARTNER_INACTIVE', 'The organization is archived');
       }
 
-      // The snapshot just read decides the count; the transaction's version condition guards it.
-      const live = (await this.keysOf(input.accountId, account, org)).filter((k) => k.status === 'active');
+      // The snapshot just read decides the count, and finds an earlier attempt; the transaction's version condition guards both.
+      const entries = await this.entriesOf(input.accountId);
+      const earlier = idempotencyKey === undefined ? undefined : createdWith(entries, idempotencyKey);
+      if (earlier) return this.replay(earlier, input);
+      const live = (await this.assessed(entries, account, org)).filter((k) => k.status === 'active');
       if (live.length >= KEY_LIMIT_PER_ACCOUNT) {
         throw new BackOfficeError('KEY_LIMIT', `At most ${KEY_LIMIT_PER_ACCOUNT} unexpired, unrevoked keys per account`);
       }
@@ -124,6 +216,7 @@ export class ApiKeys {
       };
       const ttl = expiresAt ? { ttl: Math.floor(Date.parse(expiresAt) / 1000) + EXPIRED_KEY_RETENTION_DAYS * 86_400 } : {};
       const { digest: _digest, ...entry } = item;
+      const record: CreationRecord = idempotencyKey === undefined ? {} : { idempotency_key: idempotencyKey, request_fp: keyRequestFingerprint(input) };
       const table = this.store.table;
 
       await this.store.client.send(
@@ -136,7 +229,7 @@ export class ApiKeys {
                 ConditionExpression: 'attribute_not_exists(pk)',
               },
             },
-            { Put: { TableName: table, Item: { ...accountKeyEntryKey(input.accountId, item.key_id), type: 'account_key', ...entry, name, ...ttl } } },
+            { Put: { TableName: table, Item: { ...accountKeyEntryKey(input.accountId, item.key_id), type: 'account_key', ...entry, name, ...record, ...ttl } } },
             {
               Update: {
                 TableName: table,
@@ -170,14 +263,17 @@ export class ApiKeys {
         }),
       );
       return {
-        key_id: item.key_id,
-        key,
-        name,
-        created_at: item.created_at,
-        account_id: item.account_id,
-        partner_id: item.partner_id,
-        scopes: item.scopes,
-        expires_at: item.expires_at,
+        outcome: 'created',
+        key: {
+          key_id: item.key_id,
+          key,
+          name,
+          created_at: item.created_at,
+          account_id: item.account_id,
+          partner_id: item.partner_id,
+          scopes: item.scopes,
+          expires_at: item.expires_at,
+        },
       };
     });
   }
@@ -239,11 +335,6 @@ export class ApiKeys {
     return { account_id: accountId, keys: await this.assessed(entries, account) };
   }
 
-  /** The account's keys assessed against an account (and organization) already read. */
-  private async keysOf(accountId: string, account: AccountItem | undefined, knownOrg?: OrgItem): Promise<ListedKey[]> {
-    return this.assessed(await this.entriesOf(accountId), account, knownOrg);
-  }
-
   /** The account's key entries (consistent reads, every page). */
   private async entriesOf(accountId: string): Promise<AccountKeyEntry[]> {
     const entries: AccountKeyEntry[] = [];
@@ -292,6 +383,10 @@ export class ApiKeys {
     return keys;
   }
 }
+
+/** The entry of the key created with `idempotencyKey`, among an account's entries. */
+const createdWith = (entries: readonly AccountKeyEntry[], idempotencyKey: string) =>
+  entries.find((entry) => (entry as CreationRecord).idempotency_key === idempotencyKey);
 
 function expiryFor(input: CreateKeyInput, now: Date): string | null {
   if (input.permanent) {

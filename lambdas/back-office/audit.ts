@@ -81,6 +81,15 @@ export function decodeAuditCursor(cursor: string): string | undefined {
   return CURSOR_PATTERN.test(sk) ? sk : undefined;
 }
 
+/**
+ * An entry that names itself: its time and id (`[A-Za-z0-9_-]`, at most 64) made from what it records, so a retry of
+ * the request writing it again writes the same item (a Put over it), never a second entry.
+ */
+export interface AuditEntryName {
+  readonly at: string;
+  readonly id: string;
+}
+
 /** The Put of one audit entry, for the change's transaction. */
 export function auditPut(
   store: IdentityStore,
@@ -88,15 +97,16 @@ export function auditPut(
   action: AuditAction,
   source: AuditSource,
   details: AuditDetails = {},
+  name?: AuditEntryName,
 ): { Put: { TableName: string; Item: Record<string, unknown> } } {
   const now = store.clock();
-  const entry: AuditEntry = { at: now.toISOString(), action, via: source.via, source_ip: source.sourceIp ?? null, ...details };
+  const entry: AuditEntry = { at: name?.at ?? now.toISOString(), action, via: source.via, source_ip: source.sourceIp ?? null, ...details };
   return {
     Put: {
       TableName: store.table,
       Item: {
         pk: accountKey(accountId).pk,
-        sk: `${AUDIT_PREFIX}${entry.at}#${randomId('a')}`,
+        sk: `${AUDIT_PREFIX}${entry.at}#${name?.id ?? randomId('a')}`,
         type: 'audit',
         ...entry,
         ttl: Math.floor(now.getTime() / 1000) + (AUDIT_RETENTION_DAYS + 1) * 86_400,
@@ -142,9 +152,12 @@ export class Audit {
     return { entries, ...(LastEvaluatedKey ? { next_cursor: encodeAuditCursor(String(LastEvaluatedKey.sk)) } : {}) };
   }
 
-  /** One entry on its own, for what changes nothing stored (a sign-in, a test event sent): one Put. */
-  async record(accountId: string, action: AuditAction, source: AuditSource, details: AuditDetails = {}): Promise<void> {
-    const { Put } = auditPut(this.store, accountId, action, source, details);
+  /**
+   * One entry on its own, for what changes nothing stored (a sign-in, a test event sent), or follows a change its
+   * caller may retry (a resend: `name` makes the retry's entry the same one): one Put.
+   */
+  async record(accountId: string, action: AuditAction, source: AuditSource, details: AuditDetails = {}, name?: AuditEntryName): Promise<void> {
+    const { Put } = auditPut(this.store, accountId, action, source, details, name);
     await this.store.client.send(new PutCommand(Put));
   }
 }

@@ -6,7 +6,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GAMES, type Game } from '../entitlements/entitlement-summary';
 import { EntitlementError, EntitlementStore, type Owner } from '../entitlements/entitlement-store';
-import { BackOfficeError } from './errors';
+import { repeatableRequest } from '../shared/storage/repeatable-requests';
+import { BackOfficeError, officeError } from './errors';
 
 export interface GrantRequest {
   readonly owner: string;
@@ -50,7 +51,11 @@ export class EntitlementsOffice {
     this.store = new EntitlementStore(client, table, clock);
   }
 
-  async grant(request: GrantRequest) {
+  /**
+   * Grant and use take the admin CLI's request id: the same request run again answers what the first run did
+   * (`replayed`), granting or using nothing more; the same id with other arguments is REQUEST_ID_REUSED.
+   */
+  async grant(request: GrantRequest, requestId?: string) {
     const owner = parseOwner(request.owner);
     if (Boolean(request.unlimited) === (request.units !== undefined)) throw invalid('Give either --units N or --unlimited');
     if (request.permanent && request.expiresAt !== undefined) throw invalid('Give either --expires-at or --permanent, not both');
@@ -58,22 +63,31 @@ export class EntitlementsOffice {
     const startsAt = request.startsAt === undefined ? this.clock().toISOString() : parseTime(request.startsAt, '--starts-at');
     const expiresAt = request.permanent ? null : parseTime(request.expiresAt as string, '--expires-at');
     if (expiresAt !== null && Date.parse(expiresAt) <= Date.parse(startsAt)) throw invalid('--expires-at must be after the start');
-    const grant = await this.store.grant(owner, {
+    const input = {
       game: parseGame(request.game),
       ...(request.unlimited ? {} : { units: parseUnits(request.units) }),
       unlimited: Boolean(request.unlimited),
       starts_at: startsAt,
       expires_at: expiresAt,
-    });
-    return { owner_type: owner.type, owner_id: owner.id, ...grant };
+    };
+    // The start as given: a default start (now) differs from run to run.
+    const given = { owner: `${owner.type}:${owner.id}`, ...input, starts_at: request.startsAt === undefined ? null : startsAt };
+    const repeatable = requestId === undefined ? undefined : repeatableRequest('entitlement grant', requestId, given);
+    try {
+      return { owner_type: owner.type, owner_id: owner.id, ...(await this.store.grant(owner, input, repeatable)) };
+    } catch (error) {
+      throw officeError(error);
+    }
   }
 
-  async use(owner: string, game: string, units: number | undefined) {
+  async use(owner: string, game: string, units: number | undefined, requestId?: string) {
+    const parsed = { owner: parseOwner(owner), game: parseGame(game), units: parseUnits(units) };
+    const request = requestId === undefined ? undefined : repeatableRequest('entitlement use', requestId, { ...parsed, owner: `${parsed.owner.type}:${parsed.owner.id}` });
     try {
-      return await this.store.use(parseOwner(owner), parseGame(game), parseUnits(units));
+      return await this.store.use(parsed.owner, parsed.game, parsed.units, undefined, request);
     } catch (error) {
       if (error instanceof EntitlementError) throw new BackOfficeError('INSUFFICIENT_UNITS', error.message);
-      throw error;
+      throw officeError(error);
     }
   }
 

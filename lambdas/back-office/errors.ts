@@ -3,6 +3,8 @@
  * (the admin CLI prints them) and, for key creation, the spec's web-settings
  * codes (`INVALID_SCOPES`, `INVALID_EXPIRY`, `KEY_LIMIT`).
  */
+import { RequestIdReused } from '../shared/storage/repeatable-requests';
+
 export type BackOfficeCode =
   | 'INVALID_ARGUMENT'
   | 'ACCOUNT_NOT_FOUND'
@@ -30,7 +32,9 @@ export type BackOfficeCode =
   | 'INVALID_PASSWORD'
   | 'INVALID_TWO_FACTOR'
   | 'TWO_FACTOR_ENABLED'
-  | 'CONFLICT';
+  | 'CONFLICT'
+  /** An admin request id given again with other arguments (lambdas/shared/storage/repeatable-requests.ts). */
+  | 'REQUEST_ID_REUSED';
 
 export class BackOfficeError extends Error {
   constructor(
@@ -40,4 +44,9 @@ export class BackOfficeError extends Error {
     super(message);
     this.name = 'BackOfficeError';
   }
+}
+
+/** A store's refusal of a reused request id as the back office's error; any other error as it is. */
+export function officeError(error: unknown): unknown {
+  return error instanceof RequestIdReused ? new BackOfficeError('REQUEST_ID_REUSED', error.message) : error;
 }

@@ -7,10 +7,12 @@
  * number of times, so a stale read can never undo a revocation.
  */
 import { randomBytes } from 'node:crypto';
-import { BatchGetCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, TransactWriteCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { accountKey, membershipKey, orgKey, type AccountItem, type MembershipItem, type OrgItem } from '../shared/identity/access-items';
 import { isConditionFailure, isWriteConflict, retryOnConflict } from '../shared/storage/conditions';
-import { BackOfficeError } from './errors';
+import { RequestIdReused, type RepeatableRequest } from '../shared/storage/repeatable-requests';
+import { writeOnce } from '../shared/storage/write-once';
+import { BackOfficeError, officeError } from './errors';
 
 export type Clock = () => Date;
 
@@ -18,6 +20,24 @@ export type Clock = () => Date;
 export const MAX_ATTEMPTS = 40;
 
 export const randomId = (prefix: string) => `${prefix}_${randomBytes(10).toString('hex')}`;
+
+/**
+ * A request's new item met one already under its key. With a request (the item's id is derived from the request id)
+ * that is the request's own first run, which a re-run answers, when `same` holds of it: the account and organization
+ * items are admission's, kept under 1 KB (docs/limits.md), so they carry no fingerprint and their own fields are
+ * compared instead; otherwise another request under the same id (REQUEST_ID_REUSED). Without a request the id was
+ * random and the item is not this call's.
+ */
+export async function firstRunOf(request: RepeatableRequest | undefined, existing: Record<string, unknown>, same: (item: Record<string, unknown>) => boolean | Promise<boolean>): Promise<void> {
+  if (!request) throw new Error(`An item already exists under the new key ${String(existing.pk)}`);
+  if (!(await same(existing))) throw officeError(new RequestIdReused(request));
+}
+
+/**
+ * A stamp for writeOnce on the account and organization items: 48 random bits tell this write's tries from another
+ * writer's, in 8 characters rather than a UUID's 36 (the items stay under 1 KB: docs/limits.md).
+ */
+const shortStamp = () => randomBytes(6).toString('base64url');
 
 export class IdentityStore {
   constructor(
@@ -60,51 +80,25 @@ export class IdentityStore {
 
   /**
    * Write a new account or organization item; never overwrites one. `leases`: the concurrency
-   * slots admission takes on the item (see limits/admission-store.ts).
+   * slots admission takes on the item (see limits/admission-store.ts). Answers undefined once
+   * written (also when the SDK's retry of a try whose answer was lost met the item that try wrote:
+   * writeOnce), or the item that already stood under the key, for the caller to explain (a re-run
+   * of the same request: repeatable-requests.ts).
    */
-  async putNew(key: { pk: string; sk: string }, type: string, item: object): Promise<void> {
-    await this.client.send(
+  async putNew(key: { pk: string; sk: string }, type: string, item: object): Promise<Record<string, unknown> | undefined> {
+    const outcome = await writeOnce(
+      this.client,
       new PutCommand({ TableName: this.table, Item: { ...key, type, ...item, leases: {} }, ConditionExpression: 'attribute_not_exists(pk)' }),
+      shortStamp(),
     );
+    return outcome.applied ? undefined : outcome.old;
   }
 
   /**
-   * Apply a lifecycle update to an item that must exist. When `condition`
-   * fails on an existing item nothing changes and the item as it is now is
-   * returned (so repeating an operation is harmless); a missing item throws
-   * `notFound`.
-   */
-  async updateExisting<T>(
-    key: { pk: string; sk: string },
-    update: { expression: string; condition: string; values: Record<string, unknown> },
-    notFound: () => BackOfficeError,
-  ): Promise<T> {
-    const uses = (name: string) => `${update.expression} ${update.condition}`.includes(name);
-    try {
-      const { Attributes } = await this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: key,
-          UpdateExpression: update.expression,
-          ConditionExpression: update.condition,
-          ExpressionAttributeNames: uses('#status') ? { '#status': 'status' } : undefined,
-          ExpressionAttributeValues: { ...update.values, ...(uses(':now') ? { ':now': this.clock().toISOString() } : {}) },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return Attributes as T;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const current = await this.getItem(key);
-      if (!current) throw notFound();
-      return current as T;
-    }
-  }
-
-  /**
-   * As updateExisting, with the audit entries of the change (built from the item as read: an organization's
-   * managers, say) in the same transaction. The item is read first and the write is conditioned on it being
-   * unchanged (`updated_at`), so the entries describe what changed; a change meanwhile reads again. When the
+   * Apply a lifecycle update to an item that must exist (a missing item throws `notFound`), with the audit
+   * entries of the change (built from the item as read: an organization's managers, say) in the same
+   * transaction. The item is read first and the write is conditioned on it being unchanged
+   * (`updated_at`), so the entries describe what changed; a change meanwhile reads again. When the
    * update's own condition does not hold (a restore of an active organization), nothing is written, no entry
    * either, and the item is answered as it is.
    */

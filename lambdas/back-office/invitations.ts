@@ -7,9 +7,10 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { stateAt, toInvitation } from '../invitations/invitation-model';
 import { InvitationStore } from '../invitations/invitation-store';
-import { DynamoTicketBridge, type TicketChange } from '../tickets/ticket-bridge';
+import { DynamoTicketBridge, TicketRequestConflict, type TicketChange } from '../tickets/ticket-bridge';
 import { TICKET_STATUSES, type TicketStatus } from '../tickets/ticket-model';
 import { BackOfficeError } from './errors';
+import { repeatableRequest } from '../shared/storage/repeatable-requests';
 
 export class InvitationsOffice {
   private readonly invitations: InvitationStore;
@@ -24,24 +25,29 @@ export class InvitationsOffice {
     this.tickets = new DynamoTicketBridge(client, table);
   }
 
-  /** `ticket message --invitation I --author staff|user --text T`: a visible message, with ticket.message.created. */
-  message(invitationId: string, author: string, text: string | undefined) {
+  /**
+   * `ticket message --invitation I --author staff|user --text T`: a visible message, with ticket.message.created.
+   * The ticket actions take the CLI's request id (optional here): the same request made again after an error answers
+   * the ticket the first left, `replayed`, with one entry and one event; the id with other arguments is
+   * REQUEST_ID_REUSED (ticket-bridge.ts `change`).
+   */
+  message(invitationId: string, author: string, text: string | undefined, requestId?: string) {
     if (author !== 'staff' && author !== 'user') throw new BackOfficeError('INVALID_ARGUMENT', '--author must be staff or user');
     const trimmed = (text ?? '').trim();
     if (trimmed.length < 1 || trimmed.length > 4000) throw new BackOfficeError('INVALID_ARGUMENT', '--text must be 1–4000 characters');
-    return this.changeTicket(invitationId, { kind: 'message', author, text: trimmed });
+    return this.changeTicket(invitationId, { kind: 'message', author, text: trimmed }, requestId);
   }
 
   /** `ticket status --invitation I --status open|waiting_user|resolved`: with ticket.status.updated. */
-  status(invitationId: string, status: string) {
+  status(invitationId: string, status: string, requestId?: string) {
     if (!(TICKET_STATUSES as readonly string[]).includes(status)) throw new BackOfficeError('INVALID_ARGUMENT', `--status must be ${TICKET_STATUSES.join(', ')}`);
-    return this.changeTicket(invitationId, { kind: 'status', status: status as TicketStatus });
+    return this.changeTicket(invitationId, { kind: 'status', status: status as TicketStatus }, requestId);
   }
 
   /** `ticket assign --invitation I --to NAME`: with ticket.status.updated. */
-  assign(invitationId: string, to: string) {
+  assign(invitationId: string, to: string, requestId?: string) {
     if (to.trim().length < 1 || to.length > 120) throw new BackOfficeError('INVALID_ARGUMENT', '--to must be 1–120 characters');
-    return this.changeTicket(invitationId, { kind: 'assign', to: to.trim() });
+    return this.changeTicket(invitationId, { kind: 'assign', to: to.trim() }, requestId);
   }
 
   /** `invitation archive --org O --invitation I`. */
@@ -60,13 +66,17 @@ export class InvitationsOffice {
     return { ...toInvitation(item, now), partner_id: item.partner_id };
   }
 
-  private async changeTicket(invitationId: string, change: TicketChange) {
+  private async changeTicket(invitationId: string, change: TicketChange, requestId: string | undefined) {
+    const { kind, ...fields } = change;
+    const request = requestId === undefined ? undefined : repeatableRequest(`ticket ${kind}`, requestId, { invitation: invitationId, ...fields });
     const now = this.clock();
     const invitation = await this.invitations.find(invitationId);
     if (!invitation) throw new BackOfficeError('INVITATION_NOT_FOUND', `No invitation ${invitationId}`);
     if (stateAt(invitation, now) !== 'joined' || !invitation.ticket_id) throw new BackOfficeError('NOT_JOINED', `Invitation ${invitationId} has no ticket yet`);
-    const ticket = await this.tickets.change(invitation.ticket_id, change, now);
-    if (!ticket) throw new BackOfficeError('INVITATION_NOT_FOUND', `No ticket for invitation ${invitationId}`);
-    return ticket;
+    const changed = await this.tickets.change(invitation.ticket_id, change, now, request).catch((error: unknown) => {
+      throw error instanceof TicketRequestConflict ? new BackOfficeError('REQUEST_ID_REUSED', error.reused.message) : error;
+    });
+    if (!changed) throw new BackOfficeError('INVITATION_NOT_FOUND', `No ticket for invitation ${invitationId}`);
+    return changed.replayed ? { ...changed.ticket, replayed: true as const } : changed.ticket;
   }
 }

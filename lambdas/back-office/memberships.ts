@@ -15,8 +15,9 @@ import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { membershipKey, orgKey, type MembershipItem, type Role } from '../shared/identity/access-items';
 import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
 import { auditPut, OPERATOR } from './audit';
-import { BackOfficeError } from './errors';
+import { BackOfficeError, officeError } from './errors';
 import { randomId, type IdentityStore } from './identity-store';
+import { cancelledItem, repeatableRequest, requestRecordPut, RequestIdReused } from '../shared/storage/repeatable-requests';
 
 export class Memberships {
   constructor(private readonly store: IdentityStore) {}
@@ -108,10 +109,17 @@ export class Memberships {
    * Removal revokes the keys the account made for this organization; rejoining restores none.
    * It reads nothing it writes back, so it always applies; a transaction conflict with a concurrent
    * change of the same items (DynamoDB cancels one of two overlapping transactions) is retried.
+   *
+   * With `requestId` (the admin CLI's `--request-id`) the transaction also puts the request's record
+   * (repeatable-requests.ts, kept a day): running the same request again (after an error that left its
+   * outcome unknown) meets it and answers the removal, `replayed`, instead of MEMBER_NOT_FOUND for its
+   * own change, and removes nothing (not even a membership set again since).
    */
-  async remove(partnerId: string, accountId: string) {
+  async remove(partnerId: string, accountId: string, requestId?: string): Promise<{ partner_id: string; account_id: string; removed: true; replayed?: true }> {
+    const request = requestId === undefined ? undefined : repeatableRequest('member remove', requestId, { org: partnerId, account: accountId });
+    const removed = { partner_id: partnerId, account_id: accountId, removed: true as const };
     return this.store.retryOnConflict(async () => {
-      const now = this.store.clock().toISOString();
+      const now = this.store.clock();
       try {
         await this.store.client.send(
           new TransactWriteCommand({
@@ -124,22 +132,31 @@ export class Memberships {
                   UpdateExpression: 'REMOVE managers.#account SET updated_at = :now',
                   ConditionExpression: 'attribute_exists(pk)',
                   ExpressionAttributeNames: { '#account': accountId },
-                  ExpressionAttributeValues: { ':now': now },
+                  ExpressionAttributeValues: { ':now': now.toISOString() },
                 },
               },
               auditPut(this.store, accountId, 'membership.removed', OPERATOR, { partner_id: partnerId }),
+              ...(request ? [requestRecordPut(this.store.table, request, removed, now)] : []),
             ],
           }),
         );
       } catch (error) {
+        const record = request ? cancelledItem(error, REQUEST_RECORD_ENTRY) : undefined;
+        if (request && record) {
+          if (record.request_fp !== request.fingerprint) throw officeError(new RequestIdReused(request));
+          return { ...removed, replayed: true as const };
+        }
         // A missing membership (or organization) is an answer, not a race: not retried.
         if (isConditionFailure(error) && !isWriteConflict(error)) throw new BackOfficeError('MEMBER_NOT_FOUND', `${accountId} is not a member of ${partnerId}`);
         throw error;
       }
-      return { partner_id: partnerId, account_id: accountId, removed: true };
+      return removed;
     });
   }
 }
+
+/** Where the request record is in removal's transaction (after the membership, the organization and the audit entry). */
+const REQUEST_RECORD_ENTRY = 3;
 
 /** The condition that the membership item is still what was read: absent, or the same role, grant and version. */
 function unchangedMembership(read: MembershipItem | undefined) {

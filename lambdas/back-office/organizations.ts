@@ -8,15 +8,22 @@
 import { orgKey, type OrgItem } from '../shared/identity/access-items';
 import { auditPut, OPERATOR, type AuditAction } from './audit';
 import { BackOfficeError } from './errors';
-import { randomId, type IdentityStore } from './identity-store';
+import { firstRunOf, randomId, type IdentityStore } from './identity-store';
+import { repeatableRequest, requestScopedId } from '../shared/storage/repeatable-requests';
 
 export class Organizations {
   constructor(private readonly store: IdentityStore) {}
 
-  async create(name = 'Organization'): Promise<{ partner_id: string }> {
+  /**
+   * A new organization. With `requestId` (the admin CLI's `--request-id`) its id is derived from it, so running the
+   * same request again (after an error that left its outcome unknown) answers the organization the first run made,
+   * `replayed`, instead of making a second one; the same id with another name is REQUEST_ID_REUSED.
+   */
+  async create(name = 'Organization', requestId?: string): Promise<{ partner_id: string; replayed?: true }> {
+    const request = requestId === undefined ? undefined : repeatableRequest('org create', requestId, { name });
     const now = this.store.clock().toISOString();
     const org: OrgItem = {
-      partner_id: randomId('org'),
+      partner_id: request ? requestScopedId('org', request) : randomId('org'),
       name,
       status: 'active',
       key_gen: 1,
@@ -24,8 +31,10 @@ export class Organizations {
       created_at: now,
       updated_at: now,
     };
-    await this.store.putNew(orgKey(org.partner_id), 'org', org);
-    return { partner_id: org.partner_id };
+    const existing = await this.store.putNew(orgKey(org.partner_id), 'org', org);
+    if (!existing) return { partner_id: org.partner_id };
+    await firstRunOf(request, existing, (first) => first.name === name);
+    return { partner_id: org.partner_id, replayed: true };
   }
 
   get(partnerId: string): Promise<OrgItem | undefined> {

@@ -12,11 +12,17 @@
  * the session; the settings API's admission then re-checks the account in
  * its counter write (lambdas/settings/settings-admission.ts), and records activity at most once a minute (a
  * conditional write, so concurrent requests write once).
+ *
+ * Lost answers (docs/faults.md): the session's Put is conditioned on a fresh key, which only its own earlier try can
+ * hold, so it is written once (writeOnce) and recognises that try as its own; recording activity and signing out
+ * meet their own effect harmlessly (a failed `seen_at` condition means "recorded already"; a delete of a deleted
+ * item deletes nothing).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AccountItem } from '../shared/identity/access-items';
 import { isConditionFailure } from '../shared/storage/conditions';
+import { writeOnceOrThrow } from '../shared/storage/write-once';
 import { BackOfficeError } from './errors';
 import type { IdentityStore } from './identity-store';
 
@@ -57,12 +63,16 @@ export class Sessions {
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(now.getTime() + SESSION_ABSOLUTE_MS);
     const item: SessionItem = { account_id: accountId, cred_gen: account.cred_gen, session_gen: account.session_gen ?? 0, created_at: now.toISOString(), seen_at: now.toISOString(), expires_at: expiresAt.toISOString() };
-    await this.store.client.send(
+    // The condition can fail only on this write's own earlier try (the SDK's retry after a lost answer), which writeOnce
+    // recognises: without it the browser got a 500 and no cookie for a session that exists.
+    await writeOnceOrThrow(
+      this.store.client,
       new PutCommand({
         TableName: this.store.table,
         Item: { ...sessionKey(token), type: 'session', ...item, ttl: Math.floor(expiresAt.getTime() / 1000) + 86_400 },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
+      () => new Error('A fresh session token met an existing session'),
     );
     return { token, expires_at: item.expires_at };
   }

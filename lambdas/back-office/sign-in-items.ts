@@ -32,10 +32,14 @@ export interface SignInItem {
   /** scrypt hash (passwords.ts); absent: the account cannot sign in until a password is set. */
   readonly password_hash?: string;
   readonly password_changed_at?: string;
+  /** The hash the account's own last change replaced: its caller's retry is recognised by it (accounts.ts changePassword). */
+  readonly previous_password_hash?: string;
   /** The confirmed TOTP secret (two-factor.ts): two-factor is on while it is present. */
   readonly two_factor_secret?: string;
   /** A secret shown at enrolment, waiting for its first code (it replaces nothing until confirmed). */
   readonly two_factor_pending?: string;
   /** The last time step a code was accepted for: a code is accepted once. */
   readonly two_factor_step?: number;
+  /** The step of the code that turned two-factor on: a retry of that confirmation is recognised by it (sign-in.ts). */
+  readonly two_factor_confirmed_step?: number;
 }

@@ -9,12 +9,17 @@
  *   is INVALID_TWO_FACTOR (only once the password was right).
  * - A code is accepted once: the step it belongs to is written with a
  *   condition that it is later than the last accepted one, so of two
- *   concurrent sign-ins with one code exactly one passes.
+ *   concurrent sign-ins with one code exactly one passes. The write is
+ *   stamped (writeOnce): when its answer is lost and the SDK sends it again,
+ *   the retry meets its own step and knows it, instead of refusing the code
+ *   that was just accepted (and auditing a failure that was none).
  * - Enrolment needs the password, stores a pending secret and shows it (and
  *   its `otpauth://` URI) once; the password and the first valid code confirm
  *   it, which also ends every other session of the account (its session
  *   generation rises in the same transaction: a stolen session cannot stay
- *   signed in past the owner turning two-factor on). Disabling needs the
+ *   signed in past the owner turning two-factor on). The confirming code's
+ *   step is kept, so the caller's retry of a confirmation that was applied
+ *   while it saw an error answers "on" (docs/web-settings.md). Disabling needs the
  *   password and a current code. So a session alone, stolen or left open,
  *   cannot enrol an attacker's authenticator and lock the owner out.
  */
@@ -22,8 +27,10 @@ import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { accountKey, type AccountItem } from '../shared/identity/access-items';
 import { verifyAgainstDecoy, verifyPassword } from './passwords';
 import { signInKey, type SignInItem } from './sign-in-items';
-import { acceptedStep, isWellFormedCode, newTwoFactorSecret, twoFactorUri } from './two-factor';
+import { acceptedStep, isCodeOfStep, isWellFormedCode, newTwoFactorSecret, stepStart, twoFactorUri } from './two-factor';
 import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
+import { writeOnce } from '../shared/storage/write-once';
+import { CHANGE_RETRY_WINDOW_MS } from './change-retry';
 import type { Accounts } from './accounts';
 import { auditPut, OPERATOR, type Audit, type AuditAction, type AuditSource } from './audit';
 import { BackOfficeError } from './errors';
@@ -97,24 +104,41 @@ export class SignIn {
 
   /**
    * The password and the first valid code of the pending secret turn two-factor on with it, and end every
-   * session of the account (the caller opens a new one for the browser that confirmed).
+   * session of the account (the caller opens a new one for the browser that confirmed). `replayed`: this is the
+   * caller's retry of a confirmation already made with this very code (within CHANGE_RETRY_WINDOW_MS), which
+   * changed nothing now and ends no session.
    */
-  async confirmTwoFactor(accountId: string, password: string, code: string, source: AuditSource = OPERATOR): Promise<{ two_factor: 'on' }> {
+  async confirmTwoFactor(accountId: string, password: string, code: string, source: AuditSource = OPERATOR): Promise<{ two_factor: 'on'; replayed: boolean }> {
     const signIn = await this.read(accountId);
     await this.checkPassword(signIn, password);
-    if (!signIn.two_factor_pending) throw new BackOfficeError('INVALID_TWO_FACTOR', 'Enrol first: there is no secret to confirm.');
+    if (!signIn.two_factor_pending) {
+      // The change may have been made while its caller saw an error (every answer lost, or the function ended after it).
+      if (await this.confirmedWith(signIn, code)) return { two_factor: 'on', replayed: true };
+      throw new BackOfficeError('INVALID_TWO_FACTOR', signIn.two_factor_secret ? 'Two-factor is already on.' : 'Enrol first: there is no secret to confirm.');
+    }
     const step = await acceptedStep(await this.seeds.open(accountId, signIn.two_factor_pending), code, this.store.clock());
     if (step === undefined) throw WRONG_CODE();
     await this.change(
       accountId,
-      'SET two_factor_secret = two_factor_pending, two_factor_step = :step REMOVE two_factor_pending',
+      'SET two_factor_secret = two_factor_pending, two_factor_step = :step, two_factor_confirmed_step = :step REMOVE two_factor_pending',
       'two_factor_pending = :pending',
       { ':step': step, ':pending': signIn.two_factor_pending },
       'two_factor.enabled',
       source,
       true,
     );
-    return { two_factor: 'on' };
+    return { two_factor: 'on', replayed: false };
+  }
+
+  /**
+   * Whether two-factor was turned on with `code` (the code of the step that confirmed it), within the retry window.
+   * Only the password, already checked, lets the caller ask; a match accepts nothing and opens no session.
+   */
+  private async confirmedWith(signIn: SignInItem, code: string): Promise<boolean> {
+    const step = signIn.two_factor_confirmed_step;
+    if (!signIn.two_factor_secret || step === undefined || !isWellFormedCode(code)) return false;
+    if (this.store.clock().getTime() - stepStart(step).getTime() > CHANGE_RETRY_WINDOW_MS) return false;
+    return isCodeOfStep(await this.seeds.open(signIn.account_id, signIn.two_factor_secret), code, step);
   }
 
   /** Two-factor off, with the password and a current code. */
@@ -122,15 +146,26 @@ export class SignIn {
     const signIn = await this.read(accountId);
     await this.checkPassword(signIn, password);
     if (!signIn.two_factor_secret) return { two_factor: 'off' };
-    await this.useCode(signIn, signIn.two_factor_secret, code);
-    await this.change(
-      accountId,
-      'REMOVE two_factor_secret, two_factor_pending, two_factor_step',
-      'two_factor_secret = :secret',
-      { ':secret': signIn.two_factor_secret },
-      'two_factor.disabled',
-      source,
-    );
+    // The code is spent by the change it authorizes, in its transaction (its step later than the last accepted one):
+    // a change that failed leaves the code unspent for the page's retry, and one that was applied is found off.
+    const step = await this.acceptedCodeStep(signIn, signIn.two_factor_secret, code);
+    try {
+      await this.change(
+        accountId,
+        'REMOVE two_factor_secret, two_factor_pending, two_factor_step, two_factor_confirmed_step',
+        'two_factor_secret = :secret AND (attribute_not_exists(two_factor_step) OR two_factor_step < :step)',
+        { ':secret': signIn.two_factor_secret, ':step': step },
+        'two_factor.disabled',
+        source,
+      );
+    } catch (error) {
+      if (!(error instanceof BackOfficeError && error.code === 'CONFLICT')) throw error;
+      const now = await this.read(accountId);
+      if (!now.two_factor_secret) return { two_factor: 'off' };
+      // The same code accepted meanwhile (another sign-in or change): used once.
+      if (now.two_factor_secret === signIn.two_factor_secret && (now.two_factor_step ?? -1) >= step) throw WRONG_CODE();
+      throw error;
+    }
     return { two_factor: 'off' };
   }
 
@@ -143,7 +178,7 @@ export class SignIn {
    */
   async resetTwoFactor(accountId: string): Promise<{ account_id: string; two_factor: 'off' }> {
     await this.read(accountId);
-    await this.change(accountId, 'REMOVE two_factor_secret, two_factor_pending, two_factor_step', 'attribute_exists(pk)', {}, 'two_factor.reset', OPERATOR, true);
+    await this.change(accountId, 'REMOVE two_factor_secret, two_factor_pending, two_factor_step, two_factor_confirmed_step', 'attribute_exists(pk)', {}, 'two_factor.reset', OPERATOR, true);
     return { account_id: accountId, two_factor: 'off' };
   }
 
@@ -163,27 +198,32 @@ export class SignIn {
 
   /**
    * Accept `code` once: its step is recorded under the condition that it is later than the last accepted one (and
-   * the seed still the one read: `secret` is the stored, sealed value, opened here only to check the code).
+   * the seed still the one read: `secret` is the stored, sealed value, opened here only to check the code). Stamped
+   * (writeOnce): the SDK's retry of a try whose answer was lost fails that condition on its own step, and is known
+   * as this write by its stamp; a concurrent sign-in with the same code wrote another stamp, and stays refused.
    */
   private async useCode(signIn: SignInItem, secret: string, code: string | undefined): Promise<void> {
+    const step = await this.acceptedCodeStep(signIn, secret, code);
+    const outcome = await writeOnce(
+      this.store.client,
+      new UpdateCommand({
+        TableName: this.store.table,
+        Key: signInKey(signIn.account_id),
+        UpdateExpression: 'SET two_factor_step = :step',
+        ConditionExpression: 'two_factor_secret = :secret AND (attribute_not_exists(two_factor_step) OR two_factor_step < :step)',
+        ExpressionAttributeValues: { ':step': step, ':secret': secret },
+      }),
+    );
+    if (!outcome.applied) throw WRONG_CODE();
+  }
+
+  /** The step `code` belongs to, if it is the seed's code near now and later than the last accepted one; else INVALID_TWO_FACTOR. */
+  private async acceptedCodeStep(signIn: SignInItem, secret: string, code: string | undefined): Promise<number> {
     // A code that cannot be one is refused before the seed is opened (no KMS call for it).
     if (!isWellFormedCode(code)) throw WRONG_CODE();
     const step = await acceptedStep(await this.seeds.open(signIn.account_id, secret), code, this.store.clock(), signIn.two_factor_step);
     if (step === undefined) throw WRONG_CODE();
-    try {
-      await this.store.client.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: signInKey(signIn.account_id),
-          UpdateExpression: 'SET two_factor_step = :step',
-          ConditionExpression: 'two_factor_secret = :secret AND (attribute_not_exists(two_factor_step) OR two_factor_step < :step)',
-          ExpressionAttributeValues: { ':step': step, ':secret': secret },
-        }),
-      );
-    } catch (error) {
-      if (isConditionFailure(error)) throw WRONG_CODE();
-      throw error;
-    }
+    return step;
   }
 
   /** The account's sign-in item (e-mail address, password hash, two-factor state), if it signs in. */

@@ -45,6 +45,17 @@ export async function acceptedStep(secret: string, code: unknown, now: Date, aft
   return result?.valid ? Math.floor(epoch / STEP_SECONDS) + result.delta : undefined;
 }
 
+/**
+ * Whether `code` is the secret's code of time step `step`, however long ago: a retried confirmation recognising the
+ * code that turned two-factor on (sign-in.ts). It accepts nothing: only acceptedStep lets a code in.
+ */
+export async function isCodeOfStep(secret: string, code: unknown, step: number): Promise<boolean> {
+  return isWellFormedCode(code) && (await (await otp()).generate({ secret, epoch: step * STEP_SECONDS })) === code;
+}
+
+/** When time step `step` began. */
+export const stepStart = (step: number): Date => new Date(step * STEP_SECONDS * 1000);
+
 /** The code of `secret` at `now` (what an authenticator app shows; the tests use it). */
 export async function codeAt(secret: string, now: Date): Promise<string> {
   return (await otp()).generate({ secret, epoch: Math.floor(now.getTime() / 1000) });

@@ -17,9 +17,21 @@
  * or creating the ticket (never a second one): the player is told their
  * submission is being processed.
  *
+ * The claim is resumable. The join page sends a random submission id with its
+ * claim (at least 128 bits, kept by the page until it has an answer) and
+ * the claim stores its digest. When the claim was applied but its answer lost
+ * (every SDK try lost, the function's deadline after the write, a dropped
+ * connection), the only copy of the credential was in that answer; the page
+ * submits again with the same id, and `resumeClaim` hands out a fresh
+ * credential in place of the undelivered one (`reissueCredential`: a
+ * condition on the claim's submission and on the digest read, so exactly one
+ * credential is valid) and answers as the first claim would have. The id is
+ * useful only with the link's token (the player site checks it first) and
+ * only its digest is stored; another browser (another id) is still refused.
+ *
  * Player data: player-data.ts.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { logger } from '../shared/observability/logger';
 import { TicketServiceUnavailable, type TicketBridge } from '../tickets/ticket-bridge';
 import type { TicketItem } from '../tickets/ticket-model';
@@ -32,6 +44,11 @@ export type ClaimOutcome =
   | { readonly outcome: 'joined'; readonly ticketId: string; readonly ticket: TicketItem; readonly credential: string }
   /** The claim is ours but its ticket is not confirmed yet: the reconciler finishes it. */
   | { readonly outcome: 'claiming'; readonly credential: string }
+  /**
+   * This submission's claim, made by an earlier request whose answer was lost: its credential issued again. `item`: the
+   * invitation as it is now (`joined` with its ticket, or still `claiming` when the ticket store did not answer).
+   */
+  | { readonly outcome: 'resumed'; readonly item: InvitationItem; readonly credential: string }
   /** The link cannot be claimed (any more): the state says why. */
   | { readonly outcome: 'unavailable'; readonly state: 'claiming' | 'joined' | 'revoked' | 'expired' | 'missing' };
 
@@ -42,12 +59,36 @@ export interface ClaimDependencies {
 
 export const credentialDigest = (credential: string) => createHash('sha256').update(`player-credential/v1\n${credential}`).digest('base64url');
 
-/** `read`: the invitation as the caller just read it (the player site reads it to check the token). */
-export async function claimInvitation(deps: ClaimDependencies, invitationId: string, player: PlayerData, now: Date, read?: InvitationItem): Promise<ClaimOutcome> {
+/** What the claim stores of its submission id: the id itself would let a reader of the table resume the claim (with the token). */
+export const submissionDigest = (submissionId: string) => createHash('sha256').update(`claim-submission/v1\n${submissionId}`).digest('base64url');
+
+/** Whether the invitation was claimed by the submission `submissionId`. */
+function claimedBy(item: InvitationItem, submissionId: string): boolean {
+  if (!item.submission_digest || (item.state !== 'claiming' && item.state !== 'joined')) return false;
+  const expected = Buffer.from(item.submission_digest, 'utf8');
+  const digest = Buffer.from(submissionDigest(submissionId), 'utf8');
+  return digest.length === expected.length && timingSafeEqual(digest, expected);
+}
+
+/**
+ * `read`: the invitation as the caller just read it (the player site reads it to check the token). `submissionId`: the
+ * submission's id (the join page's), with which a resubmission after a lost answer is answered again.
+ */
+export async function claimInvitation(
+  deps: ClaimDependencies,
+  invitationId: string,
+  player: PlayerData,
+  now: Date,
+  read?: InvitationItem,
+  submissionId?: string,
+): Promise<ClaimOutcome> {
   const credential = randomBytes(32).toString('base64url');
-  const begun = await deps.invitations.beginClaim(invitationId, { player, credentialDigest: credentialDigest(credential) }, now, read);
+  const claim = { player, credentialDigest: credentialDigest(credential), ...(submissionId === undefined ? {} : { submissionDigest: submissionDigest(submissionId) }) };
+  const begun = await deps.invitations.beginClaim(invitationId, claim, now, read);
   if (!('claimed' in begun)) {
     const item = begun.current;
+    // Claimed already, by this submission: an earlier request of it (or one still running) made the claim.
+    if (item && submissionId !== undefined && claimedBy(item, submissionId)) return resumeClaim(deps, item, credential, now);
     return { outcome: 'unavailable', state: item ? (stateAt(item, now) as 'claiming' | 'joined' | 'revoked' | 'expired') : 'missing' };
   }
   try {
@@ -58,6 +99,24 @@ export async function claimInvitation(deps: ClaimDependencies, invitationId: str
     // invitation stays claiming and is finished by the reconciler (or the player's next view).
     if (!(error instanceof TicketServiceUnavailable)) logger.error('claim not finished; the reconciler will', { invitation_id: invitationId, error });
     return { outcome: 'claiming', credential };
+  }
+}
+
+/**
+ * The claim of this submission answered again: `credential` replaces the one nobody received, then the claim is
+ * finished if it is still claiming (as its first request would have). Refused (`unavailable`) only when another
+ * resubmission of the same submission re-issued the credential first.
+ */
+async function resumeClaim(deps: ClaimDependencies, item: InvitationItem, credential: string, now: Date): Promise<ClaimOutcome> {
+  if (!(await deps.invitations.reissueCredential(item, credentialDigest(credential)))) return { outcome: 'unavailable', state: item.state as 'claiming' | 'joined' };
+  const reissued = { ...item, credential_digest: credentialDigest(credential) };
+  if (item.state !== 'claiming') return { outcome: 'resumed', item: reissued, credential };
+  try {
+    const ticket = await finishClaim(deps, item, now);
+    return { outcome: 'resumed', item: { ...reissued, state: 'joined', ticket_id: ticket.id }, credential };
+  } catch (error) {
+    if (!(error instanceof TicketServiceUnavailable)) logger.error('claim not finished; the reconciler will', { invitation_id: item.id, error });
+    return { outcome: 'resumed', item: reissued, credential };
   }
 }
 

@@ -56,6 +56,8 @@ export interface InvitationItem {
   readonly player?: Readonly<Record<string, string>>;
   /** SHA-256 of the credential in the claiming browser's cookie. */
   readonly credential_digest?: string;
+  /** SHA-256 of the claim's submission id (the join page's, claim.ts): its resubmission is answered again. */
+  readonly submission_digest?: string;
   /** When the claim started, and the hour bucket of its marker (removed when it completes). */
   readonly claim_started_at?: string;
   readonly claim_bucket?: string;

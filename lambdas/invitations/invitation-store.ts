@@ -28,6 +28,7 @@ import { ApiError } from '../shared/errors';
 import { perPlatform } from '../shared/platform';
 import { requireTable } from '../shared/storage/dynamo-client';
 import { isConditionFailure, isWriteConflict, retryOnConflict } from '../shared/storage/conditions';
+import { writeOnce } from '../shared/storage/write-once';
 import {
   ACTIVE_INVITATION_LIMIT,
   stateAt,
@@ -227,15 +228,19 @@ export class InvitationStore {
 
   /**
    * Start a claim: `pending` and unexpired → `claiming`, with the player's
-   * data and the digest of the credential their browser will hold, and the
-   * organization's active entry marked `claiming` (it stays active past the
-   * expiry until the claim completes). Of any number of concurrent claims,
-   * exactly one passes the condition (`claimed`); the others get the
-   * invitation as it was read (`current`, undefined when there is none).
+   * data, the digest of the credential their browser will hold and the digest
+   * of the submission's id (when it has one: its resubmission is answered
+   * again, reissueCredential), and the organization's active entry marked
+   * `claiming` (it stays active past the expiry until the claim completes).
+   * Of any number of concurrent claims, exactly one passes the condition
+   * (`claimed`); the others get the invitation as it was read (`current`,
+   * undefined when there is none). A transaction: the SDK's retry of a try
+   * whose answer was lost carries the same ClientRequestToken and is not
+   * applied twice.
    */
   async beginClaim(
     id: string,
-    claim: { player: Readonly<Record<string, string>>; credentialDigest: string },
+    claim: { player: Readonly<Record<string, string>>; credentialDigest: string; submissionDigest?: string },
     now: Date,
     /** The invitation as the caller just read it (saves the first read). */
     read?: InvitationItem,
@@ -249,14 +254,23 @@ export class InvitationStore {
       if (!item || stateAt(item, now) !== 'pending') return { current: item };
       const at = now.toISOString();
       const bucket = claimBucket(now);
+      const submission = claim.submissionDigest === undefined ? {} : { submission_digest: claim.submissionDigest };
       await this.client.send(
         new TransactWriteCommand({
           TransactItems: [
             this.invitationUpdate(
               id,
-              'SET #state = :claiming, claim_started_at = :now, claim_bucket = :bucket, player = :player, credential_digest = :digest',
+              `SET #state = :claiming, claim_started_at = :now, claim_bucket = :bucket, player = :player, credential_digest = :digest${claim.submissionDigest === undefined ? '' : ', submission_digest = :submission'}`,
               '#state = :pending AND expires_at > :now',
-              { ':claiming': 'claiming', ':pending': 'pending', ':now': at, ':bucket': bucket, ':player': claim.player, ':digest': claim.credentialDigest },
+              {
+                ':claiming': 'claiming',
+                ':pending': 'pending',
+                ':now': at,
+                ':bucket': bucket,
+                ':player': claim.player,
+                ':digest': claim.credentialDigest,
+                ...(claim.submissionDigest === undefined ? {} : { ':submission': claim.submissionDigest }),
+              },
             ),
             // Until the claim completes, the reconciler finds it here (claim-reconciler.ts).
             { Put: { TableName: this.table, Item: { ...claimMarkerKey(bucket, id), kind: 'claim_marker', invitation_id: id } } },
@@ -264,8 +278,33 @@ export class InvitationStore {
           ],
         }),
       );
-      return { claimed: { ...item, state: 'claiming', player: claim.player, credential_digest: claim.credentialDigest, claim_started_at: at, claim_bucket: bucket } };
+      return {
+        claimed: { ...item, state: 'claiming', player: claim.player, credential_digest: claim.credentialDigest, ...submission, claim_started_at: at, claim_bucket: bucket },
+      };
     });
+  }
+
+  /**
+   * Hand a claim's credential out again, to a resubmission of the submission that made the claim (its
+   * answer was lost: claim.ts `resumeClaim`): the stored digest becomes `credentialDigest` on the condition
+   * that the claim is that submission's and still holds the digest the caller read, so the credential nobody
+   * received stops working and exactly one is valid. Stamped (writeOnce): the SDK's retry of a re-issue whose
+   * answer was lost recognises its own effect. False when the condition genuinely failed: another
+   * resubmission of the same submission re-issued it first.
+   */
+  async reissueCredential(item: InvitationItem, credentialDigest: string): Promise<boolean> {
+    if (!item.submission_digest || !item.credential_digest) return false;
+    const outcome = await writeOnce(
+      this.client,
+      new UpdateCommand({
+        TableName: this.table,
+        Key: invitationKey(item.id),
+        UpdateExpression: 'SET credential_digest = :digest',
+        ConditionExpression: 'submission_digest = :submission AND credential_digest = :read',
+        ExpressionAttributeValues: { ':digest': credentialDigest, ':submission': item.submission_digest, ':read': item.credential_digest },
+      }),
+    );
+    return outcome.applied;
   }
 
   /**

@@ -15,6 +15,19 @@ import { withErrorCode, type GroupContracts } from '../shared/http/contract';
 /** A player message: 1–1000 characters after trimming; line breaks allowed, no other control characters. */
 export const PLAYER_MESSAGE_MAX_CHARACTERS = 1000;
 
+/**
+ * A client message id: the page makes one per message (22 base64url characters, 128 random bits) and sends it again
+ * with every retry of that message, so a resubmission after a lost answer is recognized (tickets/ticket-requests.ts).
+ */
+export const CLIENT_MESSAGE_ID_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
+
+/**
+ * A claim's submission id: the join page makes one per link (43 base64url characters, 256 random bits) and sends it
+ * again when it submits again, so the claim of a lost answer is answered again (invitations/claim.ts). At least 22
+ * characters: 128 bits.
+ */
+export const SUBMISSION_ID_PATTERN = /^[A-Za-z0-9_-]{22,128}$/;
+
 /** A join token as join links carry it (base64url of an HMAC-SHA256): anything else is an invalid link. */
 export const JOIN_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -59,12 +72,15 @@ export const PLAYER_CONTRACTS = {
   },
   'player-claim': {
     summary: "Claim the invitation with the player's data; sets the player's cookie",
-    description: '201 joined; 202 accepted while the ticket is being created (claiming); 409 INVITE_UNAVAILABLE when the link was used, revoked or expired.',
+    description:
+      '201 joined; 202 accepted while the ticket is being created (claiming); 409 INVITE_UNAVAILABLE when the link was used, revoked or expired. A resubmission with the submission_id of the claim that used the link (its answer was lost) answers 201/202 again with a new cookie, the undelivered one revoked.',
     pathParameters: joinPath,
     body: z.strictObject({
       token: withErrorCode(z.string().check(z.regex(JOIN_TOKEN_PATTERN)), 'INVITE_UNAVAILABLE'),
       in_game_name: withErrorCode(PLAYER_DATA_FIELDS.in_game_name, 'INVALID_FIELD'),
       game_account_id: withErrorCode(PLAYER_DATA_FIELDS.game_account_id, 'INVALID_FIELD'),
+      // Optional: a page loaded before the field existed still claims (not resumable, as then); the page always sends it.
+      submission_id: withErrorCode(z.optional(z.string().check(z.regex(SUBMISSION_ID_PATTERN))), 'INVALID_FIELD'),
     }),
     status: 201,
     data: PlayerViewSchema,
@@ -73,6 +89,8 @@ export const PLAYER_CONTRACTS = {
   },
   'player-message': {
     summary: "Add the player's message to their ticket (the claiming browser's cookie)",
+    description:
+      'A resubmission with the same client_message_id (after a lost answer) answers 201 as the first did and stores nothing more; the same id with another text is 409 IDEMPOTENCY_CONFLICT. Without the id every call is a new message.',
     pathParameters: joinPath,
     body: z.strictObject({
       text: withErrorCode(
@@ -83,9 +101,11 @@ export const PLAYER_CONTRACTS = {
         ),
         'INVALID_FIELD',
       ),
+      // Optional: a page loaded before the field existed still sends messages (each a new one, as then); the page always sends it.
+      client_message_id: withErrorCode(z.optional(z.string().check(z.regex(CLIENT_MESSAGE_ID_PATTERN))), 'INVALID_FIELD'),
     }),
     status: 201,
     data: PlayerViewSchema,
-    errors: ['PLAYER_CREDENTIAL_REQUIRED', 'PLAYER_NOT_JOINED', 'TICKET_SERVICE_UNAVAILABLE', 'DUPLICATE_CREDENTIAL_COOKIE'],
+    errors: ['PLAYER_CREDENTIAL_REQUIRED', 'PLAYER_NOT_JOINED', 'IDEMPOTENCY_CONFLICT', 'TICKET_SERVICE_UNAVAILABLE', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
 } as const satisfies GroupContracts<'player'>;

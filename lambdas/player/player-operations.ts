@@ -25,8 +25,9 @@
  *
  * Every claim submission is counted by outcome (Claims): claimed,
  * ticket_deferred (ours, its ticket to follow), already_claimed, unavailable
- * (revoked, expired), invalid_link (no such invitation, or a wrong token) and
- * resubmitted (the claiming browser again).
+ * (revoked, expired), invalid_link (no such invitation, or a wrong token),
+ * resubmitted (the claiming browser again) and resumed (the submission that
+ * claimed the link again, its first answer lost: a new credential).
  */
 import { ApiError } from '../shared/errors';
 import type { PlayerOperation as Operation, PlayerOperationInput as OperationInput, PlayerPossession } from './player-pipeline';
@@ -44,6 +45,7 @@ import { ticketBridgeOf, TicketServiceUnavailable, type DynamoTicketBridge } fro
 import { holdsCredential, playerCookie, presentedCredential } from './player-credential';
 import { invitationRead, isLinkToken, provedPossession } from './player-possession';
 import { COOKIE_HEADER, JOIN_TOKEN_HEADER } from '../shared/http/credential-headers';
+import { repeatableRequest } from '../shared/storage/repeatable-requests';
 
 /** Conversation entries the page shows: the latest ones. */
 export const VISIBLE_ENTRIES = 50;
@@ -127,10 +129,12 @@ async function finishIfPossible(input: OperationInput, item: InvitationItem): Pr
 /**
  * POST /join/{invitation_id}/claim: the first complete valid submission wins (claim.ts). 201 joined,
  * 202 while the ticket is being created; either way the browser gets its credential. A link that
- * was used, revoked or expired (or a wrong token) is 409 INVITE_UNAVAILABLE.
+ * was used, revoked or expired (or a wrong token) is 409 INVITE_UNAVAILABLE. Resumable: the page's
+ * submission id, sent again after a lost answer, gets the claim it made answered again with a new
+ * credential (claim.ts); only with the link's token, checked first.
  */
 export const claim: Operation = async (input) => {
-  const body = input.body as PlayerData & { token: string };
+  const body = input.body as PlayerData & { token: string; submission_id?: string };
   const stores = storesOf(input.platform);
   // Only the link's token proves a claim (and counted it on the link); then the invitation is read.
   const item = input.possession?.proof === 'token' ? await findInvitation(input) : undefined;
@@ -143,23 +147,24 @@ export const claim: Operation = async (input) => {
     recordMetric(METRICS.claims, { outcome: 'resubmitted' });
     return { data: await playerView(input, item, stores.tickets) };
   }
-  const outcome = await claimInvitation(stores, item.id, { in_game_name: body.in_game_name, game_account_id: body.game_account_id }, input.now, item);
+  const player = { in_game_name: body.in_game_name, game_account_id: body.game_account_id };
+  const outcome = await claimInvitation(stores, item.id, player, input.now, item, body.submission_id);
   recordMetric(METRICS.claims, { outcome: claimMetricOutcome(outcome) });
   if (outcome.outcome === 'unavailable') throw new ApiError('INVITE_UNAVAILABLE', UNAVAILABLE_MESSAGES[outcome.state]);
+  const headers = { 'Set-Cookie': playerCookie(outcome.credential, cookiePathOf(input)) };
+  // The same submission again (its first answer was lost): answered as the first would have been, with its view as it is now.
+  if (outcome.outcome === 'resumed') return { status: outcome.item.state === 'joined' ? 201 : 202, data: await playerView(input, outcome.item, stores.tickets), headers };
   const invitation = { id: item.id, game: item.game, state: outcome.outcome === 'joined' ? ('joined' as const) : ('claiming' as const) };
   // Answered from what the claim wrote: a new ticket's conversation holds at most the organization's notes, which the player does not see.
   const ticket = outcome.outcome === 'joined' ? { id: outcome.ticket.id, status: outcome.ticket.status, updated_at: outcome.ticket.updated_at, messages: [] } : null;
   const view: PlayerView = { invitation, access: 'player', ticket };
-  return {
-    status: outcome.outcome === 'joined' ? 201 : 202,
-    data: view,
-    headers: { 'Set-Cookie': playerCookie(outcome.credential, cookiePathOf(input)) },
-  };
+  return { status: outcome.outcome === 'joined' ? 201 : 202, data: view, headers };
 };
 
 function claimMetricOutcome(outcome: ClaimOutcome): string {
   if (outcome.outcome === 'joined') return 'claimed';
   if (outcome.outcome === 'claiming') return 'ticket_deferred';
+  if (outcome.outcome === 'resumed') return 'resumed';
   return outcome.state === 'claiming' || outcome.state === 'joined' ? 'already_claimed' : 'unavailable';
 }
 
@@ -177,14 +182,21 @@ const UNAVAILABLE_MESSAGES = {
   missing: 'This link is not valid.',
 } as const;
 
-/** POST /join/{invitation_id}/messages: the claiming browser adds a message to its ticket (ticket.message.created). */
+/**
+ * POST /join/{invitation_id}/messages: the claiming browser adds a message to its ticket (ticket.message.created). The
+ * page's client message id makes its resubmission (after a lost answer) the same message: answered as the first was,
+ * stored once; another text under that id is 409 IDEMPOTENCY_CONFLICT (ticket-bridge.ts `change`). The id counts on
+ * its ticket only: no other browser can spend it.
+ */
 export const addMessage: Operation = async (input) => {
   if (input.possession?.proof !== 'credential') throw new ApiError('PLAYER_CREDENTIAL_REQUIRED');
   const { tickets } = storesOf(input.platform);
   const item = await findInvitation(input);
   if (!item || !isClaimingBrowser(input, item)) throw new ApiError('PLAYER_CREDENTIAL_REQUIRED');
   if (item.state !== 'joined' || !item.ticket_id) throw new ApiError('PLAYER_NOT_JOINED');
-  const changed = await tickets.change(item.ticket_id, { kind: 'message', author: 'user', text: (input.body as { text: string }).text }, input.now);
+  const body = input.body as { text: string; client_message_id?: string };
+  const request = body.client_message_id === undefined ? undefined : repeatableRequest(`player message ${item.ticket_id}`, body.client_message_id, { text: body.text });
+  const changed = await tickets.change(item.ticket_id, { kind: 'message', author: 'user', text: body.text }, input.now, request);
   if (!changed) throw new ApiError('INVITE_UNAVAILABLE');
   return { status: 201, data: await playerView(input, item, tickets) };
 };

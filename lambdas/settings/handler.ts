@@ -8,7 +8,7 @@
 import { SETTINGS_CONTRACTS } from './settings-contracts';
 import { createSettingsHandler, type SettingsFunction } from './settings-pipeline';
 import { lazyOperation } from '../shared/http/pipeline';
-import { lookupSession, settingsOperations, settingsViewReads } from './settings-operations';
+import { lookupSession, settingsOperations, settingsPrefetch, settingsViewReads } from './settings-operations';
 
 export const operations = {
   // The page's markup and script load on its first call, not at a cold start (the settings API does not need them).
@@ -16,6 +16,6 @@ export const operations = {
   ...settingsOperations,
 };
 
-export const definition: SettingsFunction = { operations, contracts: SETTINGS_CONTRACTS, sessions: lookupSession, viewReads: settingsViewReads };
+export const definition: SettingsFunction = { operations, contracts: SETTINGS_CONTRACTS, sessions: lookupSession, viewReads: settingsViewReads, prefetch: settingsPrefetch };
 
 export const handler = createSettingsHandler(definition);

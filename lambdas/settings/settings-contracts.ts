@@ -99,7 +99,8 @@ export const SETTINGS_CONTRACTS = {
   'settings-key-create': {
     summary: 'Create an API key: its value is in this answer only',
     description:
-      'Needs your password and, when two-factor is on, a current code (401 INVALID_PASSWORD / INVALID_TWO_FACTOR): a session alone does not mint a key. A personal key (no partner_id: public:read, entitlements:read) or an organization key (partner_id: the account must be an active manager of it). Validity `days` 1–365 (default 90) or `permanent: true`. At most 20 unexpired, unrevoked keys per account.',
+      'Needs your password and, when two-factor is on, a current code (401 INVALID_PASSWORD / INVALID_TWO_FACTOR): a session alone does not mint a key. A personal key (no partner_id: public:read, entitlements:read) or an organization key (partner_id: the account must be an active manager of it). Validity `days` 1–365 (default 90) or `permanent: true`. At most 20 unexpired, unrevoked keys per account. ' +
+      'Send an `Idempotency-Key` header (16–128 of A–Z a–z 0–9 _ -; the settings page sends one per submission) and send it again when you retry after an error: the first attempt that got through created the key, and a retry with the same key and the same request answers 200 with that key, `replayed: true` and `key: null` (the value is shown once and stored nowhere: if you never saw it, revoke the key and create a new one). A replay is answered before the password and code are checked, so it needs no second two-factor code. The same Idempotency-Key with another request is 409 IDEMPOTENCY_CONFLICT; a malformed one 400 IDEMPOTENCY_KEY_REQUIRED. Without the header a retry may create a second key.',
     body: z.strictObject({
       name: withErrorCode(z.optional(text(64)), 'INVALID_FIELD'),
       partner_id: withErrorCode(z.optional(z.string().check(z.minLength(1), z.maxLength(128))), 'INVALID_FIELD'),
@@ -111,19 +112,24 @@ export const SETTINGS_CONTRACTS = {
       two_factor_code: withErrorCode(z.optional(text(16)), 'INVALID_FIELD'),
     }),
     status: 201,
+    replayStatus: 200,
     data: z.strictObject({
       key_id: z.string(),
-      /** The key itself: shown this once, stored nowhere (only its digest). */
-      key: z.string(),
+      /** The key itself: shown this once, stored nowhere (only its digest); null on a replay. */
+      key: z.nullable(z.string()),
       name: z.string(),
       partner_id: z.nullable(z.string()),
       scopes: z.array(z.enum(ORGANIZATION_SCOPES)),
       created_at: z.string(),
       expires_at: z.nullable(z.string()),
+      /** True: an earlier attempt with this Idempotency-Key created the key (200), and its value is not shown again. */
+      replayed: z.boolean(),
     }),
     errors: [
       'SESSION_REQUIRED',
       'CSRF_CHECK_FAILED',
+      'IDEMPOTENCY_KEY_REQUIRED',
+      'IDEMPOTENCY_CONFLICT',
       'INVALID_PASSWORD',
       'INVALID_TWO_FACTOR',
       'INVALID_SCOPES',

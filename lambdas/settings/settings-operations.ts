@@ -6,7 +6,8 @@
  * cross-site requests (web-session.ts), and, on signed-in routes, checked the
  * session and counted the account's limits (settings-admission.ts).
  */
-import { createBackOffice, BackOfficeError, type BackOffice, type BackOfficeCode } from '../back-office/back-office';
+import { createBackOffice, BackOfficeError, type BackOffice, type BackOfficeCode, type CreateKeyInput } from '../back-office/back-office';
+import { isEarlierKeyCreation, type EarlierKeyCreation, type KeyCreation } from '../back-office/api-keys';
 import { decodeAuditCursor } from '../back-office/audit';
 import { SESSION_ABSOLUTE_MS } from '../back-office/sessions';
 import { ApiError, type ErrorCode } from '../shared/errors';
@@ -22,6 +23,8 @@ import { perPlatform } from '../shared/platform';
 import { sealerOf } from '../shared/sealing';
 import { requireTable } from '../shared/storage/dynamo-client';
 import { COOKIE_HEADER } from '../shared/http/credential-headers';
+import { prefetchedOr, type Prefetch } from '../shared/http/pipeline';
+import { optionalIdempotencyKey, prefetchIdempotencyKey } from './idempotency-key';
 
 /** One back office per platform (per container): its client, the `access` table, the platform's clock. */
 const officeOf = perPlatform((platform): BackOffice => createBackOffice(platform.documentClient, requireTable(platform.tables, 'access'), platform.clock, undefined, () => sealerOf(platform)));
@@ -146,25 +149,47 @@ const keysOperation: Operation = async (input) => {
   return { data: { keys: keys.map(({ key_id, name, partner_id, scopes, created_at, expires_at, status, reason }) => ({ key_id, name, partner_id, scopes, created_at, expires_at, status, ...(reason ? { reason } : {}) })) } };
 };
 
+/** The key creation's earlier attempt with the request's Idempotency-Key (the account's key entries), read beside its admission. */
+const prefetchKeyCreation: Prefetch<SettingsSession> = ({ event, caller, platform }) => {
+  const idempotencyKey = prefetchIdempotencyKey(event.headers);
+  return idempotencyKey ? officeOf(platform).keys.earlierCreation(caller.accountId, idempotencyKey) : undefined;
+};
+
+export const settingsPrefetch: Readonly<Record<string, Prefetch<SettingsSession>>> = { 'settings-key-create': prefetchKeyCreation };
+
+/** 201 with the new key and its value; 200 with the key an earlier attempt of the same request created, without it. */
+function keyAnswer(creation: KeyCreation) {
+  if (creation.outcome === 'conflict') throw new ApiError('IDEMPOTENCY_CONFLICT');
+  const { key_id, name, partner_id, scopes, created_at, expires_at } = creation.key;
+  const replayed = creation.outcome === 'replayed';
+  return { status: replayed ? 200 : 201, data: { key_id, key: replayed ? null : creation.key.key, name, partner_id, scopes, created_at, expires_at, replayed } };
+}
+
 const keyCreateOperation: Operation = async (input) => {
   const body = input.body as { name?: string; partner_id?: string; scopes: string[]; days?: number; permanent?: boolean; password: string; two_factor_code?: string };
   const office = officeOf(input.platform);
   const { accountId } = sessionOf(input);
+  const idempotencyKey = optionalIdempotencyKey(input.headers);
+  const request: CreateKeyInput = {
+    accountId,
+    name: body.name,
+    partnerId: body.partner_id,
+    scopes: body.scopes,
+    days: body.days,
+    permanent: body.permanent,
+    source: sourceOf(input),
+  };
+  // An earlier attempt of this request is answered before the re-check: the answer shows no key value (that was shown
+  // once), nothing the session cannot list, and a retry needs no second two-factor code (the first was used).
+  if (idempotencyKey) {
+    const ours = (read: unknown): read is EarlierKeyCreation => isEarlierKeyCreation(read) && read.idempotencyKey === idempotencyKey && read.accountId === accountId;
+    const earlier = await prefetchedOr(input, () => office.keys.earlierCreation(accountId, idempotencyKey), ours);
+    if (earlier.entry) return keyAnswer(office.keys.replay(earlier.entry, request));
+  }
   // A session alone (stolen, or a browser left open) does not mint a key: the password, and a code when two-factor is on.
   await domain(() => office.signIn.confirm(accountId, body.password, body.two_factor_code));
-  const created = await domain(() =>
-    office.keys.create({
-      accountId,
-      name: body.name,
-      partnerId: body.partner_id,
-      scopes: body.scopes,
-      days: body.days,
-      permanent: body.permanent,
-      source: sourceOf(input),
-    }),
-  );
-  const { key_id, key, name, partner_id, scopes, created_at, expires_at } = created;
-  return { status: 201, data: { key_id, key, name, partner_id, scopes, created_at, expires_at } };
+  if (!idempotencyKey) return keyAnswer({ outcome: 'created', key: await domain(() => office.keys.create(request)) });
+  return keyAnswer(await domain(() => office.keys.createIdempotent(request, idempotencyKey)));
 };
 
 const keyRevokeOperation: Operation = async (input) => {
@@ -178,8 +203,10 @@ const passwordOperation: Operation = async (input) => {
     throw new ApiError('INVALID_FIELD', `The new password needs ${PASSWORD_MIN_CHARACTERS}–${PASSWORD_MAX_CHARACTERS} characters, not only spaces (new_password).`);
   }
   const office = officeOf(input.platform);
-  const { accountId } = sessionOf(input);
-  await domain(() => office.accounts.changePassword(accountId, body.current_password, body.new_password, sourceOf(input)));
+  const { accountId, expiresAt } = sessionOf(input);
+  const changed = await domain(() => office.accounts.changePassword(accountId, body.current_password, body.new_password, sourceOf(input)));
+  // A retry of a change already made (docs/web-settings.md): nothing changed now; the session it came with goes on.
+  if (changed.replayed) return { data: { password_changed: true, session_expires_at: expiresAt } };
   // Every session of the account ended with the change; this browser signs in again at once.
   const opened = await domain(() => office.sessions.open(accountId));
   return {
@@ -196,8 +223,10 @@ const enrolOperation: Operation = async (input) => {
 const confirmOperation: Operation = async (input) => {
   const { password, code } = input.body as { password: string; code: string };
   const office = officeOf(input.platform);
-  const { accountId } = sessionOf(input);
-  await domain(() => office.signIn.confirmTwoFactor(accountId, password, code, sourceOf(input)));
+  const { accountId, expiresAt } = sessionOf(input);
+  const confirmed = await domain(() => office.signIn.confirmTwoFactor(accountId, password, code, sourceOf(input)));
+  // A retry of a confirmation already made: nothing changed now, and a used code opens no session.
+  if (confirmed.replayed) return { data: { two_factor: 'on' as const, session_expires_at: expiresAt } };
   // Every session of the account ended with it; this browser signs in again at once.
   const opened = await domain(() => office.sessions.open(accountId));
   return {

@@ -6,7 +6,8 @@
  *                       the session behind the cookie (one read), else 401 SESSION_REQUIRED
  *   6. admission      – the account's limits (and a group's extra holders: a webhook callback, its
  *                       organization), re-checking the session's generations in the same write; a view's
- *                       reads (viewReads) run beside that write, so a view is two sequential round trips;
+ *                       reads (viewReads), or a change's (prefetch), run beside that write, so a view is two
+ *                       sequential round trips;
  *                       signing in counts by source IP and e-mail in its operation, once the body is parsed
  * and the answer as the bare object the web settings' script reads (errors in the web-settings shape), or the page.
  */
@@ -26,6 +27,7 @@ import {
   type Middleware,
   type Operation,
   type OperationInput,
+  type Prefetch,
 } from '../shared/http/pipeline';
 import { SETTINGS_PATH, type RouteDefinition } from '../shared/http/routes';
 import { decisionDepsOf } from '../shared/limits/admission';
@@ -85,6 +87,8 @@ export interface SettingsFunction extends FunctionDefinition<SettingsOperationIn
   readonly admissionHolders?: AdmissionHolders;
   /** Per view route, the reads started beside its admission (see ViewReads). */
   readonly viewReads?: Readonly<Record<string, ViewReads>>;
+  /** Per route that changes something, the reads started beside its admission (a creation's earlier attempt: see Prefetch). */
+  readonly prefetch?: Readonly<Record<string, Prefetch<SettingsSession>>>;
 }
 
 /** No API key; the cross-site checks; the session behind the cookie on signed-in routes. */
@@ -108,7 +112,7 @@ const sessionAuthentication = (sessions: SessionLookup): Middleware => ({
 });
 
 /** The account's limits (and the group's extra holders), re-checking the session in the same write; a view's reads beside it. */
-const settingsAdmission = (holders: AdmissionHolders | undefined, viewReads: SettingsFunction['viewReads']): Middleware => ({
+const settingsAdmission = (holders: AdmissionHolders | undefined, viewReads: SettingsFunction['viewReads'], prefetches: SettingsFunction['prefetch']): Middleware => ({
   before: async (request) => {
     const state = request.context.pipeline;
     const route = state.route as RouteDefinition;
@@ -119,8 +123,8 @@ const settingsAdmission = (holders: AdmissionHolders | undefined, viewReads: Set
       // A group may count the call on more items than the account (a webhook callback, its organization): one decision.
       const extra = holders ? await holders({ route, pathParameters: state.event.pathParameters, session, platform }) : [];
       const reads = route.method === 'GET' ? viewReads?.[route.id] : undefined;
-      // A failed read is read again by the operation (viewRead); a refused call's is dropped unused.
-      const prefetched = startPrefetch(reads && (() => reads(session, platform)), { event: state.event, caller: session, platform });
+      // A failed read is read again by the operation (viewRead, prefetchedOr); a refused call's is dropped unused.
+      const prefetched = startPrefetch(reads ? () => reads(session, platform) : prefetches?.[route.id], { event: state.event, caller: session, platform });
       await admitSettingsCall(
         { category, accountId: session.accountId, credGen: session.credGen, sessionGen: session.sessionGen, extra },
         decisionDepsOf(platform, state.signal),
@@ -136,7 +140,7 @@ const settingsAdmission = (holders: AdmissionHolders | undefined, viewReads: Set
 export function createSettingsHandler(definition: SettingsFunction): ApiHandler {
   return composeApiHandler<SettingsOperationInput>(definition, {
     doors: ['web', 'session'],
-    steps: [sessionAuthentication(definition.sessions), settingsAdmission(definition.admissionHolders, definition.viewReads)],
+    steps: [sessionAuthentication(definition.sessions), settingsAdmission(definition.admissionHolders, definition.viewReads, definition.prefetch)],
     credentials: (state) => ({ session: (state.credentials as { session?: SettingsSession } | undefined)?.session }),
     respond: answerWith(settingsResponse),
   });

@@ -2,8 +2,12 @@
  * The one error type of the API. Domain and pipeline code throw `ApiError`
  * with a code from the spec's error table; the envelope middleware turns it
  * into the error envelope. Anything else that escapes becomes 500
- * `INTERNAL_ERROR` with a generic message: internals never leak.
+ * `INTERNAL_ERROR` with a generic message: internals never leak. Two
+ * exceptions, both retryable 503s with Retry-After: the function's deadline
+ * (`SERVICE_UNAVAILABLE`) and a DynamoDB refusal no operation explained
+ * (`WRITE_CONFLICT`).
  */
+import { strayRefusalOf } from './storage/conditions';
 
 export const ERROR_CATALOG = {
   HTTPS_REQUIRED: { status: 400, message: 'Only HTTPS requests are accepted.' },
@@ -82,6 +86,8 @@ export const ERROR_CATALOG = {
   RATE_LIMIT_UNAVAILABLE: { status: 503, message: 'Rate protection is unavailable; retry after the Retry-After delay.' },
   // Not in the spec's catalogue (docs/decisions: a deadline is not a bug in the request): the function ran out of time.
   SERVICE_UNAVAILABLE: { status: 503, message: 'The request did not finish in time; retry after the Retry-After delay.' },
+  // Not in the spec's catalogue either (docs/request-pipeline.md): a write lost a race no operation explained.
+  WRITE_CONFLICT: { status: 503, message: 'A concurrent change kept the request from completing; retry after the Retry-After delay.' },
 } as const satisfies Record<string, { status: number; message: string; otherStatuses?: readonly number[] }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
@@ -119,12 +125,19 @@ export function isDeadlineTimeout(error: unknown): boolean {
   return (error as { name?: unknown } | undefined)?.name === 'TimeoutError' && cause?.package === '@middy/core';
 }
 
+/** How long a client waits before retrying a request whose write lost a race: the other writer is done by then. */
+export const WRITE_CONFLICT_RETRY_AFTER_SECONDS = 1;
+
 /**
  * Map anything thrown to an ApiError: the deadline is a retryable 503 SERVICE_UNAVAILABLE with Retry-After (not a
- * bug in the request); unknown failures become a generic 500.
+ * bug in the request); a DynamoDB refusal that reached here unexplained (a failed condition, a cancelled transaction,
+ * a transaction still in progress: storage/conditions.ts strayRefusalOf, also as the cause of what a store threw) is a
+ * retryable 503 WRITE_CONFLICT with Retry-After, since a try on fresh reads gets the operation's own answer; unknown
+ * failures become a generic 500. An operation's own explanation (an ApiError) always wins.
  */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (isDeadlineTimeout(error)) return new ApiError('SERVICE_UNAVAILABLE', undefined, { 'Retry-After': String(TIMEOUT_RETRY_AFTER_SECONDS) }, { cause: error });
+  if (strayRefusalOf(error)) return new ApiError('WRITE_CONFLICT', undefined, { 'Retry-After': String(WRITE_CONFLICT_RETRY_AFTER_SECONDS) }, { cause: error });
   return new ApiError('INTERNAL_ERROR', undefined, {}, { cause: error });
 }

@@ -6,6 +6,7 @@
  * |---|---|---|---|
  * | ticket | `TICKET#<ticket id>` | `TICKET` | the TicketItem, the player's data, `entry_count` |
  * | entry | `TICKET#<ticket id>` | `ENTRY#<000001…>` | one conversation entry: author (organization, staff, user, system), text, time |
+ * | request | `REQUEST#<digest>` | `REQUEST` | a change's request id (shared/storage/repeatable-requests.ts): a resubmission answers the first change |
  *
  * The draft notes are the first entry (author `organization`): the ticket's brief for the staff who handle it, not a
  * message. `message_count` counts staff and player messages only, no `ticket.message.created` is emitted for the
@@ -27,6 +28,7 @@ import { requireTable } from '../shared/storage/dynamo-client';
 import type { GameGroup } from '../records/record-model';
 import { isConditionFailure, retryOnConflict } from '../shared/storage/conditions';
 import { ticketIdFor, toTicket, type TicketItem, type TicketStatus } from './ticket-model';
+import { cancelledItem, RequestIdReused, requestRecordPut, sameRequest, type RepeatableRequest } from '../shared/storage/repeatable-requests';
 
 export interface TicketRequest {
   readonly invitationId: string;
@@ -65,6 +67,12 @@ export type TicketChange =
   | { readonly kind: 'status'; readonly status: TicketStatus }
   | { readonly kind: 'assign'; readonly to: string };
 
+/** A change made: the ticket as it left it; `replayed`: a resubmission of a change already made, answered again. */
+export interface TicketChangeOutcome {
+  readonly ticket: TicketItem;
+  readonly replayed: boolean;
+}
+
 /** Seconds a client waits before asking again when the ticket store is unavailable. */
 export const TICKET_RETRY_AFTER_SECONDS = 5;
 
@@ -73,6 +81,14 @@ export class TicketServiceUnavailable extends ApiError {
   constructor(options?: { cause?: unknown }) {
     super('TICKET_SERVICE_UNAVAILABLE', undefined, { 'Retry-After': String(TICKET_RETRY_AFTER_SECONDS) }, { cause: options?.cause });
     this.name = 'TicketServiceUnavailable';
+  }
+}
+
+/** A change's request id was already used for another change (another text, another ticket): 409 IDEMPOTENCY_CONFLICT. */
+export class TicketRequestConflict extends ApiError {
+  constructor(readonly reused: RequestIdReused) {
+    super('IDEMPOTENCY_CONFLICT', 'This message id was already used with a different message or change; nothing was changed.', undefined, { cause: reused });
+    this.name = 'TicketRequestConflict';
   }
 }
 
@@ -131,15 +147,25 @@ export class DynamoTicketBridge implements TicketBridge {
    * adds a conversation entry and counts in `message_count` with
    * `ticket.message.created`; a status change or an assignment (system
    * actions, not counted) comes with `ticket.status.updated`.
+   *
+   * The SDK's own retry of the transaction is harmless (its
+   * ClientRequestToken); a caller's is a new transaction. So a change may
+   * come with its request (the page's client message id, the admin CLI's
+   * `--request-id`: repeatable-requests.ts), whose record the transaction
+   * puts too: a resubmission after an applied change (every try's answer
+   * lost, the function's deadline) meets it and answers the ticket the first
+   * left, `replayed`, writing nothing (one entry, one event); the same id
+   * with another change is TicketRequestConflict (409 IDEMPOTENCY_CONFLICT).
    */
-  async change(ticketId: string, change: TicketChange, now: Date): Promise<TicketItem | undefined> {
+  async change(ticketId: string, change: TicketChange, now: Date, request?: RepeatableRequest): Promise<TicketChangeOutcome | undefined> {
     this.available();
-    return this.applyChange(ticketId, change, now).catch((error: unknown) => {
+    return this.applyChange(ticketId, change, now, request).catch((error: unknown) => {
+      if (error instanceof RequestIdReused) throw new TicketRequestConflict(error);
       throw error instanceof TicketServiceUnavailable ? error : new TicketServiceUnavailable({ cause: error });
     });
   }
 
-  private async applyChange(ticketId: string, change: TicketChange, now: Date): Promise<TicketItem | undefined> {
+  private async applyChange(ticketId: string, change: TicketChange, now: Date, request: RepeatableRequest | undefined): Promise<TicketChangeOutcome | undefined> {
     return retryOnConflict(
       async () => {
         const ticket = (await this.get(ticketId)) as (TicketItem & { entry_count?: number }) | undefined;
@@ -161,7 +187,7 @@ export class DynamoTicketBridge implements TicketBridge {
               : { author: 'system', text: `assigned to ${change.to}` };
         const type = change.kind === 'message' ? 'ticket.message.created' : 'ticket.status.updated';
         const { item: event } = eventItem(ticket.partner_id, { type, data: { ticket_id: ticket.id, invitation_id: ticket.invitation_id, status: next.status } }, now);
-        await this.client.send(
+        const written = this.client.send(
           new TransactWriteCommand({
             TransactItems: [
               {
@@ -183,10 +209,12 @@ export class DynamoTicketBridge implements TicketBridge {
               },
               { Put: { TableName: this.table, Item: { ...entryKey(ticketId, seq), kind: 'ticket_entry', seq, ...entry, at }, ConditionExpression: 'attribute_not_exists(pk)' } },
               { Put: { TableName: this.table, Item: event, ConditionExpression: 'attribute_not_exists(pk)' } },
+              ...(request ? [requestRecordPut(this.table, request, { ticket: next }, now)] : []),
             ],
           }),
         );
-        return next;
+        // The request's record already there: this request's change was made (its answer lost), or the id names another change.
+        return (await written.then(() => undefined, (error: unknown) => earlierChange(error, request))) ?? { ticket: next, replayed: false };
       },
       10,
       () => new Error('Too many concurrent changes to this ticket; try again'),
@@ -222,6 +250,19 @@ export class DynamoTicketBridge implements TicketBridge {
       throw new TicketServiceUnavailable({ cause: error });
     }
   }
+}
+
+/** Where the request's record is in a change's transaction (after the ticket, the entry and the event). */
+const REQUEST_RECORD_ENTRY = 3;
+
+/**
+ * Why a change's transaction failed, when it is its request's record: the change the request made earlier, answered
+ * again (RequestIdReused when the record is another change's). Any other failure is thrown as it is.
+ */
+function earlierChange(error: unknown, request: RepeatableRequest | undefined): TicketChangeOutcome {
+  const record = request ? cancelledItem(error, REQUEST_RECORD_ENTRY) : undefined;
+  if (!request || !record) throw error;
+  return { ticket: (sameRequest(request, record).result as { ticket: TicketItem }).ticket, replayed: true };
 }
 
 /**

@@ -14,7 +14,16 @@
  * Creation is one transaction conditioned on the account's and the
  * organization's callback-set versions (and on everything the standing
  * needs): two concurrent creations cannot both take the tenth place.
+ *
+ * A creation with an idempotency key (web settings' Idempotency-Key) records
+ * it, with the request's fingerprint, on the callback's account entry, in
+ * that transaction: the entries the creation reads to count the account's
+ * callbacks are where it finds an earlier attempt of the same request (no
+ * item, read or write of its own), and the account's version condition makes
+ * it exact. A replay answers the callback without its secret
+ * (docs/webhooks.md, "Retrying a creation").
  */
+import { createHash } from 'node:crypto';
 import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { auditPut, type AuditSource } from '../back-office/audit';
 import { IdentityStore } from '../back-office/identity-store';
@@ -57,6 +66,61 @@ export interface StandingCallback {
   readonly item: WebhookItem;
   readonly standing: KeyStanding;
 }
+
+/** What a creation answers. */
+export type CallbackCreation =
+  | { readonly outcome: 'created'; readonly webhook: WebhookView }
+  /** An earlier attempt of the same request (same account and idempotency key) created it: its secret is not shown again. */
+  | { readonly outcome: 'replayed'; readonly webhook: WebhookView }
+  /** An earlier attempt with this idempotency key asked for another callback. */
+  | { readonly outcome: 'conflict' };
+
+export interface CreateCallbackInput {
+  readonly webhookId: string;
+  readonly accountId: string;
+  readonly partnerId: string;
+  /** The address as url-rules.ts normalized it. */
+  readonly url: string;
+  readonly host: string;
+  readonly sealedSecret: string;
+  readonly source: AuditSource;
+  /** Web settings' Idempotency-Key: at most one callback per account and key. */
+  readonly idempotencyKey?: string;
+}
+
+/** The account's entry of the callback created with an idempotency key, if any (`earlierCreation`: read beside the admission). */
+export interface EarlierCallbackCreation {
+  readonly kind: 'earlier-callback-creation';
+  readonly accountId: string;
+  readonly idempotencyKey: string;
+  readonly entry: AccountWebhookEntry | undefined;
+}
+
+export const isEarlierCallbackCreation = (value: unknown): value is EarlierCallbackCreation =>
+  (value as EarlierCallbackCreation | undefined)?.kind === 'earlier-callback-creation';
+
+/** What an account entry of a callback created with an idempotency key also holds. */
+interface CreationRecord {
+  readonly idempotency_key?: string;
+  /** callbackRequestFingerprint of the creating request. */
+  readonly request_fp?: string;
+}
+
+/** The irreversible fingerprint of a creation request: the organization and the normalized address. */
+export const callbackRequestFingerprint = (partnerId: string, url: string) =>
+  createHash('sha256').update(`callback-request/v1\n${partnerId}\n${url}`).digest('base64url');
+
+/**
+ * The entry of the callback created with `idempotencyKey`, among an account's entries: the latest, should an entry
+ * outlive its callback (TTL removes the two independently) and the key have created anew (see `replay`).
+ */
+const createdWith = (entries: readonly AccountWebhookEntry[], idempotencyKey: string) =>
+  entries
+    .filter((entry) => (entry as CreationRecord).idempotency_key === idempotencyKey)
+    .reduce<AccountWebhookEntry | undefined>((latest, entry) => (latest && latest.created_at >= entry.created_at ? latest : entry), undefined);
+
+/** First activations that lose a race on the callback (to a concurrent verification's write) before it is decided on as it is then. */
+const ACTIVATION_ATTEMPTS = 5;
 
 /** Lost races before a creation gives up (409 SETTINGS_CONFLICT): as many as the back office's identity changes allow. */
 const CREATE_ATTEMPTS = 40;
@@ -116,23 +180,33 @@ export class Callbacks {
   }
 
   /**
-   * Create a callback for `partnerId` by `accountId`, `sealedSecret` already sealed for `webhookId`.
+   * Create a callback for `partnerId` by `accountId`, `sealedSecret` already sealed for `webhookId`; with an
+   * idempotency key, at most once per account and key (an earlier attempt of the same request answers `replayed`,
+   * of another request `conflict`).
    * Throws ApiError: ACCOUNT_INACTIVE, PARTNER_MANAGER_REQUIRED, PARTNER_INACTIVE, WEBHOOK_LIMIT_OR_ACCESS_CHANGED.
    */
-  async create(input: {
-    readonly webhookId: string;
-    readonly accountId: string;
-    readonly partnerId: string;
-    readonly url: string;
-    readonly host: string;
-    readonly sealedSecret: string;
-    readonly source: AuditSource;
-  }): Promise<WebhookView> {
+  async create(input: CreateCallbackInput): Promise<CallbackCreation> {
     // Another creation, a lifecycle change or an admission write got there first: read again and decide again.
     return retryOnConflict(() => this.createOnce(input), CREATE_ATTEMPTS, () => new ApiError('SETTINGS_CONFLICT'));
   }
 
-  private async createOnce(input: Parameters<Callbacks['create']>[0]): Promise<WebhookView> {
+  /** The account's callback created with `idempotencyKey`, if any: one consistent Query of its entries. */
+  async earlierCreation(accountId: string, idempotencyKey: string): Promise<EarlierCallbackCreation> {
+    return { kind: 'earlier-callback-creation', accountId, idempotencyKey, entry: createdWith(await this.entriesOf(accountId), idempotencyKey) };
+  }
+
+  /**
+   * What an earlier creation answers to a request for `partnerId` and `url`: the callback as it is now (one
+   * BatchGetItem) when it asked for the same, else a conflict; undefined when the callback itself is gone (TTL removes
+   * a long-deactivated callback and its entry independently): nothing left to answer, the request creates anew.
+   */
+  async replay(entry: AccountWebhookEntry, partnerId: string, url: string): Promise<CallbackCreation | undefined> {
+    if ((entry as CreationRecord).request_fp !== callbackRequestFingerprint(partnerId, url)) return { outcome: 'conflict' };
+    const { found } = await this.withStanding(entry.partner_id, entry.webhook_id, entry.account_id);
+    return found ? { outcome: 'replayed', webhook: viewOf(found.item, found.standing) } : undefined;
+  }
+
+  private async createOnce(input: CreateCallbackInput): Promise<CallbackCreation> {
     const [account, org] = await Promise.all([this.identity.getAccount(input.accountId), this.identity.getOrg(input.partnerId)]);
     if (!account) throw new ApiError('SESSION_REQUIRED');
     if (account.status !== 'active') throw new ApiError('ACCOUNT_INACTIVE');
@@ -140,8 +214,17 @@ export class Callbacks {
     if (!org || grant === undefined) throw new ApiError('PARTNER_MANAGER_REQUIRED', 'Webhook callbacks need an active manager of the organization.');
     if (org.status !== 'active') throw new ApiError('PARTNER_INACTIVE');
 
-    const [accountCount, orgCount] = await Promise.all([this.liveOfAccount(account), this.liveOfOrganization(org)]);
-    if (accountCount >= WEBHOOK_LIMIT || orgCount >= WEBHOOK_LIMIT) throw new ApiError('WEBHOOK_LIMIT_OR_ACCESS_CHANGED');
+    // The account's entries, read after the account: its version condition below guards what they say (its count, an
+    // earlier attempt of this request), beside the organization's count.
+    const ofAccount = async (): Promise<{ replayed: CallbackCreation } | { count: number }> => {
+      const entries = await this.entriesOf(input.accountId);
+      const earlier = input.idempotencyKey === undefined ? undefined : createdWith(entries, input.idempotencyKey);
+      const replayed = earlier && (await this.replay(earlier, input.partnerId, input.url));
+      return replayed ? { replayed } : { count: await this.liveOfAccount(account, entries) };
+    };
+    const [accountSide, orgCount] = await Promise.all([ofAccount(), this.liveOfOrganization(org)]);
+    if ('replayed' in accountSide) return accountSide.replayed;
+    if (accountSide.count >= WEBHOOK_LIMIT || orgCount >= WEBHOOK_LIMIT) throw new ApiError('WEBHOOK_LIMIT_OR_ACCESS_CHANGED');
 
     const now = this.clock().toISOString();
     const facts: StandingFacts = {
@@ -160,7 +243,9 @@ export class Callbacks {
       sealed_secret: input.sealedSecret,
       created_at: now,
     };
-    const entry: AccountWebhookEntry = { ...facts, webhook_id: input.webhookId, created_at: now };
+    const record: CreationRecord =
+      input.idempotencyKey === undefined ? {} : { idempotency_key: input.idempotencyKey, request_fp: callbackRequestFingerprint(input.partnerId, input.url) };
+    const entry: AccountWebhookEntry & CreationRecord = { ...facts, webhook_id: input.webhookId, created_at: now, ...record };
     const accountVersion = (account as { webhook_set_version?: number }).webhook_set_version;
     const orgVersion = (org as { webhook_set_version?: number }).webhook_set_version;
     await this.client.send(
@@ -199,7 +284,7 @@ export class Callbacks {
         ],
       }),
     );
-    return viewOf(item, { usable: true });
+    return { outcome: 'created', webhook: viewOf(item, { usable: true }) };
   }
 
   /** The account's callbacks (deactivated ones for 30 days), newest first, with their current standing. */
@@ -254,22 +339,56 @@ export class Callbacks {
     return { found: { item, standing: callbackStanding(item, account, org, this.clock()) }, also: extra };
   }
 
-  /** Verification passed: the callback becomes active (or stays so); from now on new business events reach it. */
+  /**
+   * Verification passed: the callback becomes active (or stays so); from now on new business events reach it. The first
+   * activation writes its `webhook.verified` audit entry in the same transaction, conditioned on the callback being
+   * unverified: a retry after a lost answer finds it active (its entry written with it), and of concurrent
+   * verifications one writes the entry. An active callback is checked again, with no entry.
+   */
   async activate(item: WebhookItem, verification: NonNullable<WebhookItem['last_verification']>, source: AuditSource): Promise<WebhookItem> {
-    const at = this.clock().toISOString();
+    const key = webhookKey(item.partner_id, item.webhook_id);
+    let current: WebhookItem | undefined = item;
+    for (let attempt = 1; current?.status === 'unverified' && attempt <= ACTIVATION_ATTEMPTS; attempt += 1) {
+      const at = this.clock().toISOString();
+      try {
+        await this.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: this.table,
+                  Key: key,
+                  UpdateExpression: 'SET #status = :active, activated_at = if_not_exists(activated_at, :at), last_verification = :verification',
+                  ConditionExpression: '#status = :unverified',
+                  ExpressionAttributeNames: { '#status': 'status' },
+                  ExpressionAttributeValues: { ':active': 'active', ':unverified': 'unverified', ':at': at, ':verification': verification },
+                },
+              },
+              auditPut(this.identity, current.account_id, 'webhook.verified', source, { webhook_id: current.webhook_id }),
+            ],
+          }),
+        );
+        return { ...current, status: 'active', activated_at: current.activated_at ?? at, last_verification: verification };
+      } catch (error) {
+        if (!isConditionFailure(error) && !isWriteConflict(error)) throw error;
+        // Another verification, a failed one's record or a deactivation came first: decide on the callback as it is now.
+        const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: key, ConsistentRead: true }));
+        current = Item as WebhookItem | undefined;
+      }
+    }
+    if (current?.status !== 'active') throw new ApiError('WEBHOOK_INACTIVE');
     try {
       const { Attributes } = await this.client.send(
         new UpdateCommand({
           TableName: this.table,
-          Key: webhookKey(item.partner_id, item.webhook_id),
-          UpdateExpression: 'SET #status = :active, activated_at = if_not_exists(activated_at, :at), last_verification = :verification',
-          ConditionExpression: '#status IN (:unverified, :active)',
+          Key: key,
+          UpdateExpression: 'SET last_verification = :verification',
+          ConditionExpression: '#status = :active',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':active': 'active', ':unverified': 'unverified', ':at': at, ':verification': verification },
+          ExpressionAttributeValues: { ':active': 'active', ':verification': verification },
           ReturnValues: 'ALL_NEW',
         }),
       );
-      if (item.status === 'unverified') await this.audit(item.account_id, 'webhook.verified', source, item.webhook_id);
       return Attributes as unknown as WebhookItem;
     } catch (error) {
       if (isConditionFailure(error)) throw new ApiError('WEBHOOK_INACTIVE');
@@ -340,9 +459,9 @@ export class Callbacks {
     return (await this.callbackItemsOf(orgKey(partnerId).pk, onlyActive)) as unknown as WebhookItem[];
   }
 
-  /** Non-deactivated callbacks the account created whose standing holds. */
-  private async liveOfAccount(account: AccountItem): Promise<number> {
-    const open = (await this.entriesOf(account.account_id)).filter((entry) => !entry.closed_at);
+  /** Non-deactivated callbacks the account created whose standing holds, among its entries (`entries`: already read). */
+  private async liveOfAccount(account: AccountItem, entries: readonly AccountWebhookEntry[]): Promise<number> {
+    const open = entries.filter((entry) => !entry.closed_at);
     if (open.length === 0) return 0;
     const orgs = await this.identity.getOrgs([...new Set(open.map((entry) => entry.partner_id))]);
     const now = this.clock();
@@ -395,11 +514,6 @@ export class Callbacks {
       }
     }
     return found;
-  }
-
-  private async audit(accountId: string, action: 'webhook.verified', source: AuditSource, webhookId: string): Promise<void> {
-    const { Put } = auditPut(this.identity, accountId, action, source, { webhook_id: webhookId });
-    await this.client.send(new TransactWriteCommand({ TransactItems: [{ Put }] }));
   }
 }
 

@@ -19,12 +19,19 @@
  * end a delivery (delivered, failed, cancelled) are therefore where it is
  * counted (WebhookDeliveries), whoever ends it: the worker, the settings API
  * or the back office.
+ *
+ * Each move is made once whatever the SDK retries (writeOnce, shared/storage/write-once.ts): a
+ * write whose answer was lost is sent again and fails its condition on its own effect; its stamp
+ * (the claim's: its claim id) says it was applied, so the move is reported (and counted, and
+ * followed) as made. The caller's own retry of a resend is recognized on the record: see
+ * `unstartedResend`.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { METRICS } from '../shared/observability/metric-catalog';
 import { recordMetric } from '../shared/observability/metrics';
 import { conditionOldImage, isConditionFailure } from '../shared/storage/conditions';
+import { writeOnce } from '../shared/storage/write-once';
 import { eventBody, type EventEnvelope } from '../outbox/outbox';
 import { MAX_ATTEMPTS } from './delivery-schedule';
 import {
@@ -99,6 +106,10 @@ export class Deliveries {
    * The delivery of `event` to a callback, created once: a stream record seen twice finds the first
    * one. Returns the record, whether this call made it, and whether its first attempt still has to be
    * queued (new, or created by a run that stopped before queuing it).
+   *
+   * Not stamped (writeOnce): the delivery's id is the event's and the callback's, so whatever meets
+   * this Put's condition is this very delivery, whether this try, an earlier try whose answer was lost
+   * or an earlier run made it; the old image says whether its first attempt is still to be queued.
    */
   async createForEvent(
     webhookId: string,
@@ -188,41 +199,37 @@ export class Deliveries {
    */
   async claim(webhookId: string, deliveryId: string, attempt: number, generation: number, claimId: string = randomUUID()): Promise<boolean> {
     const now = this.clock();
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: deliveryKey(webhookId, deliveryId),
-          UpdateExpression: 'SET #status = :attempting, attempts = :attempt, attempt_deadline = :deadline, claim_id = :claim, last_attempt_at = :at, updated_at = :at REMOVE next_attempt_at',
-          ConditionExpression:
-            'generation = :generation AND expires_at > :nowMs AND ((#status IN (:pending, :retrying) AND attempts = :previous) OR (#status = :attempting AND attempts = :attempt AND attempt_deadline < :nowMs))',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ...OPEN_VALUES,
-            ':attempt': attempt,
-            ':previous': attempt - 1,
-            ':generation': generation,
-            ':deadline': now.getTime() + this.leaseMs,
-            ':claim': claimId,
-            ':nowMs': now.getTime(),
-            ':at': now.toISOString(),
-          },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      // This claim's own first try, whose answer was lost (a timeout the SDK retried), was applied: the attempt is ours.
-      // Refused instead, the worker would drop the message and leave the delivery attempting until the sweeper.
-      const old = conditionOldImage(error) as Partial<DeliveryItem> | undefined;
-      return old?.claim_id === claimId && old.status === 'attempting' && old.attempts === attempt && old.generation === generation;
-    }
+    // The claim's stamp is its id: a retry of this claim whose answer was lost (applied) finds its own stamp, and the
+    // attempt is ours. Refused instead, the worker would drop the message and leave the delivery attempting until the
+    // sweeper. `claim_id` stays on the record: who holds the attempt, after later writes have stamped it.
+    const outcome = await writeOnce(
+      this.client,
+      new UpdateCommand({
+        TableName: this.table,
+        Key: deliveryKey(webhookId, deliveryId),
+        UpdateExpression: 'SET #status = :attempting, attempts = :attempt, attempt_deadline = :deadline, claim_id = :claim, last_attempt_at = :at, updated_at = :at REMOVE next_attempt_at',
+        ConditionExpression:
+          'generation = :generation AND expires_at > :nowMs AND ((#status IN (:pending, :retrying) AND attempts = :previous) OR (#status = :attempting AND attempts = :attempt AND attempt_deadline < :nowMs))',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ...OPEN_VALUES,
+          ':attempt': attempt,
+          ':previous': attempt - 1,
+          ':generation': generation,
+          ':deadline': now.getTime() + this.leaseMs,
+          ':claim': claimId,
+          ':nowMs': now.getTime(),
+          ':at': now.toISOString(),
+        },
+      }),
+      claimId,
+    );
+    return outcome.applied;
   }
 
   /**
-   * Record the outcome of the attempt this worker claimed (`claimId`: its claim's, when it has one); returns the new
-   * status (undefined if the delivery moved on meanwhile, e.g. cancelled).
+   * Record the outcome of the attempt this worker claimed (`claimId`: its claim's, when it has one: the outcome's stamp
+   * names the claim it closes); returns the new status (undefined if the delivery moved on meanwhile, e.g. cancelled).
    */
   async record(
     webhookId: string,
@@ -256,26 +263,21 @@ export class Deliveries {
     }
     // An ended delivery leaves the due index.
     if (status !== 'retrying') removes.push('due_shard', 'due_at');
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: deliveryKey(webhookId, deliveryId),
-          UpdateExpression: `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`,
-          ConditionExpression: '#status = :attempting AND attempts = :attempt AND generation = :generation',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: values,
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      // This record's own first try, whose answer was lost (a timeout the SDK retried), was applied: the outcome is
-      // recorded. Taken for "moved on", a retrying delivery's next attempt would not be queued until the sweeper.
-      const old = conditionOldImage(error) as Partial<DeliveryItem> | undefined;
-      const ownEarlierTry = claimId !== undefined && old?.claim_id === claimId && old.attempts === attempt && old.generation === generation && old.status === status;
-      if (!ownEarlierTry) return undefined;
-    }
+    // A retry of this write whose answer was lost (applied) finds its own stamp: the outcome is recorded. Taken for
+    // "moved on", a retrying delivery's next attempt would not be queued until the sweeper.
+    const outcome = await writeOnce(
+      this.client,
+      new UpdateCommand({
+        TableName: this.table,
+        Key: deliveryKey(webhookId, deliveryId),
+        UpdateExpression: `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`,
+        ConditionExpression: '#status = :attempting AND attempts = :attempt AND generation = :generation',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: values,
+      }),
+      claimId === undefined ? undefined : `${claimId}/outcome`,
+    );
+    if (!outcome.applied) return undefined;
     if (status !== 'retrying') recordMetric(METRICS.webhookDeliveries, { outcome: status });
     return status;
   }
@@ -303,25 +305,25 @@ export class Deliveries {
     };
   }
 
-  /** Cancel one open delivery (its callback is gone or lost its authority). */
+  /**
+   * Cancel one open delivery (its callback is gone or lost its authority): true when this call cancelled it, also when
+   * its answer was lost and the SDK's retry found the cancellation made (the deactivation's count and the metric stay
+   * exact).
+   */
   async cancel(webhookId: string, deliveryId: string, reason: FailureReason | undefined): Promise<boolean> {
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: deliveryKey(webhookId, deliveryId),
-          UpdateExpression: `SET #status = :cancelled, updated_at = :at${reason ? ', failure_reason = :reason' : ''} REMOVE next_attempt_at, attempt_deadline, due_shard, due_at`,
-          ConditionExpression: `#status IN (${OPEN.join(', ')})`,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ...OPEN_VALUES, ':cancelled': 'cancelled', ':at': this.clock().toISOString(), ...(reason ? { ':reason': reason } : {}) },
-        }),
-      );
-      recordMetric(METRICS.webhookDeliveries, { outcome: 'cancelled' });
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+    const outcome = await writeOnce(
+      this.client,
+      new UpdateCommand({
+        TableName: this.table,
+        Key: deliveryKey(webhookId, deliveryId),
+        UpdateExpression: `SET #status = :cancelled, updated_at = :at${reason ? ', failure_reason = :reason' : ''} REMOVE next_attempt_at, attempt_deadline, due_shard, due_at`,
+        ConditionExpression: `#status IN (${OPEN.join(', ')})`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ...OPEN_VALUES, ':cancelled': 'cancelled', ':at': this.clock().toISOString(), ...(reason ? { ':reason': reason } : {}) },
+      }),
+    );
+    if (outcome.applied) recordMetric(METRICS.webhookDeliveries, { outcome: 'cancelled' });
+    return outcome.applied;
   }
 
   /**
@@ -355,61 +357,56 @@ export class Deliveries {
 
   /**
    * A manual resend: a delivered, finally failed or cancelled delivery starts a new cycle of up to 8
-   * attempts (generation + 1). Returns the new generation, or `in-progress` while attempts are under way.
+   * attempts (generation + 1), at `at` (its `updated_at`, which names its audit entry: see unstartedResend).
+   * Returns the new generation, `in-progress` while attempts are under way, or `moved` when the record
+   * changed since it was read. Made once: a retry of the write whose answer was lost (applied) finds its
+   * own stamp, and the resend is reported made (its first attempt queued, its audit entry written).
    */
-  async resend(item: DeliveryItem): Promise<{ generation: number } | 'in-progress' | 'moved'> {
+  async resend(item: DeliveryItem, at: Date = this.clock()): Promise<{ generation: number } | 'in-progress' | 'moved'> {
     if (item.status === 'pending' || item.status === 'attempting' || item.status === 'retrying') return 'in-progress';
-    const now = this.clock().toISOString();
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: deliveryKey(item.webhook_id, item.delivery_id),
-          UpdateExpression:
-            'SET #status = :pending, attempts = :zero, generation = :next, resends = resends + :one, updated_at = :at, due_shard = :shard, due_at = :dueAt REMOVE failure_reason, next_attempt_at, attempt_deadline',
-          ConditionExpression: '#status = :status AND generation = :generation',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':pending': 'pending',
-            ':zero': 0,
-            ':one': 1,
-            ':next': item.generation + 1,
-            ':at': now,
-            ':status': item.status,
-            ':generation': item.generation,
-            ':shard': dueShardOf(item.delivery_id),
-            ':dueAt': this.clock().getTime(),
-          },
-        }),
-      );
-      return { generation: item.generation + 1 };
-    } catch (error) {
-      if (isConditionFailure(error)) return 'moved';
-      throw error;
-    }
+    const outcome = await writeOnce(
+      this.client,
+      new UpdateCommand({
+        TableName: this.table,
+        Key: deliveryKey(item.webhook_id, item.delivery_id),
+        UpdateExpression:
+          'SET #status = :pending, attempts = :zero, generation = :next, resends = resends + :one, updated_at = :at, due_shard = :shard, due_at = :dueAt REMOVE failure_reason, next_attempt_at, attempt_deadline',
+        ConditionExpression: '#status = :status AND generation = :generation',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pending': 'pending',
+          ':zero': 0,
+          ':one': 1,
+          ':next': item.generation + 1,
+          ':at': at.toISOString(),
+          ':status': item.status,
+          ':generation': item.generation,
+          ':shard': dueShardOf(item.delivery_id),
+          ':dueAt': at.getTime(),
+        },
+      }),
+    );
+    return outcome.applied ? { generation: item.generation + 1 } : 'moved';
   }
+}
 
-  /** Undo a resend whose first attempt could not be queued (the record goes back to what it was, minus nothing). */
-  async undoResend(item: DeliveryItem, generation: number): Promise<void> {
-    await this.client
-      .send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: deliveryKey(item.webhook_id, item.delivery_id),
-          UpdateExpression: `SET #status = :status, attempts = :attempts, updated_at = :at${item.failure_reason ? ', failure_reason = :reason' : ''} REMOVE due_shard, due_at`,
-          ConditionExpression: '#status = :pending AND generation = :generation AND attempts = :zero',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':status': item.status,
-            ':attempts': item.attempts,
-            ':at': this.clock().toISOString(),
-            ':pending': 'pending',
-            ':generation': generation,
-            ':zero': 0,
-            ...(item.failure_reason ? { ':reason': item.failure_reason } : {}),
-          },
-        }),
-      )
-      .catch(() => undefined);
-  }
+/**
+ * A resend whose first attempt has not started (pending, no attempt yet, a cycle after the first): its generation and
+ * when it was made. The caller's retry of a resend whose answer it lost (every try of the write lost, or the function
+ * dead after it) meets it, and finishes it (its audit entry, its first attempt queued) rather than being refused as in
+ * progress. Until the first attempt is claimed: after that, a resend of it is in progress (409) like any other. Its
+ * time is the record's `updated_at`, which the resend wrote and nothing changes before that claim but an operator's
+ * `delivery requeue` (then a retry's audit entry would be a second one).
+ */
+export function unstartedResend(item: DeliveryItem): { readonly generation: number; readonly at: string } | undefined {
+  return item.status === 'pending' && item.attempts === 0 && item.generation > 0 ? { generation: item.generation, at: item.updated_at } : undefined;
+}
+
+/**
+ * The audit entry of a resend (`webhook.resent`), named after it: the resend's time, and an id from the delivery and
+ * its cycle. Each retry that finishes the resend writes the same item: one entry per resend.
+ */
+export function resendEntryName(item: Pick<DeliveryItem, 'webhook_id' | 'delivery_id'>, resend: { readonly generation: number; readonly at: string }): { at: string; id: string } {
+  const digest = createHash('sha256').update(`webhook.resent\n${item.webhook_id}\n${item.delivery_id}\n${resend.generation}`).digest('base64url');
+  return { at: resend.at, id: `rs_${digest.slice(0, 22)}` };
 }

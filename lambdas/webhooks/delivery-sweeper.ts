@@ -23,8 +23,8 @@ import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-s
 import { logger } from '../shared/observability/logger';
 import { METRICS } from '../shared/observability/metric-catalog';
 import { recordMetric } from '../shared/observability/metrics';
-import { isConditionFailure } from '../shared/storage/conditions';
 import { DUE_DELIVERIES_INDEX } from '../shared/storage/table-definitions';
+import { writeOnce } from '../shared/storage/write-once';
 import type { Deliveries } from './deliveries';
 import type { DeliveryMessage } from './delivery-schedule';
 import { DUE_AT_ONCE, DUE_SHARDS, deliveryKey, type DeliveryItem } from './webhook-items';
@@ -108,22 +108,22 @@ export function attemptToQueue(item: DeliveryItem, now: number): number | undefi
   return undefined;
 }
 
-/** Make the delivery due now (overdue again a grace later), if it is still as read: the one write that makes a requeue happen once per grace. */
+/**
+ * Make the delivery due now (overdue again a grace later), if it is still as read: the one write that makes a requeue
+ * happen once per grace. Made once (writeOnce): a retry of this write whose answer was lost (applied) fails on its own
+ * `due_at` and finds its own stamp, so the delivery is still queued on this run, not skipped for one more grace.
+ */
 async function postpone(item: DeliveryItem, dueAt: number, deps: SweepDeps): Promise<boolean> {
-  try {
-    await deps.client.send(
-      new UpdateCommand({
-        TableName: deps.table,
-        Key: deliveryKey(item.webhook_id, item.delivery_id),
-        UpdateExpression: 'SET due_at = :due',
-        ConditionExpression: '#status = :status AND attempts = :attempts AND generation = :generation AND due_at = :old',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':due': dueAt, ':status': item.status, ':attempts': item.attempts, ':generation': item.generation, ':old': item.due_at },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  const outcome = await writeOnce(
+    deps.client,
+    new UpdateCommand({
+      TableName: deps.table,
+      Key: deliveryKey(item.webhook_id, item.delivery_id),
+      UpdateExpression: 'SET due_at = :due',
+      ConditionExpression: '#status = :status AND attempts = :attempts AND generation = :generation AND due_at = :old',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':due': dueAt, ':status': item.status, ':attempts': item.attempts, ':generation': item.generation, ':old': item.due_at },
+    }),
+  );
+  return outcome.applied;
 }

@@ -7,10 +7,17 @@
 import { lookupSession } from '../settings/settings-operations';
 import { createSettingsHandler, type SettingsFunction } from '../settings/settings-pipeline';
 import { WEBHOOK_CONTRACTS } from './webhook-contracts';
-import { webhookAdmissionHolders, webhookOperations, webhookViewReads } from './webhook-operations';
+import { webhookAdmissionHolders, webhookOperations, webhookPrefetch, webhookViewReads } from './webhook-operations';
 
 export const operations = webhookOperations;
 
-export const definition: SettingsFunction = { operations, contracts: WEBHOOK_CONTRACTS, sessions: lookupSession, admissionHolders: webhookAdmissionHolders, viewReads: webhookViewReads };
+export const definition: SettingsFunction = {
+  operations,
+  contracts: WEBHOOK_CONTRACTS,
+  sessions: lookupSession,
+  admissionHolders: webhookAdmissionHolders,
+  viewReads: webhookViewReads,
+  prefetch: webhookPrefetch,
+};
 
 export const handler = createSettingsHandler(definition);

@@ -73,7 +73,8 @@ export const WEBHOOK_CONTRACTS = {
   'webhook-create': {
     summary: 'Create a webhook callback for an organization you manage: its signing secret is in this answer only',
     description:
-      'Needs your password and, when two-factor is on, a current code. The address: a complete HTTPS URL of a public domain name on port 443, without user, password or fragment (422 INVALID_WEBHOOK_URL). The callback starts `unverified`: verify it to receive events. At most 10 non-deactivated callbacks per account and per organization (409 WEBHOOK_LIMIT_OR_ACCESS_CHANGED).',
+      'Needs your password and, when two-factor is on, a current code. The address: a complete HTTPS URL of a public domain name on port 443, without user, password or fragment (422 INVALID_WEBHOOK_URL). The callback starts `unverified`: verify it to receive events. At most 10 non-deactivated callbacks per account and per organization (409 WEBHOOK_LIMIT_OR_ACCESS_CHANGED). ' +
+      'Send an `Idempotency-Key` header (16–128 of A–Z a–z 0–9 _ -; the settings page sends one per submission) and send it again when you retry after an error: a retry with the same key and the same organization and address answers 200 with the callback the first attempt created, `replayed: true` and `secret: null` (the secret is shown once: if you never saw it, deactivate the callback and add a new one). A replay is answered before the password and code are checked, so it needs no second two-factor code. The same Idempotency-Key with another request is 409 IDEMPOTENCY_CONFLICT; a malformed one 400 IDEMPOTENCY_KEY_REQUIRED. Without the header a retry may create a second callback.',
     body: z.strictObject({
       partner_id: withErrorCode(z.string().check(z.minLength(1), z.maxLength(128)), 'INVALID_FIELD'),
       url: withErrorCode(text(2048), 'INVALID_WEBHOOK_URL'),
@@ -81,14 +82,19 @@ export const WEBHOOK_CONTRACTS = {
       two_factor_code: withErrorCode(z.optional(text(16)), 'INVALID_FIELD'),
     }),
     status: 201,
+    replayStatus: 200,
     data: z.strictObject({
       webhook: WebhookSchema,
-      /** `whsec_…`: shown this once; it signs every request to the callback (X-Service-Signature). */
-      secret: z.string(),
+      /** `whsec_…`: shown this once; it signs every request to the callback (X-Service-Signature). Null on a replay. */
+      secret: z.nullable(z.string()),
+      /** True: an earlier attempt with this Idempotency-Key created the callback (200), and its secret is not shown again. */
+      replayed: z.boolean(),
     }),
     errors: [
       ...COMMON,
       'CSRF_CHECK_FAILED',
+      'IDEMPOTENCY_KEY_REQUIRED',
+      'IDEMPOTENCY_CONFLICT',
       'INVALID_FIELD',
       'INVALID_WEBHOOK_URL',
       'INVALID_PASSWORD',

@@ -105,7 +105,7 @@ export interface DeliveryItem {
   readonly delivered_at?: string;
   /** While `attempting`: when a worker that took the attempt is presumed dead. */
   readonly attempt_deadline?: number;
-  /** The last claim of an attempt (deliveries.ts claim): lets a retried claim or outcome write recognize its own first try. */
+  /** The last claim of an attempt (deliveries.ts claim): who holds it (the claim's write stamp is this id too). */
   readonly claim_id?: string;
   /** While open (pending, attempting, retrying): the sweeper's index shard and when the next attempt is due, epoch ms. */
   readonly due_shard?: string;

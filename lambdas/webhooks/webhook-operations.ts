@@ -11,11 +11,13 @@ import { createBackOffice } from '../back-office/back-office';
 import { BackOfficeError } from '../back-office/errors';
 import { ApiError } from '../shared/errors';
 import { viewRead, type AdmissionHolders, type SettingsOperation as Operation, type SettingsOperationInput as OperationInput, type SettingsSession, type ViewReads } from '../settings/settings-pipeline';
+import { optionalIdempotencyKey, prefetchIdempotencyKey } from '../settings/idempotency-key';
+import { prefetchedOr, type Prefetch } from '../shared/http/pipeline';
 import { perPlatform } from '../shared/platform';
 import { requireTable } from '../shared/storage/dynamo-client';
 import { controlEvent, post, verificationResult, deliveryResult } from './attempt';
-import { deactivatedAs, viewOf } from './callbacks';
-import { deliveryView } from './deliveries';
+import { deactivatedAs, isEarlierCallbackCreation, viewOf, type CallbackCreation, type EarlierCallbackCreation } from './callbacks';
+import { deliveryView, resendEntryName, unstartedResend } from './deliveries';
 import { checkWebhookUrl, type UrlPolicy } from './destination/url-rules';
 import { newWebhookSecret } from './signing';
 import { webhookServicesOf } from './services';
@@ -76,11 +78,37 @@ const listOperation: Operation = async (input) => ({
   data: { webhooks: await viewRead(input, callbackReads) },
 });
 
+/** The callback creation's earlier attempt with the request's Idempotency-Key (the account's callback entries), read beside its admission. */
+const prefetchCreation: Prefetch<SettingsSession> = ({ event, caller, platform }) => {
+  const idempotencyKey = prefetchIdempotencyKey(event.headers);
+  return idempotencyKey ? webhookServicesOf(platform).callbacks.earlierCreation(caller.accountId, idempotencyKey) : undefined;
+};
+
+export const webhookPrefetch: Readonly<Record<string, Prefetch<SettingsSession>>> = { 'webhook-create': prefetchCreation };
+
+/** 201 with the new callback and its secret; 200 with the callback an earlier attempt of the same request created, without it. */
+function creationAnswer(creation: CallbackCreation, secret: string | null) {
+  if (creation.outcome === 'conflict') throw new ApiError('IDEMPOTENCY_CONFLICT');
+  const replayed = creation.outcome === 'replayed';
+  return { status: replayed ? 200 : 201, data: { webhook: creation.webhook, secret: replayed ? null : secret, replayed } };
+}
+
 const createOperation: Operation = async (input) => {
   const body = input.body as { partner_id: string; url: string; password: string; two_factor_code?: string };
   const { accountId } = sessionOf(input);
   const checked = checkWebhookUrl(body.url, policyFor(input));
   if (!checked.ok) throw new ApiError('INVALID_WEBHOOK_URL');
+  const url = checked.url.toString();
+  const idempotencyKey = optionalIdempotencyKey(input.headers);
+  const services = webhookServicesOf(input.platform);
+  // An earlier attempt of this request is answered before the re-check: the answer shows no secret (that was shown
+  // once), nothing the session cannot list, and a retry needs no second two-factor code (the first was used).
+  if (idempotencyKey) {
+    const ours = (read: unknown): read is EarlierCallbackCreation => isEarlierCallbackCreation(read) && read.idempotencyKey === idempotencyKey && read.accountId === accountId;
+    const earlier = await prefetchedOr(input, () => services.callbacks.earlierCreation(accountId, idempotencyKey), ours);
+    const replayed = earlier.entry && (await services.callbacks.replay(earlier.entry, body.partner_id, url));
+    if (replayed) return creationAnswer(replayed, null);
+  }
   try {
     await officeOf(input.platform).signIn.confirm(accountId, body.password, body.two_factor_code);
   } catch (error) {
@@ -88,20 +116,20 @@ const createOperation: Operation = async (input) => {
     if (error instanceof BackOfficeError && error.code === 'ACCOUNT_NOT_FOUND') throw new ApiError('SESSION_REQUIRED');
     throw error;
   }
-  const services = webhookServicesOf(input.platform);
   const webhookId = newWebhookId();
   const secret = newWebhookSecret();
   const sealedSecret = await services.runtime.sealer.seal(secret, { webhookId, partnerId: body.partner_id });
-  const webhook = await services.callbacks.create({
+  const creation = await services.callbacks.create({
     webhookId,
     accountId,
     partnerId: body.partner_id,
-    url: checked.url.toString(),
+    url,
     host: checked.host,
     sealedSecret,
     source: sourceOf(input),
+    idempotencyKey,
   });
-  return { status: 201, data: { webhook, secret } };
+  return creationAnswer(creation, secret);
 };
 
 /** The caller's callback, usable for a request to its receiver: deactivated ones (and lost authority, persisted now) answer 409. */
@@ -175,26 +203,36 @@ const deliveriesOperation: Operation = async (input) => {
   return { data: { webhook: viewOf(item, standing), deliveries: deliveries.map(deliveryView) } };
 };
 
+/**
+ * A resend, made once for the caller's retries too: a retry after an answer it lost (the write made, every answer lost,
+ * or the function dead after it) meets the resend on the record, not yet started, and finishes it (unstartedResend). So
+ * the steps after the write can each be made again: the audit entry names itself after the resend (the same item when
+ * written again) and comes before the first attempt is queued (a queued attempt may start at once, after which the
+ * resend is no longer found unstarted); a second message of the same attempt is dropped by the worker's claim. If the
+ * first attempt cannot be queued the answer is that error, and the resend stands: the retry (or the sweeper, a grace
+ * later) queues it.
+ */
 const resendOperation: Operation = async (input) => {
   const services = webhookServicesOf(input.platform);
   const item = await usableCallback(input);
   if (item.status !== 'active') throw new ApiError('WEBHOOK_NOT_VERIFIED');
   const delivery = await services.deliveries.get(item.webhook_id, String(input.pathParameters.delivery_id));
   if (!delivery) throw new ApiError('DELIVERY_NOT_FOUND');
-  const resent = await services.deliveries.resend(delivery);
-  if (resent === 'in-progress' || resent === 'moved') throw new ApiError('DELIVERY_IN_PROGRESS');
-  try {
-    await services.runtime.queue.send(
-      { v: 1, partner_id: item.partner_id, webhook_id: item.webhook_id, account_id: item.account_id, delivery_id: delivery.delivery_id, attempt: 1, generation: resent.generation },
-      0,
-    );
-  } catch (error) {
-    await services.deliveries.undoResend(delivery, resent.generation);
-    throw error;
+  let resend = unstartedResend(delivery);
+  if (!resend) {
+    const at = input.platform.clock();
+    const resent = await services.deliveries.resend(delivery, at);
+    if (resent === 'in-progress' || resent === 'moved') throw new ApiError('DELIVERY_IN_PROGRESS');
+    resend = { generation: resent.generation, at: at.toISOString() };
   }
-  const [now] = await Promise.all([
+  const details = { webhook_id: item.webhook_id, delivery_id: delivery.delivery_id };
+  await officeOf(input.platform).audit.record(sessionOf(input).accountId, 'webhook.resent', sourceOf(input), details, resendEntryName(delivery, resend));
+  const [, now] = await Promise.all([
+    services.runtime.queue.send(
+      { v: 1, partner_id: item.partner_id, webhook_id: item.webhook_id, account_id: item.account_id, delivery_id: delivery.delivery_id, attempt: 1, generation: resend.generation },
+      0,
+    ),
     services.deliveries.get(item.webhook_id, delivery.delivery_id),
-    officeOf(input.platform).audit.record(sessionOf(input).accountId, 'webhook.resent', sourceOf(input), { webhook_id: item.webhook_id, delivery_id: delivery.delivery_id }),
   ]);
   return { data: { delivery: deliveryView(now ?? delivery) } };
 };

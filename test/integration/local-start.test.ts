@@ -134,7 +134,10 @@ describe('npm start', () => {
     const refused = await admin('key', 'create', '--account', account_id, '--scopes', 'records:read');
     expect(refused.status).not.toBe(0);
     expect(refused.stdout).toBe('');
-    expect(JSON.parse(refused.stderr)).toMatchObject({ code: 'INVALID_SCOPES' });
+    // The request id it made comes first (to run the command again safely), the failure last.
+    const lines = refused.stderr.trim().split('\n');
+    expect(lines[0]).toMatch(/^Request id [0-9a-f-]{36}: to run this command again safely, add --request-id [0-9a-f-]{36}$/);
+    expect(JSON.parse(lines[lines.length - 1])).toMatchObject({ code: 'INVALID_SCOPES' });
   }, 120_000);
 
   // Last: the burst spends this address's edge budgets. (With `--no-edge`: test/integration/local-start-process.test.ts.)

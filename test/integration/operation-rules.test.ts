@@ -132,6 +132,7 @@ const NOT_SENT_HERE: Readonly<Record<string, string>> = {
   CONCURRENCY_LIMITED: 'concurrent slots: quotas.test.ts',
   INTERNAL_ERROR: 'a failing handler or integration: front-fidelity.test.ts, front-function-timeout.test.ts',
   SERVICE_UNAVAILABLE: 'a store or deadline failing: store-timeouts.test.ts, front-function-timeout.test.ts',
+  WRITE_CONFLICT: 'a write DynamoDB refused that no operation explained: stray-refusals.test.ts',
   UNKNOWN_FIELD: "each body's own fields: contract-fuzz.test.ts and the group's tests",
   REQUEST_BLOCKED: "WAF's managed rule groups, which AWS runs (no local mirror): test/infra/edge-protection.test.ts",
 };

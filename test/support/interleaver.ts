@@ -4,7 +4,7 @@
  * timing.
  *
  * Each operation runs in its own context; every DynamoDB call it makes through `client` first parks at a gate. When
- * every live operation is parked (or done) — whatever uncontrolled work (a password hash, a seal) it did between two
+ * every live operation is parked at one gate or more (or done) — whatever uncontrolled work (a password hash, a seal) it did between two
  * calls — the parked gates are handed to the scheduler in a fixed order (operation, then call), and the scheduler
  * releases exactly one. So one call runs at a time, each call is one step of the interleaving, and the same seed makes
  * the same order.
@@ -139,7 +139,8 @@ export class Interleaver {
   private quiet(): Promise<void> {
     return new Promise((resolve) => {
       const check = () => {
-        if (this.live === 0 || this.gates.length === this.live) {
+        // An operation may wait at several gates at once (calls it makes in parallel): count operations, not gates.
+        if (this.live === 0 || new Set(this.gates.map((g) => g.operation)).size === this.live) {
           this.changed = () => undefined;
           resolve();
         }

@@ -2,17 +2,21 @@
 /**
  * Browser code of the settings page: creating an API key (name, personal or organization, scopes,
  * validity, and the password with a code when two-factor is on), its value shown once in a
- * read-only field until "Done".
+ * read-only field until "Done". A retry of the same request after an error carries the same
+ * Idempotency-Key (submission-keys.ts): when the first attempt did create the key, the answer says
+ * so, without the value, and the page asks the owner to revoke that key and create a new one.
  */
 import { byId } from '../../shared/browser/dom';
 import { loadAudit } from './audit';
 import { changeCredentials, showRefusal, type ChangeForm } from './change-credentials';
-import { say } from './elements';
+import { rowOf, say } from './elements';
 import { copyButton, onSubmit } from './forms';
 import { loadKeys } from './keys';
 import { call, type BodyOf } from './settings-api';
+import { failedSubmissionText, submissionKey } from './submission-keys';
 
 const KEY_FORM: ChangeForm = { status: 'create-status', password: 'key-password', code: 'key-code' };
+const submissions = submissionKey();
 
 /** The new key's value gone from the page, the form offered again. */
 export function clearNewKey(): void {
@@ -47,6 +51,23 @@ function keyRequest(): Omit<BodyOf<'settings-key-create'>, 'password'> | null {
   return body;
 }
 
+/**
+ * An earlier attempt of this request created the key and its answer never arrived: the value was shown to no one and
+ * is stored nowhere. The key is in the list (it counts toward the 20): the owner revokes it there.
+ */
+async function orphanedKey(keyId: string, name: string): Promise<void> {
+  byId('key-password', HTMLInputElement).value = '';
+  byId('key-code', HTMLInputElement).value = '';
+  say(
+    'create-status',
+    'Your earlier attempt created key ' + (name || keyId) + ' (' + keyId + '), but its answer was lost, and a key value is shown only once. Revoke that key below, then create a new one.',
+    'error',
+  );
+  await loadKeys();
+  void loadAudit();
+  (rowOf('keys-body', 'keyId', keyId)?.querySelector<HTMLElement>('button') || byId('create-status')).focus();
+}
+
 export function initKeyForm(): void {
   const permanent = byId('permanent', HTMLInputElement);
   permanent.addEventListener('change', () => {
@@ -58,9 +79,17 @@ export function initKeyForm(): void {
     if (!request) return;
     const credentials = changeCredentials(KEY_FORM);
     if (!credentials) return;
-    const result = await call<'settings-key-create'>('POST', 'keys', { ...request, ...credentials });
+    const idempotencyKey = submissions.for(request);
+    const result = await call<'settings-key-create'>('POST', 'keys', { ...request, ...credentials }, { idempotencyKey });
     if (result.ended) return;
-    if (!result.ok) return showRefusal(KEY_FORM, result);
+    if (!result.ok) {
+      // Any other refusal keeps the key: the owner's retry of this request is recognized if an attempt got through.
+      if (result.code === 'IDEMPOTENCY_CONFLICT') submissions.settle();
+      if (!showRefusal(KEY_FORM, result)) say('create-status', failedSubmissionText(result, 'key'), 'error');
+      return;
+    }
+    submissions.settle();
+    if (result.data.key === null) return orphanedKey(result.data.key_id, result.data.name);
     byId('create-key-form', HTMLFormElement).reset();
     byId('days', HTMLInputElement).disabled = false;
     byId('new-key-value', HTMLInputElement).value = result.data.key;

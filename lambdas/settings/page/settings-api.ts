@@ -4,7 +4,8 @@
  * (`<page>/api/…`), typed by the routes' own contracts (settings-contracts.ts,
  * webhook-contracts.ts: what a route answers is `z.output` of its `data` schema, what it takes
  * `z.input` of its `body`; types only, nothing of zod reaches the page). JSON in and out, the
- * session cookie, the cross-site request header on every change. A call that finds the session
+ * session cookie, the cross-site request header on every change, and a creation's Idempotency-Key
+ * (submission-keys.ts) when its form gives one. A call that finds the session
  * gone (SESSION_REQUIRED) or two session cookies tells the page once, through `whenSessionLost`.
  */
 import type * as z from 'zod/mini';
@@ -50,10 +51,16 @@ export function whenSessionLost(handler: (message: string, kind: NoticeKind) => 
   sessionLost = handler;
 }
 
-export async function call<R extends SettingsRoute>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: BodyOf<R>): Promise<Result<ResponseOf<R>>> {
+export async function call<R extends SettingsRoute>(
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  body?: BodyOf<R>,
+  options: { readonly idempotencyKey?: string } = {},
+): Promise<Result<ResponseOf<R>>> {
   const headers: Record<string, string> = {};
   if (method !== 'GET') headers['X-Settings-Request'] = '1';
   if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (options.idempotencyKey) headers['Idempotency-Key'] = options.idempotencyKey;
   const answer = await requestJson(API + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   if (!answer.reached) return { ok: false, status: 0 };
   if (answer.ok) return { ok: true, status: answer.status, data: (answer.body || {}) as ResponseOf<R> };

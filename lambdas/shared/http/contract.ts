@@ -90,7 +90,12 @@ export function parseInput<T extends z.ZodMiniObject>(schema: T, value: unknown,
   throw new ApiError(code, field === undefined ? undefined : `${ERROR_CATALOG[code].message} (${field.slice(0, 64)})`);
 }
 
-/** Codes every route can answer: edge, transport and routing rules, and internal failure. */
+/**
+ * Codes every route can answer: edge, transport and routing rules, internal failure, the function's deadline, and a
+ * write that lost a race its operation did not explain (WRITE_CONFLICT: the one error path answers such a refusal the
+ * same way whatever the route, so it is declared where the deadline is rather than per contract, which would have to
+ * follow which operations write).
+ */
 const EVERY_ROUTE: readonly ErrorCode[] = [
   'HTTPS_REQUIRED',
   'CREDENTIALS_IN_URL',
@@ -104,6 +109,7 @@ const EVERY_ROUTE: readonly ErrorCode[] = [
   'RATE_LIMITED',
   'INTERNAL_ERROR',
   'SERVICE_UNAVAILABLE',
+  'WRITE_CONFLICT',
 ];
 
 /**

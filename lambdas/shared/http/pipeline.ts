@@ -32,6 +32,8 @@ import { recordMetric } from '../observability/metrics';
 import { currentRequestScope, dynamoFigures, runInRequestScope } from '../observability/request-scope';
 import { loadOnce } from '../load-once';
 import { sharedPlatform, type Platform } from '../platform';
+import { refusalSiteOf, strayRefusalOf } from '../storage/conditions';
+import { withinDeadline } from '../storage/retry-budget';
 import { normalizeEvent, type ApiEvent } from './api-event';
 import { errorResponse, errorResponseFor, pageResponse } from './envelope';
 import { parseInput, type ContractTable } from './contract';
@@ -187,6 +189,17 @@ function envelope(getPlatform: () => Platform, router: Router, contracts: Contra
     if (error?.code === 'SERVICE_UNAVAILABLE') {
       // The deadline, not a bug: a warning with what the request had done (its slots were released above).
       logger.warn('request timed out', { code: error.code, route: state?.route?.id, duration_ms: durationMs });
+    } else if (error?.code === 'WRITE_CONFLICT') {
+      // A lost race no operation explained: retryable, but the site should explain it. What DynamoDB said and where in
+      // the code, never the items (a refusal carries the old image when the write asked for it).
+      const refusal = strayRefusalOf(error.cause);
+      logger.warn('write refused, unexplained', {
+        code: error.code,
+        route: state?.route?.id,
+        dynamo_error: refusal?.error,
+        cancellation_reasons: refusal?.reasons,
+        site: refusalSiteOf(error.cause),
+      });
     } else if (error && error.status >= 500) {
       logger.error('request failed', { code: error.code, error: error.cause ?? error });
     }
@@ -285,6 +298,15 @@ export function admissionSignal(context: Context): AbortSignal {
   return AbortSignal.timeout(Math.max(1, Math.min(ADMISSION_BUDGET_MS, remaining - RESPONSE_RESERVE_MS)));
 }
 
+/**
+ * When the operation's DynamoDB calls must have answered (epoch ms): the function's deadline less RESPONSE_RESERVE_MS
+ * for the answer, the release of the request's slots and the call log. The retry budget keeps a transaction in
+ * progress going until then at most (storage/retry-budget.ts); undefined when the context cannot tell.
+ */
+export function operationDeadline(context: Context): number | undefined {
+  return typeof context.getRemainingTimeInMillis === 'function' ? Date.now() + context.getRemainingTimeInMillis() - RESPONSE_RESERVE_MS : undefined;
+}
+
 /** Query and body against the route's declaration, then against its contract's schemas (its group's *-contracts.ts). */
 export const input = (contracts: ContractTable): Middleware => ({
   before: (request) => {
@@ -343,7 +365,7 @@ export function composeApiHandler<I extends OperationInput>(definition: Function
     const route = state.route as RouteDefinition;
     const operation = definition.operations[route.id];
     if (!operation) throw apiError('NOT_FOUND');
-    const result = await operation({
+    const result = await withinDeadline(operationDeadline(context), () => operation({
       route,
       pathParameters: state.pathParameters ?? state.event.pathParameters,
       query: state.query ?? {},
@@ -358,7 +380,7 @@ export function composeApiHandler<I extends OperationInput>(definition: Function
       platform: state.platform,
       prefetched: state.prefetched,
       ...door.credentials(state),
-    } as I);
+    } as I));
     return door.respond(state, result);
   });
 

@@ -21,6 +21,23 @@
  * the item between the two attempts the stamp is gone and the retry counts
  * again: a timed-out request may then use one more unit of a window, never
  * admit a request beyond the limit (docs/limits.md).
+ *
+ * This is the idiom of writeOnce (storage/write-once.ts: a stamp written with
+ * the change, the old image on a failed condition, "my stamp" = applied), and
+ * it stays here rather than going through writeOnce, which would change what
+ * the write does:
+ * - writeOnce relies on the write's own condition failing on its own effect.
+ *   An admission's does not: `n < limit` still holds after its increment, so
+ *   the retry of an applied try would count twice. The write must refuse its
+ *   own stamp in its condition (`adm <> :id`), a clause writeOnce does not add.
+ * - the stamp's name is three bytes (`adm`, `undo`), not `write_stamp`: the
+ *   items stay under 1 KB, one write unit each, on every request; and a
+ *   compensation has a stamp of its own, so an admission and its undo on one
+ *   item never take each other's try for their own.
+ * - the write carries the caller's deadline (an AbortSignal) and asks for the
+ *   counts it made (UPDATED_NEW), and a TransactionConflict is a result here,
+ *   not an error; writeOnce's send takes none of these.
+ * What they share is one comparison (`old[stamp] === id`), written out below.
  */
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ApiError } from '../errors';

@@ -15,6 +15,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { currentRequestScope } from '../observability/request-scope';
 import { traceAwsClient } from '../observability/tracer';
+import { DynamoRetryStrategy } from './retry-budget';
 import { TABLE_IDS, tableEnvName, type TableId } from './table-definitions';
 
 interface CapacityEntry {
@@ -111,12 +112,22 @@ export function instrumentDynamoClient(client: DynamoDBClient): DynamoDBClient {
  *   only logs a warning when `requestTimeout` passes and keeps waiting;
  * - at most 3 attempts (the SDK retries throttling, timeouts and transient
  *   errors with backoff): 3 × 1 s plus backoff stays under the admission's
- *   own deadline (http/pipeline.ts), which aborts whatever is still running.
+ *   own deadline (http/pipeline.ts), which aborts whatever is still running;
+ * - the retry strategy (storage/retry-budget.ts) applies those 3 tries, and inside an operation keeps a transaction
+ *   DynamoDB reports in progress going past AWS's 5 s mark, each try within the operation's deadline (docs/faults.md
+ *   "Retry budget"). A getter: each client built from a spread of this config gets a strategy (and retry quota) of its
+ *   own, as with the SDK's default; `maxAttempts` is the strategy's.
  * DynamoDB answers in milliseconds: a second without an answer is a failure.
  */
+const MAX_ATTEMPTS = 3;
+const REQUEST_TIMEOUT_MS = 1000;
+
 export const DYNAMO_CLIENT_CONFIG = {
-  maxAttempts: 3,
-  requestHandler: { connectionTimeout: 1000, requestTimeout: 1000, throwOnRequestTimeout: true },
+  maxAttempts: MAX_ATTEMPTS,
+  requestHandler: { connectionTimeout: 1000, requestTimeout: REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true },
+  get retryStrategy(): DynamoRetryStrategy {
+    return new DynamoRetryStrategy({ maxAttempts: MAX_ATTEMPTS, tryTimeoutMs: REQUEST_TIMEOUT_MS });
+  },
 } as const;
 
 export function createDocumentClient(client = new DynamoDBClient({ ...DYNAMO_CLIENT_CONFIG })): DynamoDBDocumentClient {

@@ -7,8 +7,8 @@
  * put. Taken as a refusal, the caller answers something that did not happen (a correct code "wrong", a
  * session that exists "failed").
  *
- * The idiom, one place for every site (admission and webhook deliveries keep their own stamps, `adm` and
- * `claim_id`, which are the same idea on items they own):
+ * The idiom, one place for every site (the admission keeps its own stamp, `adm`, the same idea on items it owns:
+ * limits/admission-store.ts says why; a webhook delivery's claim stamps its claim id):
  * - every try of one write carries the same fresh stamp (`write_stamp`), written with the change;
  * - the write asks for the item as it stood when its condition failed (ReturnValuesOnConditionCheckFailure);
  * - a failed condition whose old image carries this write's stamp is this write's own earlier try: applied.

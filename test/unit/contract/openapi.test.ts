@@ -81,7 +81,7 @@ describe('the partner API document', () => {
     const me = operationOf('/me', 'get');
     const health = operationOf('/health', 'get');
     expect(codesAt(me, 401)).toEqual(['INVALID_API_KEY']);
-    expect(codesAt(me, 503)).toEqual(['RATE_LIMIT_UNAVAILABLE', 'SERVICE_UNAVAILABLE']);
+    expect(codesAt(me, 503)).toEqual(['RATE_LIMIT_UNAVAILABLE', 'SERVICE_UNAVAILABLE', 'WRITE_CONFLICT']);
     expect(codesAt(me, 400)).toEqual(expect.arrayContaining(['BODY_NOT_ALLOWED', 'CREDENTIALS_IN_URL', 'HTTPS_REQUIRED']));
     expect(codesAt(me, 429)).toEqual(['RATE_LIMITED']);
     expect(health.responses['401']).toBeUndefined();

@@ -19,7 +19,7 @@ const OFFICE_METHODS = [
   'organizations.restore',
   'memberships.set',
   'memberships.remove',
-  'keys.create',
+  'keys.createIdempotent',
   'keys.revoke',
   'keys.list',
   'records.put',
@@ -53,6 +53,10 @@ function fakeOffice() {
   return { office: office as unknown as BackOffice, calls };
 }
 
+/** The request id a run makes when given none (the commands that take one get it as their last argument). */
+const MADE = 'made-request-id';
+const requestIds = { create: () => MADE, announce: () => undefined };
+
 async function usageError(argv: string[]) {
   const { office, calls } = fakeOffice();
   const error = await runAdminCommand(argv, office).then(
@@ -66,17 +70,17 @@ async function usageError(argv: string[]) {
 
 describe('runAdminCommand: commands and flags', () => {
   it.each<{ argv: string[]; method: OfficeMethod; args: unknown[] }>([
-    { argv: ['account', 'create'], method: 'accounts.create', args: [undefined, { email: undefined, password: undefined }] },
-    { argv: ['account', 'create', '--name', 'Acme'], method: 'accounts.create', args: ['Acme', { email: undefined, password: undefined }] },
+    { argv: ['account', 'create'], method: 'accounts.create', args: [undefined, { email: undefined, password: undefined }, MADE] },
+    { argv: ['account', 'create', '--name', 'Acme'], method: 'accounts.create', args: ['Acme', { email: undefined, password: undefined }, MADE] },
     {
       argv: ['account', 'create', '--email', 'a@example.com', '--password-stdin'],
       method: 'accounts.create',
-      args: [undefined, { email: 'a@example.com', password: 'from stdin' }],
+      args: [undefined, { email: 'a@example.com', password: 'from stdin' }, MADE],
     },
     {
       argv: ['account', 'create', '--email', 'a@example.com', '--password-prompt'],
       method: 'accounts.create',
-      args: [undefined, { email: 'a@example.com', password: 'from prompt' }],
+      args: [undefined, { email: 'a@example.com', password: 'from prompt' }, MADE],
     },
     { argv: ['account', 'set-password', '--account', 'acc_1'], method: 'accounts.setPassword', args: ['acc_1', 'from prompt'] },
     { argv: ['account', 'set-password', '--account', 'acc_1', '--password-stdin'], method: 'accounts.setPassword', args: ['acc_1', 'from stdin'] },
@@ -85,25 +89,25 @@ describe('runAdminCommand: commands and flags', () => {
     { argv: ['account', 'deactivate', '--account', 'acc_1'], method: 'accounts.deactivate', args: ['acc_1'] },
     { argv: ['account', 'reactivate', '--account', 'acc_1'], method: 'accounts.reactivate', args: ['acc_1'] },
     { argv: ['account', 'reset-password', '--account=acc_1'], method: 'accounts.resetPassword', args: ['acc_1', { clearTwoFactor: undefined }] },
-    { argv: ['org', 'create', '--name', 'Org'], method: 'organizations.create', args: ['Org'] },
+    { argv: ['org', 'create', '--name', 'Org'], method: 'organizations.create', args: ['Org', MADE] },
     { argv: ['org', 'archive', '--org', 'org_1'], method: 'organizations.archive', args: ['org_1'] },
     { argv: ['org', 'restore', '--org', 'org_1'], method: 'organizations.restore', args: ['org_1'] },
     { argv: ['member', 'set', '--org', 'org_1', '--account', 'acc_1', '--role', 'manager'], method: 'memberships.set', args: ['org_1', 'acc_1', 'manager'] },
     { argv: ['member', 'set', '--role', 'member', '--account', 'acc_1', '--org', 'org_1'], method: 'memberships.set', args: ['org_1', 'acc_1', 'member'] },
-    { argv: ['member', 'remove', '--org', 'org_1', '--account', 'acc_1'], method: 'memberships.remove', args: ['org_1', 'acc_1'] },
+    { argv: ['member', 'remove', '--org', 'org_1', '--account', 'acc_1'], method: 'memberships.remove', args: ['org_1', 'acc_1', MADE] },
     { argv: ['key', 'revoke', '--key-id', 'key_1'], method: 'keys.revoke', args: ['key_1'] },
     { argv: ['key', 'list', '--account', 'acc_1'], method: 'keys.list', args: ['acc_1'] },
-    { argv: ['record', 'put', '--org', 'org_1', '--json', '{"uuid":"USS-12345678-abcdefabcdef"}'], method: 'records.put', args: ['org_1', { uuid: 'USS-12345678-abcdefabcdef' }] },
-    { argv: ['record', 'delete', '--org', 'org_1', '--record', 'rec_1'], method: 'records.delete', args: ['org_1', 'rec_1'] },
-    { argv: ['record', 'move', '--record', 'rec_1', '--to', 'org_2'], method: 'records.move', args: ['rec_1', 'org_2'] },
+    { argv: ['record', 'put', '--org', 'org_1', '--json', '{"uuid":"USS-12345678-abcdefabcdef"}'], method: 'records.put', args: ['org_1', { uuid: 'USS-12345678-abcdefabcdef' }, MADE] },
+    { argv: ['record', 'delete', '--org', 'org_1', '--record', 'rec_1'], method: 'records.delete', args: ['org_1', 'rec_1', MADE] },
+    { argv: ['record', 'move', '--record', 'rec_1', '--to', 'org_2'], method: 'records.move', args: ['rec_1', 'org_2', MADE] },
     { argv: ['events', 'list', '--org', 'org_1'], method: 'records.events', args: ['org_1', undefined] },
     { argv: ['events', 'list', '--org', 'org_1', '--after', 'evt_1'], method: 'records.events', args: ['org_1', 'evt_1'] },
     {
       argv: ['entitlement', 'grant', '--owner', 'partner:org_1', '--game', 'fps', '--units', '5', '--expires-at', '2027-01-01T00:00:00Z'],
       method: 'entitlements.grant',
-      args: [{ owner: 'partner:org_1', game: 'fps', units: 5, unlimited: undefined, startsAt: undefined, expiresAt: '2027-01-01T00:00:00Z', permanent: undefined }],
+      args: [{ owner: 'partner:org_1', game: 'fps', units: 5, unlimited: undefined, startsAt: undefined, expiresAt: '2027-01-01T00:00:00Z', permanent: undefined }, MADE],
     },
-    { argv: ['entitlement', 'use', '--owner', 'account:acc_1', '--game', 'minecraft', '--units', '2'], method: 'entitlements.use', args: ['account:acc_1', 'minecraft', 2] },
+    { argv: ['entitlement', 'use', '--owner', 'account:acc_1', '--game', 'minecraft', '--units', '2'], method: 'entitlements.use', args: ['account:acc_1', 'minecraft', 2, MADE] },
     { argv: ['entitlement', 'refund', '--use', 'use_1'], method: 'entitlements.refund', args: ['use_1'] },
     { argv: ['webhook', 'list', '--org', 'org_1'], method: 'webhooks.list', args: ['org_1'] },
     { argv: ['webhook', 'deactivate', '--webhook', 'wh_1'], method: 'webhooks.deactivate', args: ['wh_1'] },
@@ -116,13 +120,13 @@ describe('runAdminCommand: commands and flags', () => {
     { argv: ['delivery', 'show', 'dlv_1', '--webhook', 'wh_1'], method: 'webhooks.delivery', args: ['dlv_1', 'wh_1'] },
     { argv: ['event', 'fan-out', 'evt_1', '--org', 'org_1'], method: 'webhooks.fanOutEvent', args: ['org_1', 'evt_1'] },
     { argv: ['event', 'fan-out', '--org', 'org_1', '--event', 'evt_1'], method: 'webhooks.fanOutEvent', args: ['org_1', 'evt_1'] },
-    { argv: ['account', 'create', '--stage', 'dev'], method: 'accounts.create', args: [undefined, { email: undefined, password: undefined }] },
+    { argv: ['account', 'create', '--stage', 'dev'], method: 'accounts.create', args: [undefined, { email: undefined, password: undefined }, MADE] },
   ])('maps `$argv` to $method', async ({ argv, method, args }) => {
     // Prepare
     const { office, calls } = fakeOffice();
 
     // Act
-    const result = await runAdminCommand(argv, office, { read: async (from) => `from ${from}` });
+    const result = await runAdminCommand(argv, office, { read: async (from) => `from ${from}` }, requestIds);
 
     // Assess
     expect(result).toEqual({ method });
@@ -136,11 +140,11 @@ describe('runAdminCommand: commands and flags', () => {
     await expect(runAdminCommand(['account', 'set-password', '--account', 'acc_1', '--password', 'hunter2hunter2'], office, { read })).rejects.toThrow(/--password is not taken/);
     await expect(runAdminCommand(['account', 'create', '--email', 'a@example.com', '--password=hunter2hunter2'], office, { read })).rejects.toBeInstanceOf(UsageError);
     await expect(runAdminCommand(['account', 'create', '--password-stdin'], office, { read })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
-    await runAdminCommand(['account', 'create', '--email', 'a@example.com'], office, { read });
+    await runAdminCommand(['account', 'create', '--email', 'a@example.com'], office, { read }, requestIds);
 
     expect(read).not.toHaveBeenCalled();
     expect(calls['accounts.setPassword']).not.toHaveBeenCalled();
-    expect(calls['accounts.create']).toHaveBeenCalledExactlyOnceWith(undefined, { email: 'a@example.com', password: undefined });
+    expect(calls['accounts.create']).toHaveBeenCalledExactlyOnceWith(undefined, { email: 'a@example.com', password: undefined }, MADE);
   });
 
   it('maps key create flags: organization, trimmed scope list, days', async () => {
@@ -148,16 +152,19 @@ describe('runAdminCommand: commands and flags', () => {
     const { office, calls } = fakeOffice();
 
     // Act
-    await runAdminCommand(['key', 'create', '--account', 'acc_1', '--org', 'org_1', '--scopes', 'records:read, tickets:read,', '--days', '30'], office);
+    await runAdminCommand(['key', 'create', '--account', 'acc_1', '--org', 'org_1', '--scopes', 'records:read, tickets:read,', '--days', '30'], office, undefined, requestIds);
 
     // Assess
-    expect(calls['keys.create']).toHaveBeenCalledExactlyOnceWith({
-      accountId: 'acc_1',
-      partnerId: 'org_1',
-      scopes: ['records:read', 'tickets:read'],
-      days: 30,
-      permanent: undefined,
-    });
+    expect(calls['keys.createIdempotent']).toHaveBeenCalledExactlyOnceWith(
+      {
+        accountId: 'acc_1',
+        partnerId: 'org_1',
+        scopes: ['records:read', 'tickets:read'],
+        days: 30,
+        permanent: undefined,
+      },
+      MADE,
+    );
   });
 
   it('maps key create --permanent to a permanent personal key', async () => {
@@ -165,16 +172,19 @@ describe('runAdminCommand: commands and flags', () => {
     const { office, calls } = fakeOffice();
 
     // Act
-    await runAdminCommand(['key', 'create', '--account', 'acc_1', '--scopes', 'public:read', '--permanent'], office);
+    await runAdminCommand(['key', 'create', '--account', 'acc_1', '--scopes', 'public:read', '--permanent'], office, undefined, requestIds);
 
     // Assess
-    expect(calls['keys.create']).toHaveBeenCalledExactlyOnceWith({
-      accountId: 'acc_1',
-      partnerId: undefined,
-      scopes: ['public:read'],
-      days: undefined,
-      permanent: true,
-    });
+    expect(calls['keys.createIdempotent']).toHaveBeenCalledExactlyOnceWith(
+      {
+        accountId: 'acc_1',
+        partnerId: undefined,
+        scopes: ['public:read'],
+        days: undefined,
+        permanent: true,
+      },
+      MADE,
+    );
   });
 
   it.each(['1.5', '30d', 'ten', '', '1e2'])('refuses --days %j with INVALID_EXPIRY without calling the back office', async (days) => {
@@ -190,7 +200,7 @@ describe('runAdminCommand: commands and flags', () => {
     // Assess
     expect(error).toBeInstanceOf(BackOfficeError);
     expect((error as BackOfficeError).code).toBe('INVALID_EXPIRY');
-    expect(calls['keys.create']).not.toHaveBeenCalled();
+    expect(calls['keys.createIdempotent']).not.toHaveBeenCalled();
   });
 });
 
