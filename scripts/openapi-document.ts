@@ -25,11 +25,11 @@ import { frontAnswers } from '../lib/config/front-answers';
 import { envelopeMessage, type EnvelopeCode } from '../lib/constructs/error-envelope';
 
 /** The partner contract's own version (the spec's "Versioning"); the interface version is `v1`, in the base URL. */
-export const CONTRACT_VERSION = '1.0.2';
+export const CONTRACT_VERSION = '1.1.0';
 export const OPENAPI_FILE = 'docs/openapi.json';
 
 /** The web settings' contract version (its own document: not part of the partner API). */
-export const SETTINGS_CONTRACT_VERSION = '1.0.0';
+export const SETTINGS_CONTRACT_VERSION = '1.1.0';
 export const SETTINGS_OPENAPI_FILE = 'docs/settings-openapi.json';
 
 type Json = Record<string, unknown>;

@@ -11,7 +11,7 @@
  * sign-in's work plus one account write), and the webhook calls that reach out to a receiver (verify, test,
  * resend: a delivery attempt each, which scenarios/webhook-delivery.ts measures) or resolve a name (create).
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createBackOffice } from '../../lambdas/back-office/back-office';
 import { ORGANIZATION_SCOPES, PERSONAL_SCOPES } from '../../lambdas/shared/identity/scopes';
 import { localDocumentClient } from '../../local/local-stack';
@@ -110,13 +110,15 @@ async function world(context: BenchContext, calls: number) {
       label: 'POST /join/{id}/claim',
       call: async (n) => {
         const fresh = await invite();
-        return { method: 'POST', path: `/join/${fresh.id}/claim`, headers: json, body: { token: fresh.token, ...claimBody(n + 1) }, status: 201 };
+        // As the join page sends it: with its submission id (the resumable claim, docs/player-site.md).
+        return { method: 'POST', path: `/join/${fresh.id}/claim`, headers: json, body: { token: fresh.token, ...claimBody(n + 1), submission_id: randomBytes(32).toString('base64url') }, status: 201 };
       },
     },
     {
       route: 'player-message',
       label: 'POST /join/{id}/messages',
-      call: (n) => ({ method: 'POST', path: `/join/${joined.id}/messages`, headers: { ...json, Cookie: playerCookie }, body: { text: `Bench message ${n}` }, status: 201 }),
+      // As the join page sends it: with its client message id (a resubmission stored once).
+      call: (n) => ({ method: 'POST', path: `/join/${joined.id}/messages`, headers: { ...json, Cookie: playerCookie }, body: { text: `Bench message ${n}`, client_message_id: randomBytes(16).toString('base64url') }, status: 201 }),
     },
     { route: 'settings-sign-in', label: 'POST /settings/api/session', call: () => ({ method: 'POST', path: '/settings/api/session', headers: { ...json, ...page }, body: { email, password: PASSWORD }, status: 200 }) },
     { route: 'settings-session', label: 'GET /settings/api/session', call: () => ({ method: 'GET', path: '/settings/api/session', headers: signedIn, status: 200 }) },
@@ -125,7 +127,8 @@ async function world(context: BenchContext, calls: number) {
     {
       route: 'settings-key-create',
       label: 'POST /settings/api/keys',
-      call: () => ({ method: 'POST', path: '/settings/api/keys', headers: { ...signedIn, ...page, ...json }, body: { scopes: ['public:read'], days: 30, password: PASSWORD }, status: 201 }),
+      // As the settings page sends it: with an Idempotency-Key (a retry answers the same key).
+      call: () => ({ method: 'POST', path: '/settings/api/keys', headers: { ...signedIn, ...page, ...json, 'Idempotency-Key': randomBytes(18).toString('hex') }, body: { scopes: ['public:read'], days: 30, password: PASSWORD }, status: 201 }),
       after: (answer) => office.keys.revoke((JSON.parse(answer) as { key_id: string }).key_id),
     },
     {

@@ -154,7 +154,8 @@ export const SETTINGS_CONTRACTS = {
   },
   'settings-password': {
     summary: 'Change the password: revokes every key of the account for good and ends its other sessions',
-    description: 'This browser gets a new session cookie. The new password has 10–128 characters (422 INVALID_FIELD otherwise).',
+    description:
+      'Every other session of the account ends; this browser gets a new session cookie. The new password has 10–128 characters (422 INVALID_FIELD otherwise). The same change sent again within 15 minutes of being made (its answer was lost; signed in again with the new password) answers 200 `password_changed` without changing anything or setting a cookie.',
     body: z.strictObject({ current_password: password, new_password: password }),
     status: 200,
     data: z.strictObject({ password_changed: z.literal(true), session_expires_at: z.string() }),
@@ -170,7 +171,8 @@ export const SETTINGS_CONTRACTS = {
   },
   'settings-two-factor-confirm': {
     summary: 'Turn two-factor on with your password and a first code of the enrolled secret: ends every other session',
-    description: 'Every session of the account ends (401 SESSION_REQUIRED on its next call); this browser gets a new session cookie. Keys stay.',
+    description:
+      'Every session of the account ends (401 SESSION_REQUIRED on its next call); this browser gets a new session cookie. Keys stay. The same confirmation sent again within 15 minutes (its answer was lost; signed in again with a code) answers 200 without changing anything or setting a cookie.',
     body: z.strictObject({ password, code: twoFactorCode }),
     status: 200,
     data: z.strictObject({ two_factor: z.literal('on'), session_expires_at: z.string() }),

@@ -122,17 +122,21 @@ async function newCallback(owner: { browser: SettingsBrowser; partner_id?: strin
   return id;
 }
 
-/** A delivery of the world's callback that has ended (delivered), to resend. */
-async function endedDelivery(): Promise<string> {
-  expect((await hooks.browser.post(`/settings/api/webhooks/${webhookId}/test`)).status).toBe(200);
-  return eventually(async () => {
-    const { deliveries } = (await (await hooks.browser.get(`/settings/api/webhooks/${webhookId}/deliveries`)).json()) as { deliveries: { delivery_id: string; status: string; resends: number }[] };
-    const ended = deliveries.find((d) => d.status === 'delivered' && d.resends === 0 && !resent.has(d.delivery_id));
-    if (ended) resent.add(ended.delivery_id);
-    return ended?.delivery_id;
-  }, 'a delivered test event');
+/**
+ * A delivered event of a callback of its own (a new manager's: at most 10 callbacks an account, and the delivery
+ * pipeline starts at most 10 attempts a minute per callback), to resend, and the session that may resend it.
+ */
+async function endedDelivery(): Promise<{ path: string; session: string | undefined }> {
+  const owner = await account(true);
+  const id = await newCallback(owner, true);
+  // A business event of the organization (a record written with its outbox event): the pipeline delivers it.
+  await stack.office.records!.put(owner.partner_id!, recordInput('Resent'));
+  const deliveryId = await eventually(async () => {
+    const { deliveries } = (await (await owner.browser.get(`/settings/api/webhooks/${id}/deliveries`)).json()) as { deliveries: { delivery_id: string; status: string }[] };
+    return deliveries.find((d) => d.status === 'delivered')?.delivery_id;
+  }, 'a delivered event');
+  return { path: `/settings/api/webhooks/${id}/deliveries/${deliveryId}/resend`, session: owner.browser.token };
 }
-const resent = new Set<string>();
 
 const get = (path: () => string, headers: () => Record<string, string>): Scenario => ({ prepare: async () => ({ method: 'GET', path: path(), headers: headers() }) });
 
@@ -272,17 +276,18 @@ const SCENARIOS: Record<RouteId, Scenario> = {
   'webhook-verify': { prepare: async () => ({ method: 'POST', path: `/settings/api/webhooks/${webhookId}/verify`, headers: withSession(hooks.browser.token) }) },
   'webhook-test': {
     prepare: async () => ({ method: 'POST', path: `/settings/api/webhooks/${webhookId}/test`, headers: withSession(hooks.browser.token) }),
-    retryMayDiffer: {
-      'access:delivery': 'a retry sends one more test event: the caller asked for a test event twice',
-      'access:audit': 'each test event sent is audited',
-    },
+    // A test event is sent at once, not stored: a retry sends another, as the caller asked twice.
+    retryMayDiffer: { 'access:audit': 'each test event sent is audited (webhook.tested)' },
   },
   'webhook-deactivate': {
     prepare: async () => ({ method: 'POST', path: `/settings/api/webhooks/${await newCallback(hooks, false)}/deactivate`, headers: withSession(hooks.browser.token) }),
   },
   'webhook-deliveries': get(() => `/settings/api/webhooks/${webhookId}/deliveries`, () => withSession(hooks.browser.token)),
   'webhook-resend': {
-    prepare: async () => ({ method: 'POST', path: `/settings/api/webhooks/${webhookId}/deliveries/${await endedDelivery()}/resend`, headers: withSession(hooks.browser.token) }),
+    prepare: async () => {
+      const { path, session } = await endedDelivery();
+      return { method: 'POST', path, headers: withSession(session) };
+    },
     // The first resend was applied and its attempt is under way: a second is refused while it is (409), as the page says.
     retryAnswers: [409],
   },
@@ -358,9 +363,9 @@ describe('faults at every call site of the request path', () => {
             if (!allowed.includes(last.status)) failures.push(`${where}: answered ${first.status} ${first.code ?? ''}, then the retry ${last.status} ${last.code ?? ''}`);
           }
           const change = countChange(start, await countItems(stack.client, tables));
-          const mayAdd = last === first ? {} : (scenario.retryMayDiffer ?? {});
+          const mayDiffer = last === first ? {} : (scenario.retryMayDiffer ?? {});
           const kinds = new Set([...Object.keys(change), ...Object.keys(effect)]);
-          const off = [...kinds].filter((kind) => (change[kind] ?? 0) !== (effect[kind] ?? 0) && !(kind in mayAdd && (change[kind] ?? 0) > (effect[kind] ?? 0)));
+          const off = [...kinds].filter((kind) => (change[kind] ?? 0) !== (effect[kind] ?? 0) && !(kind in mayDiffer));
           if (off.length > 0) failures.push(`${where}: stored ${JSON.stringify(change)}, fault-free ${JSON.stringify(effect)} (answers ${first.status} then ${last.status})`);
         } catch (error) {
           failures.push(`${where}: ${String(error)}`);

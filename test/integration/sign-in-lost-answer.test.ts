@@ -44,13 +44,13 @@ describe('the two-factor code whose step write lost its answer', () => {
     expect((await replayed.json()).code).toBe('INVALID_TWO_FACTOR');
   });
 
-  it('turns two-factor off: the same gate guards the change', async () => {
+  it('turns two-factor off: the code is spent by the change itself, in its transaction (a lost answer is applied once)', async () => {
     // Prepare
     const { email, secret } = await settings.accountWithTwoFactor();
     const browser = settings.browser();
     expect((await browser.signIn(email, PASSWORD, await settings.code(secret))).status).toBe(200);
     settings.nextStep();
-    const lost = settings.faults.arm({ component: 'api', call: 'UpdateItem', matches: stepWrite, effect: 'lose-answer' });
+    const lost = settings.faults.arm({ component: 'api', call: 'TransactWriteItems', effect: 'lose-answer' });
 
     // Act
     const off = await browser.post('/settings/api/two-factor/disable', { password: PASSWORD, code: await settings.code(secret) });
@@ -60,6 +60,26 @@ describe('the two-factor code whose step write lost its answer', () => {
     expect(off.status).toBe(200);
     expect(await off.json()).toEqual({ two_factor: 'off' });
     expect((await (await browser.get('/settings/api/session')).json()).two_factor).toBe('off');
+  });
+
+  it('turns two-factor off on the page’s retry with the same code when the change failed before it was made (the code was not spent)', async () => {
+    // Prepare
+    const { email, secret } = await settings.accountWithTwoFactor();
+    const browser = settings.browser();
+    expect((await browser.signIn(email, PASSWORD, await settings.code(secret))).status).toBe(200);
+    settings.nextStep();
+    const code = await settings.code(secret);
+    const failed = settings.faults.arm({ component: 'api', call: 'TransactWriteItems', effect: 'fail' });
+
+    // Act
+    const first = await browser.post('/settings/api/two-factor/disable', { password: PASSWORD, code });
+    const retry = await browser.post('/settings/api/two-factor/disable', { password: PASSWORD, code });
+
+    // Assess
+    expect(failed.fired()).toBe(true);
+    expect(first.status).toBe(500);
+    expect(retry.status).toBe(200);
+    expect(await retry.json()).toEqual({ two_factor: 'off' });
   });
 
   it('is accepted for exactly one of two concurrent sign-ins with it, the winner’s answer lost', async () => {
