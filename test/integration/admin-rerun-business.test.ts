@@ -8,29 +8,20 @@
  * local/fault-injection.ts), on a back office of its own; the checks read through the test stack's own back office,
  * which no rule counts.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createBackOffice, type BackOffice } from '../../lambdas/back-office/back-office';
 import { EntitlementStore } from '../../lambdas/entitlements/entitlement-store';
-import { FaultPlan } from '../../local/fault-injection';
-import { localDocumentClient } from '../../local/local-stack';
 import { describeFailure, runAdminCommand } from '../../scripts/admin-cli';
 import { recordInput } from '../support/record-input';
-import { startTestStack, type TestStack } from '../support/test-stack';
+import { withFaultyClient, type FaultyClient } from '../support/faulty-client';
+import type { TestStack } from '../support/test-stack';
 
 let stack: TestStack;
-const faults = new FaultPlan();
-let faulty: ReturnType<typeof localDocumentClient>;
+let faulty: FaultyClient;
 let office: BackOffice;
-
-beforeAll(async () => {
-  stack = await startTestStack({ webhooks: false });
-  faulty = faults.instrument(localDocumentClient(stack.dynamoEndpoint));
+const faults = withFaultyClient((world) => {
+  ({ stack, client: faulty } = world);
   office = createBackOffice(faulty, stack.tables.access, undefined, stack.tables.domain);
-});
-afterEach(() => faults.reset());
-afterAll(async () => {
-  faulty?.destroy();
-  await stack?.stop();
 });
 
 /** One run of the CLI's command, as an invocation the fault plan counts. */

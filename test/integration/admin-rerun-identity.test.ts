@@ -7,29 +7,20 @@
  * is applied, every try's answer lost: the first run fails) and `lose-answer` (one try's answer lost below the SDK,
  * which sends the write again). The checks read the tables through the test stack's own client, which no rule counts.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { createBackOffice, type BackOffice } from '../../lambdas/back-office/back-office';
 import { verifyPassword } from '../../lambdas/back-office/passwords';
-import { FaultPlan } from '../../local/fault-injection';
-import { localDocumentClient } from '../../local/local-stack';
 import { describeFailure, runAdminCommand } from '../../scripts/admin-cli';
-import { startTestStack, type TestStack } from '../support/test-stack';
+import { withFaultyClient, type FaultyClient } from '../support/faulty-client';
+import type { TestStack } from '../support/test-stack';
 
 let stack: TestStack;
-const faults = new FaultPlan();
-let faulty: ReturnType<typeof localDocumentClient>;
+let faulty: FaultyClient;
 let office: BackOffice;
-
-beforeAll(async () => {
-  stack = await startTestStack({ webhooks: false });
-  faulty = faults.instrument(localDocumentClient(stack.dynamoEndpoint));
+const faults = withFaultyClient((world) => {
+  ({ stack, client: faulty } = world);
   office = createBackOffice(faulty, stack.tables.access, undefined, stack.tables.domain);
-});
-afterEach(() => faults.reset());
-afterAll(async () => {
-  faulty?.destroy();
-  await stack?.stop();
 });
 
 /** One run of the CLI's command, as an invocation the fault plan counts; a password, when the command asks for one. */

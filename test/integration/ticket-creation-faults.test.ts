@@ -6,27 +6,18 @@
  * ticket it finds. These tests hold it there: one ticket, one brief entry, the same ticket answered.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DynamoTicketBridge, TicketServiceUnavailable, type TicketRequest } from '../../lambdas/tickets/ticket-bridge';
 import { ticketIdFor } from '../../lambdas/tickets/ticket-model';
-import { FaultPlan } from '../../local/fault-injection';
-import { localDocumentClient } from '../../local/local-stack';
-import { startTestStack, type TestStack } from '../support/test-stack';
+import { withFaultyClient } from '../support/faulty-client';
+import type { TestStack } from '../support/test-stack';
 
 let stack: TestStack;
-const faults = new FaultPlan();
-let client: ReturnType<typeof localDocumentClient>;
 /** The bridge on a client whose calls the plan can fail (only inside `faults.invocation`). */
 let bridge: DynamoTicketBridge;
-beforeAll(async () => {
-  stack = await startTestStack({ webhooks: false });
-  client = faults.instrument(localDocumentClient(stack.dynamoEndpoint));
-  bridge = new DynamoTicketBridge(client, stack.tables.domain);
-});
-afterEach(() => faults.reset());
-afterAll(async () => {
-  client?.destroy();
-  await stack?.stop();
+const faults = withFaultyClient((world) => {
+  stack = world.stack;
+  bridge = new DynamoTicketBridge(world.client, stack.tables.domain);
 });
 
 let serial = 0;
