@@ -20,7 +20,7 @@ import { decide, planHolderItems, type DecisionDeps } from '../../lambdas/shared
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { WindowMemory } from '../../lambdas/shared/limits/window-memory';
 import { newWebhookId, webhookKey } from '../../lambdas/webhooks/webhook-items';
-import { Interleaver, InjectedStorageFault, raceParameters, type ScheduledFault } from '../support/interleaver';
+import { faultSteps, Interleaver, InjectedStorageFault, raceParameters, runPlan, ScheduledStep } from '../support/interleaver';
 import { startTestStack, type TestStack } from '../support/test-stack';
 
 let stack: TestStack;
@@ -33,60 +33,55 @@ const IN_FLIGHT = 3;
 const STARTS = 10;
 const FIFO = Array.from({ length: 128 }, (_, i) => i + 1);
 
-type Step = { readonly kind: 'attempt' } | { readonly kind: 'fault'; readonly fault: ScheduledFault };
+interface World {
+  readonly interleaver: Interleaver;
+  readonly deps: DecisionDeps;
+  readonly key: ReturnType<typeof webhookKey>;
+  /** Leases held now (admitted, not yet released), the most at once, admissions. */
+  readonly held: { now: number; most: number; admitted: number };
+}
 
-const plans = fc.array(
-  fc.oneof(
-    { weight: 4, arbitrary: fc.constant<Step>({ kind: 'attempt' }) },
-    { weight: 1, arbitrary: fc.constantFrom<ScheduledFault>('lose-answer', 'fail-after', 'fail').map((fault): Step => ({ kind: 'fault', fault })) },
-  ),
-  { minLength: 1, maxLength: 8 },
-);
+/** One delivery attempt's admission on the callback's item, holding its lease until a later step releases it. */
+const attempt = ScheduledStep.operation<World, 'admitted'>('attempt', async ({ deps, key, held }) => {
+  const decision = await decide(
+    planHolderItems([{ holder: 'webhook-delivery', key, guard: { kind: 'webhook' } }], { category: 'webhook-attempt' }, deps),
+    (_item, old) => (!old || old.status !== 'active' ? 'WEBHOOK_INACTIVE' : undefined),
+    deps,
+  );
+  held.admitted += 1;
+  held.now += 1;
+  held.most = Math.max(held.most, held.now);
+  // The release is a later step of the interleaving: other attempts run while this one holds its lease.
+  await decision.release();
+  held.now -= 1;
+  return 'admitted';
+});
+const plans = fc.commands([fc.constant(attempt), fc.constant(attempt), fc.constant(attempt), faultSteps<World, 'admitted'>()], { maxCommands: 8 });
 
 describe('the admission under explored interleavings', () => {
   it('never holds more than its limits, and counts exactly once through lost answers', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.scheduler(), plans, async (scheduler, plan) => {
+      fc.asyncProperty(fc.scheduler(), plans, async (scheduler, commands) => {
         // Prepare: an active callback's item; one instant for every attempt.
         const key = webhookKey('org_race', newWebhookId());
         await stack.client.send(new PutCommand({ TableName: stack.tables.access, Item: { ...key, status: 'active' } }));
         const interleaver = new Interleaver(scheduler, stack.dynamoEndpoint);
         const store = new AdmissionStore(interleaver.client, stack.tables.access);
-        const deps: DecisionDeps = { store, windows: new WindowMemory(), limits: LIMITS, now: new Date(), cleanupTimeoutMs: 5_000 };
-        let held = 0;
-        let mostHeld = 0;
-        let admitted = 0;
+        const world: World = { interleaver, key, deps: { store, windows: new WindowMemory(), limits: LIMITS, now: new Date(), cleanupTimeoutMs: 5_000 }, held: { now: 0, most: 0, admitted: 0 } };
 
         // Act
-        const operations = plan.map((step) =>
-          step.kind === 'fault'
-            ? interleaver.fault(step.fault).then(() => 'fault')
-            : interleaver.start('attempt', async () => {
-                const decision = await decide(
-                  planHolderItems([{ holder: 'webhook-delivery', key, guard: { kind: 'webhook' } }], { category: 'webhook-attempt' }, deps),
-                  (_item, old) => (!old || old.status !== 'active' ? 'WEBHOOK_INACTIVE' : undefined),
-                  deps,
-                );
-                admitted += 1;
-                held += 1;
-                mostHeld = Math.max(mostHeld, held);
-                // The release is a later step of the interleaving: other attempts run while this one holds its lease.
-                await decision.release();
-                held -= 1;
-                return 'admitted';
-              }),
-        );
-        const outcomes = await interleaver.drive(operations);
+        const { steps: plan, outcomes } = await runPlan<World, 'admitted'>(commands, world);
         interleaver.destroy();
+        const { most: mostHeld, admitted } = world.held;
 
         // Assess
         const item = (await stack.client.send(new GetCommand({ TableName: stack.tables.access, Key: key, ConsistentRead: true }))).Item ?? {};
-        const answers = outcomes.filter((_, i) => plan[i].kind === 'attempt');
+        const answers = outcomes.filter((_, i) => plan[i].fault === undefined);
         const unexpected = answers.filter(
           (o) => o.status === 'rejected' && !(o.reason instanceof InjectedStorageFault) && !(o.reason instanceof ApiError && ['CONCURRENCY_LIMITED', 'RATE_LIMITED', 'RATE_LIMIT_UNAVAILABLE'].includes(o.reason.code)),
         );
         const failedForCaller = answers.some((o) => o.status === 'rejected' && ((o.reason instanceof ApiError && o.reason.code === 'RATE_LIMIT_UNAVAILABLE') || o.reason instanceof InjectedStorageFault));
-        const faultsPlaced = plan.some((s) => s.kind === 'fault' && s.fault !== 'lose-answer');
+        const faultsPlaced = plan.some((s) => s.fault !== undefined && s.fault !== 'lose-answer');
         const leases = Object.keys((item.leases as Record<string, unknown> | undefined) ?? {}).length;
         const starts = Object.keys((item[rollingAttribute(item)] as Record<string, unknown> | undefined) ?? {}).length;
         const context = `steps: ${interleaver.steps.join(' → ')}; answers: ${answers.map((o) => (o.status === 'fulfilled' ? o.value : ((o.reason as { code?: string }).code ?? String(o.reason)))).join(', ')}; item: ${JSON.stringify(item)}`;
@@ -99,7 +94,7 @@ describe('the admission under explored interleavings', () => {
           expect(starts, context).toBe(admitted);
         }
       }),
-      { ...raceParameters(8), examples: [[fc.schedulerFor(FIFO), [{ kind: 'fault', fault: 'lose-answer' }, { kind: 'attempt' }, { kind: 'attempt' }]]] },
+      { ...raceParameters(8), examples: [[fc.schedulerFor(FIFO), [ScheduledStep.fault<World, 'admitted'>('lose-answer'), attempt, attempt]]] },
     );
   });
 });

@@ -14,10 +14,10 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimInvitation, credentialDigest } from '../../lambdas/invitations/claim';
+import { claimInvitation, credentialDigest, type ClaimOutcome } from '../../lambdas/invitations/claim';
 import { InvitationStore } from '../../lambdas/invitations/invitation-store';
 import { DynamoTicketBridge } from '../../lambdas/tickets/ticket-bridge';
-import { Interleaver, InjectedStorageFault, raceParameters, type ScheduledFault } from '../support/interleaver';
+import { faultSteps, Interleaver, InjectedStorageFault, raceParameters, runPlan, ScheduledStep } from '../support/interleaver';
 import { raisedHandlers } from '../support/raised-quotas';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
 
@@ -34,15 +34,19 @@ const FIFO = Array.from({ length: 128 }, (_, i) => i + 1);
 const PLAYER = { in_game_name: 'Steve', game_account_id: '069a79f4-44e9-4726-a5be-fca90e38aaf5' };
 const BROWSERS = ['A', 'B', 'C'] as const;
 
-type Step = { readonly kind: 'claim'; readonly browser: (typeof BROWSERS)[number] } | { readonly kind: 'fault'; readonly fault: ScheduledFault };
+interface World {
+  readonly interleaver: Interleaver;
+  readonly invitationId: string;
+  readonly deps: { invitations: InvitationStore; tickets: DynamoTicketBridge };
+  /** Each browser's own submission id (the join page keeps one per link). */
+  readonly submission: Record<(typeof BROWSERS)[number], string>;
+}
 
-const plans = fc.array(
-  fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom(...BROWSERS).map((browser): Step => ({ kind: 'claim', browser })) },
-    { weight: 1, arbitrary: fc.constantFrom<ScheduledFault>('lose-answer', 'fail-after', 'fail').map((fault): Step => ({ kind: 'fault', fault })) },
-  ),
-  { minLength: 1, maxLength: 6 },
-);
+type Answer = { readonly browser: (typeof BROWSERS)[number]; readonly outcome: ClaimOutcome };
+const claimFrom = (browser: (typeof BROWSERS)[number]) =>
+  ScheduledStep.operation<World, Answer>(`claim ${browser}`, async ({ deps, invitationId, submission }) => ({ browser, outcome: await claimInvitation(deps, invitationId, PLAYER, new Date(), undefined, submission[browser]) }), browser);
+const [claimA, claimB, claimC] = BROWSERS.map(claimFrom);
+const plans = fc.commands([fc.constant(claimA), fc.constant(claimB), fc.constant(claimC), faultSteps<World, Answer>()], { maxCommands: 6 });
 
 let serial = 0;
 async function newInvitation(): Promise<string> {
@@ -58,20 +62,15 @@ async function newInvitation(): Promise<string> {
 describe('the claim under explored interleavings', () => {
   it('makes one ticket and one valid credential per link, the claiming browser’s, and lets it resume', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.scheduler(), plans, async (scheduler, plan) => {
-        // Prepare: a fresh link; one submission id per browser (the page keeps its own).
+      fc.asyncProperty(fc.scheduler(), plans, async (scheduler, commands) => {
+        // Prepare: a fresh link; one submission id per browser.
         const invitationId = await newInvitation();
-        const submission = Object.fromEntries(BROWSERS.map((b) => [b, randomBytes(32).toString('base64url')])) as Record<(typeof BROWSERS)[number], string>;
+        const submission = Object.fromEntries(BROWSERS.map((b) => [b, randomBytes(32).toString('base64url')])) as World['submission'];
         const interleaver = new Interleaver(scheduler, stack.dynamoEndpoint);
         const deps = { invitations: new InvitationStore(interleaver.client, stack.tables.domain), tickets: new DynamoTicketBridge(interleaver.client, stack.tables.domain) };
 
         // Act
-        const operations = plan.map((step) =>
-          step.kind === 'fault'
-            ? interleaver.fault(step.fault).then(() => undefined)
-            : interleaver.start(`claim ${step.browser}`, async () => ({ browser: step.browser, outcome: await claimInvitation(deps, invitationId, PLAYER, new Date(), undefined, submission[step.browser]) })),
-        );
-        const outcomes = await interleaver.drive(operations);
+        const { outcomes } = await runPlan<World, Answer>(commands, { interleaver, invitationId, deps, submission });
         interleaver.destroy();
 
         // Assess
@@ -102,7 +101,7 @@ describe('the claim under explored interleavings', () => {
           expect(after?.state, context).toBe('joined');
         }
       }),
-      { ...raceParameters(6), examples: [[fc.schedulerFor(FIFO), [{ kind: 'claim', browser: 'A' }, { kind: 'fault', fault: 'fail-after' }, { kind: 'claim', browser: 'B' }]]] },
+      { ...raceParameters(6), examples: [[fc.schedulerFor(FIFO), [claimA, ScheduledStep.fault<World, Answer>('fail-after'), claimB]]] },
     );
   });
 });

@@ -13,8 +13,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackOffice } from '../../lambdas/back-office/back-office';
-import { KEY_LIMIT_PER_ACCOUNT } from '../../lambdas/back-office/api-keys';
-import { Interleaver, raceParameters, type ScheduledFault } from '../support/interleaver';
+import { KEY_LIMIT_PER_ACCOUNT, type KeyCreation } from '../../lambdas/back-office/api-keys';
+import { faultSteps, Interleaver, raceParameters, runPlan, ScheduledStep } from '../support/interleaver';
 import { startTestStack, type TestStack } from '../support/test-stack';
 
 let stack: TestStack;
@@ -25,42 +25,43 @@ afterAll(() => stack?.stop());
 
 const FIFO = Array.from({ length: 128 }, (_, i) => i + 1);
 const IDEMPOTENCY_KEYS = ['k1', 'k2', 'k3'] as const;
-type Step = { readonly kind: 'create'; readonly key: (typeof IDEMPOTENCY_KEYS)[number] } | { readonly kind: 'fault'; readonly fault: ScheduledFault };
+interface World {
+  readonly interleaver: Interleaver;
+  readonly office: ReturnType<typeof createBackOffice>;
+  readonly accountId: string;
+  /** The idempotency key a step's own key stands for in this run (scoped to the run's account). */
+  readonly scope: (key: string) => string;
+}
 
-const plans = fc.array(
-  fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom(...IDEMPOTENCY_KEYS).map((key): Step => ({ kind: 'create', key })) },
-    { weight: 1, arbitrary: fc.constantFrom<ScheduledFault>('lose-answer', 'fail-after', 'fail').map((fault): Step => ({ kind: 'fault', fault })) },
-  ),
-  { minLength: 1, maxLength: 6 },
-);
+type Answer = { readonly key: string; readonly creation: KeyCreation };
+const keyInput = (accountId: string, key: string) => ({ accountId, name: `key ${key}`, scopes: ['public:read'] });
+const createWith = (key: (typeof IDEMPOTENCY_KEYS)[number]) =>
+  ScheduledStep.operation<World, Answer>(`create ${key}`, async ({ office, accountId, scope }) => ({ key, creation: await office.keys.createIdempotent(keyInput(accountId, key), scope(key)) }), key);
+const [createK1, createK2, createK3] = IDEMPOTENCY_KEYS.map(createWith);
+const plans = fc.commands([fc.constant(createK1), fc.constant(createK2), fc.constant(createK3), faultSteps<World, Answer>()], { maxCommands: 6 });
 
 let serial = 0;
 
 describe('key creation under explored interleavings', () => {
   it('makes one key per idempotency key, none that a replay cannot find, and stays under the limit', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.scheduler(), plans, async (scheduler, plan) => {
+      fc.asyncProperty(fc.scheduler(), plans, async (scheduler, commands) => {
         // Prepare
         const { account_id } = await stack.office.accounts.create(`Racer ${(serial += 1)}`);
-        const input = (key: string) => ({ accountId: account_id, name: `key ${key}`, scopes: ['public:read'] });
-        const scope = (key: string) => `race-${serial}-${key}`;
+        const run = serial;
+        const scope = (key: string) => `race-${run}-${key}`;
+        const input = (key: string) => keyInput(account_id, key);
         const interleaver = new Interleaver(scheduler, stack.dynamoEndpoint);
         const office = createBackOffice(interleaver.client, stack.tables.access);
 
         // Act
-        const operations = plan.map((step) =>
-          step.kind === 'fault'
-            ? interleaver.fault(step.fault).then(() => undefined)
-            : interleaver.start(`create ${step.key}`, async () => ({ key: step.key, creation: await office.keys.createIdempotent(input(step.key), scope(step.key)) })),
-        );
-        const outcomes = await interleaver.drive(operations);
+        const { steps: plan, outcomes } = await runPlan<World, Answer>(commands, { interleaver, office, accountId: account_id, scope });
         interleaver.destroy();
 
         // Assess
         const context = `steps: ${interleaver.steps.join(' → ')}; answers: ${outcomes.map((o) => (o.status === 'fulfilled' ? (o.value ? `${o.value.key}:${o.value.creation.outcome}` : 'fault') : String(o.reason))).join(', ')}`;
         const answered = outcomes.flatMap((o) => (o.status === 'fulfilled' && o.value ? [o.value] : []));
-        const asked = new Set(plan.flatMap((s) => (s.kind === 'create' ? [s.key] : [])));
+        const asked = new Set(plan.flatMap((s) => (s.tag === undefined ? [] : [s.tag])));
         // After the run, each idempotency key asked for is sent once more (no fault): the key it names is the one every
         // earlier answer named, and the account then holds exactly one key per idempotency key.
         const finals = new Map<string, string>();
@@ -77,7 +78,7 @@ describe('key creation under explored interleavings', () => {
         expect(keys.length, context).toBe(asked.size);
         expect(keys.length, context).toBeLessThanOrEqual(KEY_LIMIT_PER_ACCOUNT);
       }),
-      { ...raceParameters(6), examples: [[fc.schedulerFor(FIFO), [{ kind: 'fault', fault: 'fail-after' }, { kind: 'create', key: 'k1' }, { kind: 'create', key: 'k1' }]]] },
+      { ...raceParameters(6), examples: [[fc.schedulerFor(FIFO), [ScheduledStep.fault<World, Answer>('fail-after'), createK1, createK1]]] },
     );
   });
 });

@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackOffice } from '../../lambdas/back-office/back-office';
 import { codeAt } from '../../lambdas/back-office/two-factor';
-import { Interleaver, InjectedStorageFault, raceParameters, type ScheduledFault } from '../support/interleaver';
+import { faultSteps, Interleaver, InjectedStorageFault, raceParameters, runPlan, ScheduledStep } from '../support/interleaver';
 import { startTestStack, type TestStack } from '../support/test-stack';
 
 let stack: TestStack;
@@ -30,15 +30,22 @@ const PASSWORD = 'correct horse battery';
 const FIFO = Array.from({ length: 64 }, (_, i) => i + 1);
 let serial = 0;
 
-type Attempt = { readonly kind: 'sign-in' } | { readonly kind: 're-check' } | { readonly kind: 'fault'; readonly fault: ScheduledFault };
+interface World {
+  readonly interleaver: Interleaver;
+  readonly office: ReturnType<typeof createBackOffice>;
+  readonly account: { account_id: string; email: string; code: string };
+}
 
-const attempts = fc.array(
-  fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom<Attempt>({ kind: 'sign-in' }, { kind: 're-check' }) },
-    { weight: 1, arbitrary: fc.constantFrom<ScheduledFault>('lose-answer', 'fail-after', 'fail').map((fault): Attempt => ({ kind: 'fault', fault })) },
-  ),
-  { minLength: 1, maxLength: 5 },
-);
+type Attempt = ScheduledStep<World, 'accepted'>;
+const signIn: Attempt = ScheduledStep.operation('sign-in', async ({ office, account }) => {
+  await office.signIn.verify({ email: account.email, password: PASSWORD, twoFactorCode: account.code });
+  return 'accepted' as const;
+}, 'sign-in');
+const reCheck: Attempt = ScheduledStep.operation('re-check', async ({ office, account }) => {
+  await office.signIn.confirm(account.account_id, PASSWORD, account.code);
+  return 'accepted' as const;
+}, 're-check');
+const plans = fc.commands([fc.constant(signIn), fc.constant(reCheck), faultSteps<World, 'accepted'>()], { maxCommands: 5 });
 
 /** An account with two-factor on, its clock one step past the confirming code; the code of that step. */
 async function accountWithTwoFactor(clock: { now: Date }) {
@@ -54,32 +61,26 @@ async function accountWithTwoFactor(clock: { now: Date }) {
 describe('the two-factor gate under explored interleavings', () => {
   it('accepts a code once, exactly once unless the gate’s own write failed, and audits only the refusals', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.scheduler(), attempts, async (scheduler, plan) => {
+      fc.asyncProperty(fc.scheduler(), plans, async (scheduler, commands) => {
         // Prepare
         const clock = { now: new Date(Math.floor(Date.now() / 30_000) * 30_000) };
-        const { account_id, email, code } = await accountWithTwoFactor(clock);
+        const account = await accountWithTwoFactor(clock);
         const interleaver = new Interleaver(scheduler, stack.dynamoEndpoint);
-        const office = createBackOffice(interleaver.client, stack.tables.access, () => clock.now);
+        const world: World = { interleaver, office: createBackOffice(interleaver.client, stack.tables.access, () => clock.now), account };
+        const { account_id } = account;
         const auditBefore = (await stack.office.audit.list(account_id)).filter((e) => e.action === 'sign_in.two_factor_failed').length;
 
         // Act
-        const operations = plan.map((step) =>
-          step.kind === 'fault'
-            ? interleaver.fault(step.fault).then(() => 'fault' as const)
-            : interleaver.start(step.kind, () =>
-                step.kind === 'sign-in' ? office.signIn.verify({ email, password: PASSWORD, twoFactorCode: code }).then(() => 'accepted' as const) : office.signIn.confirm(account_id, PASSWORD, code).then(() => 'accepted' as const),
-              ),
-        );
-        const outcomes = await interleaver.drive(operations);
+        const { steps: plan, outcomes } = await runPlan<World, 'accepted'>(commands, world);
         interleaver.destroy();
 
         // Assess
-        const answers = outcomes.filter((_, i) => plan[i].kind !== 'fault');
+        const answers = outcomes.filter((_, i) => plan[i].fault === undefined);
         const accepted = answers.filter((o) => o.status === 'fulfilled').length;
         const refused = answers.filter((o) => o.status === 'rejected' && (o.reason as { code?: string }).code === 'INVALID_TWO_FACTOR').length;
         const failedForCaller = answers.some((o) => o.status === 'rejected' && o.reason instanceof InjectedStorageFault);
         const audited = (await stack.office.audit.list(account_id)).filter((e) => e.action === 'sign_in.two_factor_failed').length - auditBefore;
-        const signInsRefused = answers.filter((o, i) => o.status === 'rejected' && (o.reason as { code?: string }).code === 'INVALID_TWO_FACTOR' && plan.filter((p) => p.kind !== 'fault')[i].kind === 'sign-in').length;
+        const signInsRefused = answers.filter((o, i) => o.status === 'rejected' && (o.reason as { code?: string }).code === 'INVALID_TWO_FACTOR' && plan.filter((p) => p.fault === undefined)[i].tag === 'sign-in').length;
         const context = `steps: ${interleaver.steps.join(' → ')}; answers: ${answers.map((o) => (o.status === 'fulfilled' ? 'accepted' : ((o.reason as { code?: string }).code ?? String(o.reason)))).join(', ')}`;
         expect(accepted, context).toBeLessThanOrEqual(1);
         if (!failedForCaller && answers.length > 0) expect(accepted, context).toBe(1);
@@ -91,7 +92,7 @@ describe('the two-factor gate under explored interleavings', () => {
         ...raceParameters(8),
         // Kept counterexample (main before issue 31): one sign-in whose step write was applied and its answer lost, the
         // SDK's retry failing on its own step: refused, its code used up.
-        examples: [[fc.schedulerFor(FIFO), [{ kind: 'fault', fault: 'lose-answer' }, { kind: 'sign-in' }]]],
+        examples: [[fc.schedulerFor(FIFO), [ScheduledStep.fault<World, 'accepted'>('lose-answer'), signIn]]],
       },
     );
   });

@@ -15,10 +15,13 @@
  * - `fail-after`: the write is applied and the operation sees an error (every try's answer lost, or the function's
  *   deadline right after the write);
  * - `fail`: the write fails before it is made.
+ *
+ * A model's plan is a list of `ScheduledStep`s generated and shrunk by `fc.commands` (operations and faults); `runPlan`
+ * starts them all at once and drives them, and the model's property checks what must hold afterwards.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type fc from 'fast-check';
+import fc from 'fast-check';
 import { lostAnswerError } from '../../local/fault-injection';
 import { localDocumentClient } from '../../local/local-stack';
 import { dynamoOperationOf } from '../../lambdas/shared/storage/dynamo-client';
@@ -163,4 +166,78 @@ export function raceParameters(defaultRuns: number): { numRuns: number; seed?: n
     ...(seed ? { seed: Number(seed) } : {}),
     ...(process.env.RACES_PATH ? { path: process.env.RACES_PATH } : {}),
   };
+}
+
+/**
+ * One step of a race model, as a fast-check command: `fc.commands` generates and shrinks the list, and the model's
+ * property starts every step of it at once under the interleaver (`start`), where the scheduler orders their calls.
+ * An operation runs `act` on the run's world; a fault is a step placed by the scheduler (`Interleaver.fault`).
+ * `tag` names what the step is about (a browser, an idempotency key) for the model's checks.
+ */
+export class ScheduledStep<W extends { readonly interleaver: Interleaver }, R = unknown> implements fc.AsyncCommand<object, W> {
+  private constructor(
+    private readonly label: string,
+    readonly fault: ScheduledFault | undefined,
+    readonly tag: string | undefined,
+    private readonly act: ((world: W) => Promise<R>) | undefined,
+  ) {}
+
+  static operation<W extends { readonly interleaver: Interleaver }, R>(label: string, act: (world: W) => Promise<R>, tag?: string): ScheduledStep<W, R> {
+    return new ScheduledStep<W, R>(label, undefined, tag, act);
+  }
+
+  static fault<W extends { readonly interleaver: Interleaver }, R = never>(kind: ScheduledFault): ScheduledStep<W, R> {
+    return new ScheduledStep<W, R>(`fault ${kind}`, kind, undefined, undefined);
+  }
+
+  check(): true {
+    return true;
+  }
+
+  /** Started beside the run's other steps: the operation under the interleaver, or the fault among the steps. */
+  start(world: W): Promise<R | undefined> {
+    const act = this.act;
+    return act ? world.interleaver.start(this.label, () => act(world)) : world.interleaver.fault(this.fault!).then(() => undefined);
+  }
+
+  /** fast-check's entry (through its wrapper, which marks the step for a counterexample's report): starts the step and hands its outcome to the model. */
+  run(model: object, world: W): Promise<void> {
+    const started = this.start(world);
+    (model as Partial<PlanModel<R>>).started?.(started);
+    return started.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  toString(): string {
+    return this.label;
+  }
+}
+
+/** The three faults a model's plan may place among its operations. */
+export function faultSteps<W extends { readonly interleaver: Interleaver }, R = never>(): fc.Arbitrary<ScheduledStep<W, R>> {
+  return fc.constantFrom<ScheduledFault>('lose-answer', 'fail-after', 'fail').map((kind) => ScheduledStep.fault<W, R>(kind));
+}
+
+interface PlanModel<R> {
+  started(outcome: Promise<R | undefined>): void;
+}
+
+/**
+ * Start every step of a plan `fc.commands` generated at once (each through fast-check's wrapper, so a counterexample
+ * lists it), drive them under the run's interleaver, and answer each step with its outcome, in plan order.
+ */
+export async function runPlan<W extends { readonly interleaver: Interleaver }, R>(
+  commands: Iterable<fc.AsyncCommand<object, W>>,
+  world: W,
+): Promise<{ steps: ScheduledStep<W, R>[]; outcomes: PromiseSettledResult<R | undefined>[] }> {
+  const steps: ScheduledStep<W, R>[] = [];
+  const started: Promise<R | undefined>[] = [];
+  const model: PlanModel<R> = { started: (outcome) => started.push(outcome) };
+  for (const command of commands) {
+    steps.push(((command as { cmd?: unknown }).cmd ?? command) as ScheduledStep<W, R>);
+    void command.run(model, world);
+  }
+  return { steps, outcomes: await world.interleaver.drive(started) };
 }
