@@ -13,9 +13,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createBackOffice, type BackOffice } from '../../lambdas/back-office/back-office';
 import { createSettingsHandler } from '../../lambdas/settings/settings-pipeline';
 import { definition as settingsFunction } from '../../lambdas/settings/handler';
+import { definition as webhookFunction } from '../../lambdas/webhooks/handler';
 import { codeAt } from '../../lambdas/back-office/two-factor';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
-import { createPlatform, type Platform } from '../../lambdas/shared/platform';
+import { createPlatform, sharedPlatform, type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
 import { bearer, startTestStack, type TestStack } from '../support/test-stack';
 import { captureLogs } from '../support/log-capture';
@@ -30,9 +31,12 @@ let office: BackOffice;
 
 beforeAll(async () => {
   const raised = LIMITS.map((l) => (l.kind === 'edge' ? l : { ...l, limit: 100_000 }));
+  // Both functions of web settings on one platform and its clock: they count the same account windows, and a second
+  // clock (the webhooks function's real one) would see those windows from another minute (one write more per view).
   const settings = createSettingsHandler({ ...settingsFunction, platform: () => platform });
-  stack = await startTestStack({ handlers: { ...HANDLERS, settings } });
-  platform = createPlatform({ limits: raised, edgeGuard: undefined, clock: () => now });
+  const webhooks = createSettingsHandler({ ...webhookFunction, platform: () => platform });
+  stack = await startTestStack({ handlers: { ...HANDLERS, settings, webhooks } });
+  platform = createPlatform({ limits: raised, edgeGuard: undefined, clock: () => now, localSwitches: sharedPlatform().localSwitches, documentClient: sharedPlatform().documentClient });
   office = createBackOffice(stack.client, stack.tables.access, () => now, stack.tables.domain);
 });
 afterAll(() => stack?.stop());
