@@ -390,6 +390,12 @@ export class Deliveries {
   }
 }
 
+/** The delivery as `resend` (at `at`) leaves it: for an answer that cannot read it again. */
+export function resentItem(item: DeliveryItem, at: string): DeliveryItem {
+  const { failure_reason: _reason, next_attempt_at: _next, attempt_deadline: _deadline, ...kept } = item;
+  return { ...kept, status: 'pending', attempts: 0, generation: item.generation + 1, resends: item.resends + 1, updated_at: at };
+}
+
 /**
  * A resend whose first attempt has not started (pending, no attempt yet, a cycle after the first): its generation and
  * when it was made. The caller's retry of a resend whose answer it lost (every try of the write lost, or the function

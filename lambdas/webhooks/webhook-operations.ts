@@ -13,11 +13,12 @@ import { ApiError } from '../shared/errors';
 import { viewRead, type AdmissionHolders, type SettingsOperation as Operation, type SettingsOperationInput as OperationInput, type SettingsSession, type ViewReads } from '../settings/settings-pipeline';
 import { optionalIdempotencyKey, prefetchIdempotencyKey } from '../settings/idempotency-key';
 import { prefetchedOr, type Prefetch } from '../shared/http/pipeline';
+import { logger } from '../shared/observability/logger';
 import { perPlatform } from '../shared/platform';
 import { requireTable } from '../shared/storage/dynamo-client';
 import { controlEvent, post, verificationResult, deliveryResult } from './attempt';
 import { deactivatedAs, isEarlierCallbackCreation, viewOf, type CallbackCreation, type EarlierCallbackCreation } from './callbacks';
-import { deliveryView, resendEntryName, unstartedResend } from './deliveries';
+import { deliveryView, resendEntryName, resentItem, unstartedResend } from './deliveries';
 import { checkWebhookUrl, type UrlPolicy } from './destination/url-rules';
 import { newWebhookSecret } from './signing';
 import { webhookServicesOf } from './services';
@@ -219,11 +220,13 @@ const resendOperation: Operation = async (input) => {
   const delivery = await services.deliveries.get(item.webhook_id, String(input.pathParameters.delivery_id));
   if (!delivery) throw new ApiError('DELIVERY_NOT_FOUND');
   let resend = unstartedResend(delivery);
+  let after = delivery;
   if (!resend) {
     const at = input.platform.clock();
     const resent = await services.deliveries.resend(delivery, at);
     if (resent === 'in-progress' || resent === 'moved') throw new ApiError('DELIVERY_IN_PROGRESS');
     resend = { generation: resent.generation, at: at.toISOString() };
+    after = resentItem(delivery, resend.at);
   }
   const details = { webhook_id: item.webhook_id, delivery_id: delivery.delivery_id };
   await officeOf(input.platform).audit.record(sessionOf(input).accountId, 'webhook.resent', sourceOf(input), details, resendEntryName(delivery, resend));
@@ -232,9 +235,14 @@ const resendOperation: Operation = async (input) => {
       { v: 1, partner_id: item.partner_id, webhook_id: item.webhook_id, account_id: item.account_id, delivery_id: delivery.delivery_id, attempt: 1, generation: resend.generation },
       0,
     ),
-    services.deliveries.get(item.webhook_id, delivery.delivery_id),
+    // For the view only: the resend is made and its attempt queued, so a read that fails answers the state the resend
+    // left rather than an error (whose retry, after the attempt ran, would resend a second time).
+    services.deliveries.get(item.webhook_id, delivery.delivery_id).catch((error: unknown) => {
+      logger.warn('resend made; its delivery not read again for the answer', { error });
+      return undefined;
+    }),
   ]);
-  return { data: { delivery: deliveryView(now ?? delivery) } };
+  return { data: { delivery: deliveryView(now ?? after) } };
 };
 
 export const webhookOperations = {
