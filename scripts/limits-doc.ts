@@ -1,7 +1,7 @@
 /**
- * The README's limits table, rendered from the limits table
+ * docs/limits-table.md's limits table, rendered from the limits table
  * (lambdas/shared/limits/limits-table.ts). `npm run docs:limits` rewrites
- * the README section between the markers; a test fails when they drift.
+ * that page's section between the markers; a test fails when they drift.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -32,11 +32,11 @@ export function renderLimitsTable(limits: readonly Limit[] = LIMITS): string {
 export function withLimitsTable(readme: string, limits: readonly Limit[] = LIMITS): string {
   const start = readme.indexOf(START);
   const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error('README has no limits markers');
+  if (start < 0 || end < start) throw new Error('docs/limits-table.md has no limits markers');
   return readme.slice(0, start) + renderLimitsTable(limits) + readme.slice(end + END.length);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  writeFileSync('README.md', withLimitsTable(readFileSync('README.md', 'utf8')));
-  console.log('README.md limits table updated');
+  writeFileSync('docs/limits-table.md', withLimitsTable(readFileSync('docs/limits-table.md', 'utf8')));
+  console.log('docs/limits-table.md updated');
 }

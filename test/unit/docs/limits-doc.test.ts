@@ -1,13 +1,13 @@
-/** The README's limits table is generated from the limits table: the two never drift apart. */
+/** docs/limits-table.md's table is generated from the limits table: the two never drift apart. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LIMITS } from '../../../lambdas/shared/limits/limits-table';
 import { renderLimitsTable, withLimitsTable } from '../../../scripts/limits-doc';
 
-describe('README limits table', () => {
+describe('docs/limits-table.md', () => {
   it('is exactly what the limits table renders (run npm run docs:limits after changing a limit)', () => {
-    const readme = readFileSync(join(__dirname, '..', '..', '..', 'README.md'), 'utf8');
+    const readme = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'limits-table.md'), 'utf8');
     expect(readme).toContain(renderLimitsTable());
   });
 
