@@ -5,34 +5,25 @@
  * the link opened again in the same browser after the tab was closed) it reaches the ticket; another browser gets
  * "already used"; one ticket. Every state is kept as a screenshot in test/artifacts/player-claim-resume/.
  */
+import { browserSessionWithFaults } from './browser-session';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FaultPlan } from '../../local/fault-injection';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
-import { artifactsDir, captureState, launchChromium, watchPage, type PageProblems } from './chromium';
+import { captureState, watchPage, type PageProblems } from './chromium';
 
 const faults = new FaultPlan();
 let stack: TestStack;
 let browser: Browser;
 let shots: string;
 
-beforeAll(async () => {
-  shots = artifactsDir('player-claim-resume');
-  stack = await startTestStack({ faults, webhooks: false });
-  browser = await launchChromium();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-}, 180_000);
-
-const contexts: BrowserContext[] = [];
-afterEach(async () => {
-  faults.reset();
-  for (const context of contexts.splice(0)) await context.close();
-});
+const contexts = browserSessionWithFaults(
+  'player-claim-resume',
+  faults,
+  async () => (stack = await startTestStack({ faults, webhooks: false })),
+  (launched, folder) => ([browser, shots] = [launched, folder]),
+);
 
 let serial = 0;
 const player = { in_game_name: 'Steve', game_account_id: '069a79f4-44e9-4726-a5be-fca90e38aaf5' };

@@ -6,8 +6,8 @@
  * the organization gets one `ticket.message.created`. A new message then gets a new id. Screenshots of each state in
  * test/artifacts/player-message-resend/.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { definition as playerFunction } from '../../lambdas/player/handler';
 import { createPlayerHandler } from '../../lambdas/player/player-pipeline';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
@@ -15,7 +15,8 @@ import { createPlatform, sharedPlatform, type Platform } from '../../lambdas/sha
 import { FaultPlan } from '../../local/fault-injection';
 import { HANDLERS } from '../../local/handlers';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
-import { artifactsDir, captureState, launchChromium, watchPage } from './chromium';
+import { browserSessionWithFaults } from './browser-session';
+import { captureState, watchPage } from './chromium';
 
 let stack: TestStack;
 const faults = new FaultPlan();
@@ -24,25 +25,19 @@ let platform: Platform;
 let browser: Browser;
 let shots: string;
 
-beforeAll(async () => {
-  shots = artifactsDir('player-message-resend');
-  const player = createPlayerHandler({ ...playerFunction, platform: () => platform });
-  stack = await startTestStack({ faults, webhooks: false, handlers: { ...HANDLERS, player } });
-  const raised = LIMITS.map((limit) => (limit.kind === 'edge' ? limit : { ...limit, limit: 100_000 }));
-  platform = createPlatform({ limits: raised, edgeGuard: undefined, documentClient: sharedPlatform().documentClient });
-  browser = await launchChromium();
-}, 180_000);
+const contexts = browserSessionWithFaults(
+  'player-message-resend',
+  faults,
+  async () => {
+    const player = createPlayerHandler({ ...playerFunction, platform: () => platform });
+    stack = await startTestStack({ faults, webhooks: false, handlers: { ...HANDLERS, player } });
+    const raised = LIMITS.map((limit) => (limit.kind === 'edge' ? limit : { ...limit, limit: 100_000 }));
+    platform = createPlatform({ limits: raised, edgeGuard: undefined, documentClient: sharedPlatform().documentClient });
+    return stack;
+  },
+  (launched, folder) => ([browser, shots] = [launched, folder]),
+);
 
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-}, 180_000);
-
-const contexts: BrowserContext[] = [];
-afterEach(async () => {
-  faults.reset();
-  for (const context of contexts.splice(0)) await context.close();
-});
 
 let serial = 0;
 

@@ -8,33 +8,24 @@
  * test/artifacts/settings-creation-retry/ with its accessibility audit; no script error, CSP violation or console
  * error but the expected 500 (and the signed-out page's 401).
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { browserSessionWithFaults } from './browser-session';
+import { describe, expect, it } from 'vitest';
 import { FaultPlan } from '../../local/fault-injection';
 import { PASSWORD, startRetryWorld, type RetryWorld } from '../support/settings-retries';
-import { artifactsDir, captureState, launchChromium, watchPage, type PageProblems } from './chromium';
+import { captureState, watchPage, type PageProblems } from './chromium';
 
 const faults = new FaultPlan();
 let world: RetryWorld;
 let browser: Browser;
 let shots: string;
 
-beforeAll(async () => {
-  shots = artifactsDir('settings-creation-retry');
-  world = await startRetryWorld(faults);
-  browser = await launchChromium();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await world?.stop();
-}, 180_000);
-
-const contexts: BrowserContext[] = [];
-afterEach(async () => {
-  faults.reset();
-  for (const context of contexts.splice(0)) await context.close();
-});
+const contexts = browserSessionWithFaults(
+  'settings-creation-retry',
+  faults,
+  async () => (world = await startRetryWorld(faults)),
+  (launched, folder) => ([browser, shots] = [launched, folder]),
+);
 
 let serial = 0;
 
