@@ -245,3 +245,42 @@ describe('record archive --request-id', () => {
     expect((await grantsOf(org)).map((grant) => grant.used_units)).toEqual([1]);
   });
 });
+
+describe('a lost answer below the SDK at each command’s own transaction (the SDK sends it again, same token)', () => {
+  const loseOneAnswer = () => faults.arm({ component: 'api', call: 'TransactWriteItems', effect: 'lose-answer' });
+
+  it('entitlement grant: one grant, one event, answered as made', async () => {
+    const org = await newOrg();
+    const lost = loseOneAnswer();
+    const answer = await admin('entitlement', 'grant', '--owner', `partner:${org}`, '--game', 'fps', '--units', '10', '--permanent', '--request-id', requestId());
+    expect(lost.fired()).toBe(true);
+    expect(answer).toMatchObject({ owner_id: org, units: 10 });
+    expect(answer).not.toHaveProperty('replayed');
+    expect(await grantsOf(org)).toHaveLength(1);
+    expect((await eventsOf(org)).map((event) => event.type)).toEqual(['entitlement.updated']);
+  });
+
+  it('entitlement use: charged once, one event', async () => {
+    const org = await newOrg();
+    await stack.office.entitlements!.grant({ owner: `partner:${org}`, game: 'fps', units: 10, permanent: true });
+    const before = (await eventsOf(org)).length;
+    const lost = loseOneAnswer();
+    const answer = await admin('entitlement', 'use', '--owner', `partner:${org}`, '--game', 'fps', '--units', '3', '--request-id', requestId());
+    expect(lost.fired()).toBe(true);
+    expect(answer).toMatchObject({ use_id: expect.stringMatching(/^use_/) });
+    expect((await grantsOf(org)).map((grant) => grant.used_units)).toEqual([3]);
+    expect((await eventsOf(org)).length - before).toBe(1);
+  });
+
+  it('record put and record delete: one change and one event each', async () => {
+    const org = await newOrg();
+    let lost = loseOneAnswer();
+    const put = (await admin('record', 'put', '--org', org, '--json', JSON.stringify(recordInput('LOSTPUT')), '--request-id', requestId())) as { id: string };
+    expect(lost.fired()).toBe(true);
+    expect((await eventsOf(org)).map((event) => event.type)).toEqual(['record.created']);
+    lost = loseOneAnswer();
+    await admin('record', 'delete', '--org', org, '--record', put.id, '--request-id', requestId());
+    expect(lost.fired()).toBe(true);
+    expect((await eventsOf(org)).map((event) => event.type)).toEqual(['record.created', 'record.deleted']);
+  });
+});
