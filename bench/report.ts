@@ -2,7 +2,8 @@
  * Ratios against the same run's baselines, the printed tables and the
  * machine-readable results.
  */
-import type { BundleRow, DynamoPerRequest, EndpointCostRow, LatencyRow, QuotaPeerBurstRow, QuotaPeerFigures, QuotaRow, Row, WebhookRow } from './scenario';
+import type { BundleRow, DynamoPerRequest, EndpointCostRow, LatencyRow, PasswordHashRow, QuotaPeerBurstRow, QuotaPeerFigures, QuotaRow, Row, WebhookRow } from './scenario';
+import { LAMBDA_MB_PER_VCPU } from '../lib/config/stage-config';
 import { round } from './stats';
 import { HTTP_PATH_KINDS, HTTP_PATH_SCENARIO, type HttpPathKind } from './scenarios/http-path-kinds';
 
@@ -46,6 +47,7 @@ export function withRatios(rows: readonly Row[]): {
   webhooks: WebhookResult[];
   quotaPeerBursts: QuotaPeerBurstRow[];
   endpointCosts: EndpointCostRow[];
+  passwordHashes: PasswordHashRow[];
 } {
   const latencyRows = rows.filter((r): r is LatencyRow => r.kind === 'latency');
   const quotaPeerBursts = rows.filter((r): r is QuotaPeerBurstRow => r.kind === 'quota-peer-burst');
@@ -53,6 +55,7 @@ export function withRatios(rows: readonly Row[]): {
   const quotas = rows.filter((r): r is QuotaRow => r.kind === 'quota');
   const webhookRows = rows.filter((r): r is WebhookRow => r.kind === 'webhook');
   const endpointCosts = rows.filter((r): r is EndpointCostRow => r.kind === 'endpoint-cost');
+  const passwordHashes = rows.filter((r): r is PasswordHashRow => r.kind === 'password-hash');
 
   const find = (ref: LatencyRow['baseline'], concurrency: number) =>
     ref && latencyRows.find((b) => b.scenario === ref.scenario && b.variant === ref.variant && b.concurrency === concurrency);
@@ -91,7 +94,7 @@ export function withRatios(rows: readonly Row[]): {
       ratio: { p50: round(row.latency.p50_ms / base.p50_ms, 1), p99: round(row.latency.p99_ms / base.p99_ms, 1), baseline_p50_ms: base.p50_ms, baseline_p99_ms: base.p99_ms },
     };
   });
-  return { latency, bundles, quotas, webhooks, quotaPeerBursts, endpointCosts };
+  return { latency, bundles, quotas, webhooks, quotaPeerBursts, endpointCosts, passwordHashes };
 }
 
 type Cell = string | number | undefined;
@@ -453,7 +456,7 @@ export function httpPathNotes(rows: readonly LatencyRow[]): string[] {
 }
 
 /** Lambda gives a function one vCPU at 1,769 MB and a share in proportion below it (the memory page of the Lambda guide). */
-export const LAMBDA_MB_PER_VCPU = 1769;
+export { LAMBDA_MB_PER_VCPU };
 
 /**
  * An estimate of a function's Lambda init (the module loading the runtime does before the first invocation): the
@@ -464,8 +467,10 @@ export function lambdaInitEstimateMs(importMs: number, memoryMb: number): number
   return round(importMs * Math.max(1, LAMBDA_MB_PER_VCPU / memoryMb), 0);
 }
 
-export function bundleTable(rows: readonly BundleResult[], memoryMb: number): string {
-  const headers = ['bundle', 'init KiB', '×bare', 'all chunks KiB', 'import ms', '×bare', '+ms over bare', 'no source maps: ms', `Lambda init est. ms (${memoryMb} MB)`];
+/** `groupMemoryMb`: the bundles whose function runs with its own memory (StageConfig.lambda.groupMemoryMb: sign-in's full vCPU). */
+export function bundleTable(rows: readonly BundleResult[], memoryMb: number, groupMemoryMb: Readonly<Record<string, number | undefined>> = {}): string {
+  const own = Object.entries(groupMemoryMb).map(([name, mb]) => `; ${name} ${mb} MB`).join('');
+  const headers = ['bundle', 'init KiB', '×bare', 'all chunks KiB', 'import ms', '×bare', '+ms over bare', 'no source maps: ms', `Lambda init est. ms (${memoryMb} MB${own})`];
   const body = rows.map((r) => [
     r.name,
     fixed(r.kib, 1),
@@ -475,9 +480,16 @@ export function bundleTable(rows: readonly BundleResult[], memoryMb: number): st
     times(r.ratio?.import_deployed),
     r.ratio && `+${r.ratio.import_deployed_over_baseline_ms.toFixed(1)}`,
     fixed(r.import_plain.median_ms, 1),
-    String(lambdaInitEstimateMs(r.import_deployed.median_ms, memoryMb)),
+    String(lambdaInitEstimateMs(r.import_deployed.median_ms, groupMemoryMb[r.name] ?? memoryMb)),
   ]);
   return table(headers, body, new Set([1, 2, 3, 4, 5, 6, 7, 8]));
+}
+
+/** The password hash on this machine against the declared figure (scenarios/password-hash.ts). */
+export function passwordHashTable(rows: readonly PasswordHashRow[]): string {
+  const headers = ['scrypt cost', 'hashes', 's per hash (median)', 'min s', 'max s', 'declared s (PASSWORD_HASH_SECONDS_PER_VCPU)', '×declared'];
+  const body = rows.map((r) => [`N=2^${r.cost.logN} r=${r.cost.r} p=${r.cost.p}`, String(r.hashes), fixed(r.median_s, 3), fixed(r.min_s, 3), fixed(r.max_s, 3), fixed(r.declared_s, 3), times(r.ratio)]);
+  return table(headers, body, new Set([1, 2, 3, 4, 5, 6]));
 }
 
 // ── admission targets ──────────────────────────────────────────────────────

@@ -35,6 +35,7 @@ import {
   invitationTable,
   latencyTable,
   listTable,
+  passwordHashTable,
   quotaNotes,
   quotaPeerBurstTable,
   quotaPeerComparison,
@@ -54,8 +55,9 @@ import { SCENARIOS } from './scenarios';
 import { round } from './stats';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
-/** The memory prod's functions get: the Lambda init estimate's CPU share. */
-const PROD_MEMORY_MB = resolveStageConfig('prod').lambda.memoryMb;
+/** The memory prod's functions get (and those with their own: sign-in's full vCPU): the Lambda init estimate's CPU share. */
+const PROD_LAMBDA = resolveStageConfig('prod').lambda;
+const PROD_MEMORY_MB = PROD_LAMBDA.memoryMb;
 const RESULTS_FILE = join(PROJECT_ROOT, 'bench', 'results.json');
 
 /** 12 keys of 4 manager accounts, 200 requests at 16 clients against an organization limit of 50 a minute. */
@@ -83,8 +85,8 @@ const KEY_OVER_LIMIT: QuotaPeersPlan['keyOverLimit'] = {
 };
 const FULL_QUOTA_PEERS: QuotaPeersPlan = { warmupRequests: 100, measuredRequests: 1000, keyOverLimit: KEY_OVER_LIMIT };
 const QUICK_QUOTA_PEERS: QuotaPeersPlan = { warmupRequests: 20, measuredRequests: 100, keyOverLimit: KEY_OVER_LIMIT };
-const FULL_PLAN: LoadPlan = { concurrencies: [1, 8], warmupRequests: 300, measuredRequests: 2000, coldRequests: 500, importRuns: 5, listRecords: 100_000, hotOrganization: HOT_ORGANIZATION, claims: { warmupRequests: 75, measuredRequests: 500 }, webhooks: FULL_WEBHOOKS, quotaPeers: FULL_QUOTA_PEERS, endpointCosts: { calls: 30 } };
-const QUICK_PLAN: LoadPlan = { concurrencies: [1, 8], warmupRequests: 30, measuredRequests: 200, coldRequests: 50, importRuns: 2, listRecords: 10_000, hotOrganization: HOT_ORGANIZATION, claims: { warmupRequests: 10, measuredRequests: 50 }, webhooks: QUICK_WEBHOOKS, quotaPeers: QUICK_QUOTA_PEERS, endpointCosts: { calls: 5 } };
+const FULL_PLAN: LoadPlan = { concurrencies: [1, 8], warmupRequests: 300, measuredRequests: 2000, coldRequests: 500, importRuns: 5, listRecords: 100_000, hotOrganization: HOT_ORGANIZATION, claims: { warmupRequests: 75, measuredRequests: 500 }, webhooks: FULL_WEBHOOKS, quotaPeers: FULL_QUOTA_PEERS, endpointCosts: { calls: 30 }, passwordHashes: 10 };
+const QUICK_PLAN: LoadPlan = { concurrencies: [1, 8], warmupRequests: 30, measuredRequests: 200, coldRequests: 50, importRuns: 2, listRecords: 10_000, hotOrganization: HOT_ORGANIZATION, claims: { warmupRequests: 10, measuredRequests: 50 }, webhooks: QUICK_WEBHOOKS, quotaPeers: QUICK_QUOTA_PEERS, endpointCosts: { calls: 5 }, passwordHashes: 3 };
 
 const progress = (message: string) => process.stderr.write(`bench: ${message}\n`);
 
@@ -158,7 +160,7 @@ async function main(): Promise<void> {
     await dynamo.stop();
   }
 
-  const { latency, bundles, quotas, webhooks, quotaPeerBursts, endpointCosts } = withRatios(rows);
+  const { latency, bundles, quotas, webhooks, quotaPeerBursts, endpointCosts, passwordHashes } = withRatios(rows);
   const targets = admissionTargets(latency);
   const importNode = await nodeVersion(benchNode(PROJECT_ROOT));
   const cpu = cpus();
@@ -178,6 +180,7 @@ async function main(): Promise<void> {
     webhook_delivery: webhooks,
     quota_peers: quotaPeerComparison(latency, quotaPeerBursts),
     endpoint_costs: endpointCosts,
+    password_hash: passwordHashes,
     bundles,
   };
   if (resultsFile) writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
@@ -256,8 +259,13 @@ async function main(): Promise<void> {
     `it imports statically; the others load on first use); import() time in a fresh node ${importNode}, median of ${plan.importRuns}, with`,
     `NODE_OPTIONS=${DEPLOYED_NODE_OPTIONS} as deployed unless noted; ×bare and +ms against \`bare\` (a DynamoDB document client reading one item,`,
     `bundled the same way); \`empty\` imports nothing. Targets: init KiB ≤1.3× bare (system ≤1.1×), import ≤1.3× bare. Lambda init: an estimate`,
-    `(bench/report.ts lambdaInitEstimateMs: the import time at the CPU share of prod's ${PROD_MEMORY_MB} MB).`,
-    bundleTable(bundles, PROD_MEMORY_MB),
+    `(bench/report.ts lambdaInitEstimateMs: the import time at the CPU share of prod's ${PROD_MEMORY_MB} MB, or of the function's own memory).`,
+    bundleTable(bundles, PROD_MEMORY_MB, PROD_LAMBDA.groupMemoryMb),
+    '',
+    'Password hash: a sign-in\'s verification at the production scrypt cost, in this process one at a time while nothing else of the run is busy (one core:',
+    'what Lambda\'s one vCPU at 1,769 MB gives the sign-in function), against PASSWORD_HASH_SECONDS_PER_VCPU (lambdas/back-office/passwords.ts), the figure',
+    'the stage configuration checks the sign-in reservation with (lib/config/stage-config.ts signInPeakConcurrency). Above 1× on a quiet machine: raise it.',
+    passwordHashTable(passwordHashes),
     '',
     resultsFile ? `Wrote ${resultsFile} in ${results.duration_s} s.` : `Ran ${scenarios.map((s) => s.name).join(', ')} in ${results.duration_s} s (--only: no results file; --out <file> writes one).`,
     '',

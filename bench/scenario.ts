@@ -35,6 +35,8 @@ export interface LoadPlan {
   readonly quotaPeers: QuotaPeersPlan;
   /** Calls of each operation, one at a time, for the cost model (scenarios/endpoint-costs.ts). */
   readonly endpointCosts: { readonly calls: number };
+  /** Password verifications timed one at a time (scenarios/password-hash.ts), after one untimed. */
+  readonly passwordHashes: number;
 }
 
 export interface QuotaPeersPlan {
@@ -451,7 +453,28 @@ export interface EndpointCostRow {
   readonly log_bytes: number;
 }
 
-export type Row = LatencyRow | BundleRow | QuotaRow | WebhookRow | QuotaPeerBurstRow | EndpointCostRow;
+/**
+ * One password hash on this machine (scenarios/password-hash.ts) against the figure the stage configuration checks the
+ * sign-in function's reservation with (PASSWORD_HASH_SECONDS_PER_VCPU, lambdas/back-office/passwords.ts).
+ */
+export interface PasswordHashRow {
+  readonly kind: 'password-hash';
+  readonly scenario: 'password-hash';
+  /** The scrypt cost verified (the production one). */
+  readonly cost: { readonly logN: number; readonly r: number; readonly p: number };
+  readonly hashes: number;
+  /** Seconds per verification, one at a time in this process: median and extremes, and every run. */
+  readonly median_s: number;
+  readonly min_s: number;
+  readonly max_s: number;
+  readonly runs_s: readonly number[];
+  /** PASSWORD_HASH_SECONDS_PER_VCPU. */
+  readonly declared_s: number;
+  /** median_s / declared_s: above 1 on a quiet machine, the declared figure is too low for this core. */
+  readonly ratio: number;
+}
+
+export type Row = LatencyRow | BundleRow | QuotaRow | WebhookRow | QuotaPeerBurstRow | EndpointCostRow | PasswordHashRow;
 
 export interface Scenario<State> {
   readonly name: string;

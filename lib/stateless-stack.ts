@@ -19,14 +19,14 @@
  * without a cycle (test/infra/webhook-delivery.test.ts checks the template).
  */
 import { SEALING_KEY_ENV } from '../lambdas/shared/sealing';
-import { keyUseStatements } from './config/service-roles';
+import { keyUseStatements, keyUsesOf } from './config/service-roles';
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { requireBaseline } from './baseline-stack';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as wafv2 from 'aws-cdk-lib/aws-wafv2';
 import { TABLES, TABLE_IDS } from '../lambdas/shared/storage/table-definitions';
 import type { Construct } from 'constructs';
-import { PLAYER_SITE_PATH, SETTINGS_PATH, type RouteDefinition, type Surface } from '../lambdas/shared/http/routes';
+import { ENDPOINT_GROUPS, PLAYER_SITE_PATH, SETTINGS_PATH, type RouteDefinition, type Surface } from '../lambdas/shared/http/routes';
 import type { StageConfig } from './config/stage-config';
 import { SURFACE_PROFILES } from './config/surfaces';
 import { importStageResources } from './constructs/stage-references';
@@ -92,11 +92,20 @@ export class StatelessStack extends Stack {
 
     this.jobs = new ScheduledJobs(this, 'Jobs', { config, tables });
 
-    // Web settings seal TOTP seeds with the stage's secrets key, under their own purpose (lambdas/back-office/two-factor-seeds.ts).
-    const settingsFunction = this.webApi.functions.settings;
-    if (!settingsFunction) throw new Error('StatelessStack: the web API has no settings function (routes.ts SURFACE_OF_GROUP)');
-    settingsFunction.addEnvironment(SEALING_KEY_ENV, webhookSecretsKey.keyArn);
-    for (const statement of keyUseStatements('settings', webhookSecretsKey.keyArn)) settingsFunction.function.addToRolePolicy(statement);
+    // Every API function whose role uses the secrets key (SECRETS_KEY_USERS: the same table the key policy is built
+    // from) gets the key (SEALING_KEY_ARN, read by lambdas/shared/sealing.ts sealerOf) and its uses in IAM, and no other
+    // does: what a route's code seals or opens (settings: two-factor seeds; webhooks: the seed its re-check opens, and
+    // callbacks' secrets) is granted by that one table. The webhooks function also has WEBHOOK_SECRET_KEY_ARN (its
+    // callbacks' secrets, lib/constructs/webhook-delivery.ts): both variables name the same key, the stage's secrets key;
+    // neither is renamed, a deployed function reads each.
+    for (const api of [this.api, this.webApi]) {
+      for (const group of ENDPOINT_GROUPS) {
+        const fn = api.functions[group];
+        if (!fn || keyUsesOf(group).length === 0) continue;
+        fn.addEnvironment(SEALING_KEY_ENV, webhookSecretsKey.keyArn);
+        for (const statement of keyUseStatements(group, webhookSecretsKey.keyArn)) fn.function.addToRolePolicy(statement);
+      }
+    }
 
     const webhooksFunction = this.webApi.functions.webhooks;
     if (!webhooksFunction) throw new Error('StatelessStack: the web API has no webhooks function (routes.ts SURFACE_OF_GROUP)');

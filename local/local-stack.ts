@@ -3,12 +3,14 @@
  * stack's definitions, the deployed handlers behind the local front. Used by
  * `npm start`, the integration tests and the benchmark.
  */
-import { LocalSealer } from './sealing';
+import { GrantedSealer, LocalSealer } from './sealing';
+import { asFunction } from './function-scope';
+import type { KeyUsers } from '../lib/config/secrets-key-users';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { ApiHandler } from '../lambdas/shared/http/pipeline';
 import type { FaultPlan } from './fault-injection';
-import { surfaceOfPath, type Router } from '../lambdas/shared/http/routes';
+import { surfaceOfPath, type EndpointGroup, type Router } from '../lambdas/shared/http/routes';
 import { EdgeGuard, edgeRejection } from '../lambdas/shared/limits/edge-guard';
 import { LIMITS, type Limit } from '../lambdas/shared/limits/limits-table';
 import { SECRET_IDS } from '../lambdas/shared/secret-names';
@@ -80,6 +82,11 @@ export interface LocalStackOptions {
    * pipeline when `webhooks.faults` names it too (or is absent).
    */
   readonly faults?: FaultPlan;
+  /**
+   * Tests only: who may use the stack's sealing key for what (default SECRETS_KEY_USERS, as the stacks grant it), to take
+   * a grant away and see the route that needs it fail as it would deployed.
+   */
+  readonly keyUsers?: KeyUsers;
 }
 
 /** What a local stack may change in its webhook pipeline (the rest comes from the stack). */
@@ -122,8 +129,9 @@ async function startParts(options: LocalStackOptions, parts: StopSequence): Prom
   useLocalEnvironment(endpoint, tables);
   // What a deployed stage keeps in Secrets Manager, handed to the handlers in process (lambdas/shared/secrets.ts).
   for (const id of SECRET_IDS) provideLocalSecret(id, randomBytes(32));
-  // The stand-in for the stage's KMS key: callbacks' secrets and two-factor seeds, one key kept with the data.
-  const sealer = LocalSealer.forStack(options.dataPath);
+  // The stand-in for the stage's KMS key: callbacks' secrets and two-factor seeds, one key kept with the data, which each
+  // function may use only as its role's key uses say (the function is its invocation's scope: local/function-scope.ts).
+  const sealer = new GrantedSealer(LocalSealer.forStack(options.dataPath), options.keyUsers);
   let webhooks: LocalWebhookPipeline | undefined;
   // The front's port once it listens: the service's own address, which no callback may take (url-rules.ts).
   let frontPort: number | undefined;
@@ -164,8 +172,9 @@ async function startParts(options: LocalStackOptions, parts: StopSequence): Prom
     documentClient: faults ? faults.instrument(handlersClient) : handlersClient,
   });
 
+  const handlers = options.handlers ?? HANDLERS;
   const front = await startLocalFront({
-    handlers: options.faults ? faultyHandlers(options.faults, options.handlers ?? HANDLERS) : (options.handlers ?? HANDLERS),
+    handlers: asFunctions(options.faults ? faultyHandlers(options.faults, handlers) : handlers),
     router: options.router,
     port: options.port,
     edge: options.edgeProtection === false ? undefined : localEdge(options.limits ?? LIMITS),
@@ -178,7 +187,7 @@ async function startParts(options: LocalStackOptions, parts: StopSequence): Prom
   if (webhooks) {
     // The webhook sweeper's job, on the shared platform the handlers use (its queue is the local pipeline's), every
     // minute scaled with the retry waits (at least every second).
-    const run = () => runWebhookSweeper(sharedPlatform(), 'when-changed');
+    const run = asFunction('webhook-sweeper', () => runWebhookSweeper(sharedPlatform(), 'when-changed'));
     const sweeper = startWebhookSweeper(
       Math.max(1000, SWEEP_INTERVAL_MS * (options.webhooks ? (options.webhooks.waitScale ?? 1) : 1)),
       faults ? () => faults.invocation('sweeper', run) : run,
@@ -208,8 +217,8 @@ function startScheduledJobs(endpoint: string, domainTable: string, intervalMs: n
   let running: Promise<unknown> | undefined;
   const tick = () => {
     running ??= Promise.all([
-      runEntitlementPeriods({ client, table: domainTable }, 'when-changed').catch(() => undefined),
-      runClaimReconciler(client, domainTable, 'when-changed', undefined, switches?.ticketBridgeDown).catch(() => undefined),
+      asFunction('entitlement-periods', () => runEntitlementPeriods({ client, table: domainTable }, 'when-changed'))().catch(() => undefined),
+      asFunction('claim-reconciler', () => runClaimReconciler(client, domainTable, 'when-changed', undefined, switches?.ticketBridgeDown))().catch(() => undefined),
     ]) // Failures are logged by the runs; the next tick tries again.
       .finally(() => (running = undefined));
   };
@@ -239,6 +248,11 @@ function startWebhookSweeper(intervalMs: number, run: () => Promise<unknown>) {
       await running;
     },
   };
+}
+
+/** Each handler's invocations in its function's scope (the front dispatches by endpoint group: each is one function). */
+function asFunctions(handlers: Readonly<Record<string, ApiHandler>>): Record<string, ApiHandler> {
+  return Object.fromEntries(Object.entries(handlers).map(([group, handler]) => [group, asFunction(group as EndpointGroup, handler)]));
 }
 
 /** Each handler's invocations as `api` invocations of the plan: a crash there is a function that died (the front answers 502). */

@@ -13,7 +13,8 @@
 import { DELIVERY_QUEUE_VISIBILITY_SECONDS } from '../lambdas/webhooks/pipeline-settings';
 import type { Sealer } from '../lambdas/shared/sealing';
 import { webhookSecretSealer, type WebhookLocalSwitches, type WebhookRuntime } from '../lambdas/webhooks/webhook-runtime';
-import { LocalSealer } from './sealing';
+import { GrantedSealer, LocalSealer } from './sealing';
+import { asFunction } from './function-scope';
 import type { FaultPlan } from './fault-injection';
 import { logger } from '../lambdas/shared/observability/logger';
 import type { TableId } from '../lambdas/shared/storage/table-definitions';
@@ -38,7 +39,10 @@ export interface LocalWebhookPipelineOptions {
   readonly visibilityTimeoutSeconds?: number;
   /** The local stack's data folder: the sealing key is kept there, so sealed secrets open after a restart. */
   readonly dataPath?: string;
-  /** The local stack's sealer (local/sealing.ts), shared with two-factor; without one the pipeline makes its own. */
+  /**
+   * The local stack's sealer (local/sealing.ts GrantedSealer: each function's own key uses), shared with two-factor;
+   * without one the pipeline makes its own, with the deployed grants.
+   */
   readonly sealer?: Sealer;
   /** Tests only: stand-ins for the fan-out and delivery worker entries (default: the deployed entries). */
   readonly consumers?: { readonly fanOut?: StreamConsumer; readonly deliver?: QueueConsumer };
@@ -88,16 +92,18 @@ export async function startLocalWebhookPipeline(options: LocalWebhookPipelineOpt
     throw new RangeError(`attemptLeaseMs must be positive and shorter than the visibility timeout (${visibilitySeconds} s), got ${options.attemptLeaseMs}`);
   }
   const faults = options.faults;
-  const deliver = options.consumers?.deliver ?? deployedEntry(() => import('../lambdas/jobs/webhook-delivery/handler'));
+  // Each entry runs as its function (local/function-scope.ts): the worker opens callbacks' secrets with its own key uses.
+  const deliver = asFunction('webhook-delivery', options.consumers?.deliver ?? deployedEntry(() => import('../lambdas/jobs/webhook-delivery/handler')));
   const queue = new LocalDeliveryQueue({
     consume: faults ? faults.consumer('worker', deliver) : deliver,
     visibilityTimeoutSeconds: visibilitySeconds,
     ...(faults ? { interceptDelete: (remove: () => Promise<void>) => faults.around('DeleteMessage', remove, 'worker') } : {}),
   });
   const scheduler = new LocalRetryScheduler(faults ? faults.queue(queue, 'state-machine') : queue, { waitScale: options.waitScale });
-  // The stack's sealer (one key for callbacks' secrets and two-factor seeds), or one of its own.
-  const sealer = webhookSecretSealer(options.sealer ?? LocalSealer.forStack(options.dataPath));
-  const fanOut = options.consumers?.fanOut ?? deployedEntry(() => import('../lambdas/jobs/webhook-fanout/handler'));
+  // The stack's sealer (one key for callbacks' secrets and two-factor seeds), or one of its own: either checks the
+  // invoking function's key uses, the worker's here and the webhooks function's in its routes.
+  const sealer = webhookSecretSealer(options.sealer ?? new GrantedSealer(LocalSealer.forStack(options.dataPath)));
+  const fanOut = asFunction('webhook-fanout', options.consumers?.fanOut ?? deployedEntry(() => import('../lambdas/jobs/webhook-fanout/handler')));
   const stream = await startStreamReader({
     dynamoEndpoint: options.dynamoEndpoint,
     table: options.tables.domain,

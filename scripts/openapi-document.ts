@@ -18,7 +18,7 @@ import { ERROR_CATALOG } from '../lambdas/shared/errors';
 import { errorCodesOf, type RouteContract } from '../lambdas/shared/http/contract';
 import { ROUTE_CONTRACTS } from '../lambdas/service/contracts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../lambdas/invitations/invitation-model';
-import { API_STAGE_NAME, ROUTES, SURFACE_OF_GROUP, type RouteDefinition, type RouteId } from '../lambdas/shared/http/routes';
+import { API_STAGE_NAME, isSettingsPath, ROUTES, SURFACE_OF_GROUP, type RouteDefinition, type RouteId } from '../lambdas/shared/http/routes';
 import { clearedSessionCookie, SESSION_COOKIE, sessionCookie } from '../lambdas/settings/web-session';
 import { LIMITS, type Limit } from '../lambdas/shared/limits/limits-table';
 import { frontAnswers } from '../lib/config/front-answers';
@@ -189,8 +189,8 @@ export const SETTINGS_SURFACE: OpenApiSurface = {
       'an error body is `{code, message, request_id}`. Every response carries X-Request-Id and Cache-Control: no-store.',
   },
   serverDescription: 'The web side\u2019s base URL (its own REST API, apart from the partner API\u2019s; it ends with the version segment v1); paths are relative to it.',
-  // Web settings, the webhook callbacks' routes (their own function) included.
-  includes: (route) => route.group === 'settings' || route.group === 'webhooks',
+  // Web settings: every route under /settings, whichever function serves it (settings, sign-in, webhooks).
+  includes: (route) => isSettingsPath(route.path),
   components: {
     securitySchemes: {
       settingsSession: {

@@ -17,7 +17,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { resolveStageConfig } from '../../lib/config/stage-config';
+import { functionMemoryMb, resolveStageConfig } from '../../lib/config/stage-config';
+import { ROUTES } from '../../lambdas/shared/http/routes';
 import type { EndpointCostRow } from '../scenario';
 import {
   billedUnits,
@@ -87,10 +88,16 @@ function main(): void {
   const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as Json;
   const endpoints = (results.endpoint_costs ?? []) as EndpointCostRow[];
   if (endpoints.length === 0) fail(`${resultsFile} has no endpoint_costs: run \`npm run bench -- --quick\` (or the full bench) first.`);
-  const memoryMb = resolveStageConfig(stage).lambda.memoryMb;
+  const config = resolveStageConfig(stage);
+  const memoryMb = config.lambda.memoryMb;
+  // An operation's function may run with its own memory (sign-in: a full vCPU, lambda.groupMemoryMb).
+  const memoryOfRoute = (route: string): number => {
+    const group = ROUTES.find((r) => r.id === route)?.group;
+    return group ? functionMemoryMb(config, group) : memoryMb;
+  };
 
   // 1. Operations.
-  const operations = Object.fromEntries(endpoints.map((row) => [row.route, { row, profile: callProfile(row, memoryMb) }]));
+  const operations = Object.fromEntries(endpoints.map((row) => [row.route, { row, profile: callProfile(row, memoryOfRoute(row.route)) }]));
   const perCall = (work: string): CostBreakdown => {
     if (operations[work]) return workCost(operations[work].profile);
     if (deliveries[work]) return workCost(deliveries[work]);
@@ -112,7 +119,7 @@ function main(): void {
   const organizations = 1000;
 
   const print = (line = '') => console.log(line);
-  print(`Cost model (${PRICE_REGION} list prices read ${PRICES_READ_ON}; bench ${results.timestamp} from ${resultsFile}; stage ${stage}: ${memoryMb} MB arm64; templates ${templates})`);
+  print(`Cost model (${PRICE_REGION} list prices read ${PRICES_READ_ON}; bench ${results.timestamp} from ${resultsFile}; stage ${stage}: ${memoryMb} MB arm64${groupMemory(config.lambda.groupMemoryMb)}; templates ${templates})`);
   print('Lambda time: the handler\'s own time measured in process on the bench machine (estimate). DynamoDB: units as AWS bills them (bench/cost/model.ts).');
   print();
   print('Per million calls, USD');
@@ -138,7 +145,7 @@ function main(): void {
   table(['work', 'per org/month', 'USD per org'], mix.lines.map((line) => [line.work, String(line.count), usd(line.usd)]));
 
   const out = {
-    generated_from: { results: results.timestamp, stage, memory_mb: memoryMb, templates, region: PRICE_REGION, prices_read_on: PRICES_READ_ON },
+    generated_from: { results: results.timestamp, stage, memory_mb: memoryMb, group_memory_mb: config.lambda.groupMemoryMb, templates, region: PRICE_REGION, prices_read_on: PRICES_READ_ON },
     assumptions: { log: LOG_ASSUMPTIONS, xray_sampled_share: XRAY_SAMPLED_SHARE, answer_header_bytes: ANSWER_HEADER_BYTES, hours_per_month: HOURS_PER_MONTH },
     prices: PRICES,
     per_million: Object.fromEntries([...Object.entries(operations).map(([route, { profile }]) => [route, rounded(scaled(workCost(profile), 1e6))]), ...Object.entries(deliveries).map(([name, profile]) => [name, rounded(scaled(workCost(profile), 1e6))])]),
@@ -151,6 +158,13 @@ function main(): void {
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   print();
   print(`Wrote ${file}.`);
+}
+
+/** The functions that run with their own memory, for the header (`, sign-in 1769 MB`). */
+function groupMemory(memory: Readonly<Record<string, number | undefined>>): string {
+  return Object.entries(memory)
+    .map(([group, mb]) => `, ${group} ${mb} MB`)
+    .join('');
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * The scenarios `npm run bench` runs, in order. The baseline a scenario
  * compares with runs before it; bundling runs last, so its CPU-heavy work
- * cannot disturb the latency runs.
+ * cannot disturb the latency runs, and the password hash just before it, when
+ * nothing else of the run is busy.
  */
 import type { RegisteredScenario } from '../scenario';
 import { bundles } from './bundles';
@@ -17,10 +18,11 @@ import { httpPath } from './http-path';
 import { invitationClaim } from './invitation-claim';
 import { invitationCreate } from './invitation-create';
 import { invitationPeers } from './invitation-peers';
+import { passwordHash } from './password-hash';
 import { quotaPeers } from './quota-peers';
 import { recordList } from './record-list';
 import { recordLookup } from './record-lookup';
 import { settingsView } from './settings-view';
 import { webhookDelivery } from './webhook-delivery';
 
-export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMeReplay, getMe, getMePersonalKey, httpPath, clientGetMe, recordLookup, entitlementSummary, recordList, invitationCreate, invitationPeers, quotaPeers, invitationClaim, settingsView, endpointCosts, webhookDelivery, hotOrganization, bundles];
+export const SCENARIOS: readonly RegisteredScenario[] = [dynamoGetItem, dynamoUpdateItem, getMeReplay, getMe, getMePersonalKey, httpPath, clientGetMe, recordLookup, entitlementSummary, recordList, invitationCreate, invitationPeers, quotaPeers, invitationClaim, settingsView, endpointCosts, webhookDelivery, hotOrganization, passwordHash, bundles];

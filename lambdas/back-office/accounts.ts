@@ -148,7 +148,7 @@ export class Accounts {
       const account = (await this.store.getAccount(accountId)) as AccountItem;
       return { account_id: account.account_id, status: account.status, replayed: true };
     }
-    throw new BackOfficeError('INVALID_PASSWORD', 'The current password is wrong.');
+    throw new BackOfficeError('INVALID_PASSWORD', 'The current password is wrong.', true);
   }
 
   /**

@@ -28,8 +28,11 @@ export const AUDIT_PAGE_SIZE = 100;
  * - `password.reset`, `two_factor.reset`, `account.deactivated|reactivated`, `membership.set|removed` (the
  *   member's trail), `organization.archived|restored` (each manager's trail), `webhook.delivery_requeued`,
  *   `webhook.event_redelivered`: the operator (admin CLI), in the change's transaction;
- * - `sign_in.succeeded` (with the session's Put), `sign_in.two_factor_failed` (the right password, a wrong or
- *   replayed code: a missing one is the form's first step), `webhook.tested`, `webhook.resent`: one Put each.
+ * - `sign_in.succeeded` (with the session's Put), `sign_in.refused_attempts` (after it, when attempts at the address
+ *   were refused since its last sign-in: their `count`), `sign_in.two_factor_failed` (the right password, a wrong or
+ *   replayed code: a missing one is the form's first step), `webhook.tested`, `webhook.resent`: one Put each;
+ * - `reauth.failed` (a wrong password or code on a re-checked settings route, with the route), `session.ended` (the
+ *   session's last allowed failure ended it), `sessions.ended` (sign out everywhere, in the change's transaction).
  */
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -57,10 +60,14 @@ export interface AuditEntry {
   readonly partner_id?: string;
   /** The role a membership change gave. */
   readonly role?: string;
+  /** The web-settings route a failed re-check (or the session it ended) was made on. */
+  readonly route?: string;
+  /** How many sign-in attempts were refused since the last sign-in (`sign_in.refused_attempts`). */
+  readonly count?: number;
 }
 
-export type AuditDetails = Pick<AuditEntry, 'key_id' | 'webhook_id' | 'delivery_id' | 'partner_id' | 'role'>;
-const DETAIL_FIELDS = ['key_id', 'webhook_id', 'delivery_id', 'partner_id', 'role'] as const;
+export type AuditDetails = Pick<AuditEntry, 'key_id' | 'webhook_id' | 'delivery_id' | 'partner_id' | 'role' | 'route' | 'count'>;
+const DETAIL_FIELDS = ['key_id', 'webhook_id', 'delivery_id', 'partner_id', 'role', 'route'] as const;
 
 /** A page of the audit view: its entries, newest first, and where the next (older) page starts. */
 export interface AuditPage {
@@ -148,6 +155,7 @@ export class Audit {
       via: item.via as AuditSource['via'],
       source_ip: typeof item.source_ip === 'string' ? item.source_ip : null,
       ...Object.fromEntries(DETAIL_FIELDS.flatMap((field) => (typeof item[field] === 'string' ? [[field, item[field]]] : []))),
+      ...(typeof item.count === 'number' ? { count: item.count } : {}),
     }));
     return { entries, ...(LastEvaluatedKey ? { next_cursor: encodeAuditCursor(String(LastEvaluatedKey.sk)) } : {}) };
   }

@@ -40,6 +40,11 @@ export class BackOfficeError extends Error {
   constructor(
     readonly code: BackOfficeCode,
     message: string,
+    /**
+     * A wrong password or two-factor code: what the settings API audits and counts as a failed re-check
+     * (lambdas/settings/re-check.ts). Not a refusal that merely shares the code ("two-factor is already on").
+     */
+    readonly wrongSecret = false,
   ) {
     super(message);
     this.name = 'BackOfficeError';

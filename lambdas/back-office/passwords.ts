@@ -34,6 +34,17 @@ export interface PasswordCost {
 }
 /** What every deployed stage and the local stack use: N = 2^17, r = 8, p = 1 (128 MiB). */
 export const PRODUCTION_PASSWORD_COST: PasswordCost = Object.freeze({ logN: 17, r: 8, p: 1 });
+/**
+ * Seconds one password hash at PRODUCTION_PASSWORD_COST takes on one full vCPU (a sign-in's verification, or the decoy's
+ * for an unknown address: the same work): what the sign-in function's reservation is checked against
+ * (lib/config/stage-config.ts, signInPeakConcurrency; Lambda gives one vCPU at 1,769 MB). Measured as the wall time of
+ * `verifyPassword` of a stored hash, one at a time in one Node.js 22 process with nothing else running: 0.47–0.57 s on
+ * an AMD EPYC core (the bench machine, 2026-11), 0.5–0.8 s over the cores the security review measured; declared at
+ * the top of that range so that a slower core (Lambda's arm64 among them) still fits. `npm run bench` measures it
+ * again (its password-hash section: seconds per hash on its machine, this figure, their ratio); a ratio above 1 on a
+ * quiet machine means this figure, and the reservations checked against it, must rise.
+ */
+export const PASSWORD_HASH_SECONDS_PER_VCPU = 0.8;
 /** The test suite's (N = 2^10: 1 MiB): the lowest a stored hash may say (parse below). Never in a deployed function. */
 export const TEST_PASSWORD_COST: PasswordCost = Object.freeze({ logN: 10, r: 8, p: 1 });
 let COST: PasswordCost = PRODUCTION_PASSWORD_COST;

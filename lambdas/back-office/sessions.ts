@@ -19,14 +19,17 @@
  * item deletes nothing).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { AccountItem } from '../shared/identity/access-items';
+import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { accountKey, type AccountItem } from '../shared/identity/access-items';
+import { auditPut, type AuditSource } from './audit';
 import { isConditionFailure } from '../shared/storage/conditions';
 import { writeOnceOrThrow } from '../shared/storage/write-once';
 import { BackOfficeError } from './errors';
 import type { IdentityStore } from './identity-store';
 
 export const SESSION_IDLE_MS = 30 * 60_000;
+/** Failed password or code re-checks a session may make: the last of them ends it (docs/web-settings.md). */
+export const SESSION_FAILED_RECHECKS = 3;
 export const SESSION_ABSOLUTE_MS = 12 * 3_600_000;
 const ACTIVITY_RESOLUTION_MS = 60_000;
 /** A session token as the cookie carries it: 32 random bytes, base64url. */
@@ -99,6 +102,55 @@ export class Sessions {
     const account = await this.store.getAccount(session.accountId);
     if (!account || account.status !== 'active' || account.cred_gen !== session.credGen || (account.session_gen ?? 0) !== session.sessionGen) return undefined;
     return account;
+  }
+
+  /**
+   * A failed password or code re-check in this session (lambdas/settings/re-check.ts): `failureId`, fresh per failure, joins the
+   * session's set of failures, and the answer is how many it holds. A set, so the SDK's retry of a write whose answer
+   * was lost adds nothing; `gone`: the session had ended already (nothing left to end).
+   */
+  async recordFailedReCheck(token: string, failureId: string): Promise<{ failures: number; gone: boolean }> {
+    try {
+      const { Attributes } = await this.store.client.send(
+        new UpdateCommand({
+          TableName: this.store.table,
+          Key: sessionKey(token),
+          UpdateExpression: 'ADD failed_rechecks :failure',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':failure': new Set([failureId]) },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      const failures = Attributes?.failed_rechecks;
+      return { failures: failures instanceof Set ? failures.size : 1, gone: false };
+    } catch (error) {
+      if (isConditionFailure(error)) return { failures: 0, gone: true };
+      throw error;
+    }
+  }
+
+  /**
+   * Sign out everywhere: the account's session generation rises, with its audit entry, in one transaction, so every
+   * session of the account (the caller's included) answers 401 SESSION_REQUIRED from its next call. Keys stay.
+   * A retry raises it once more, which ends nothing more.
+   */
+  async endAll(accountId: string, source: AuditSource): Promise<void> {
+    await this.store.client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: this.store.table,
+              Key: accountKey(accountId),
+              UpdateExpression: 'SET session_gen = if_not_exists(session_gen, :zero) + :one',
+              ConditionExpression: 'attribute_exists(pk)',
+              ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+            },
+          },
+          auditPut(this.store, accountId, 'sessions.ended', source),
+        ],
+      }),
+    );
   }
 
   /** Sign out: the session is gone (also when it already was). */

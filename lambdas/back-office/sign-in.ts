@@ -47,8 +47,15 @@ export interface SignInAttempt {
   readonly onAccount?: (accountId: string) => void;
 }
 
-const WRONG_CREDENTIALS = () => new BackOfficeError('INVALID_PASSWORD', 'The e-mail address or the password is wrong.');
-const WRONG_CODE = () => new BackOfficeError('INVALID_TWO_FACTOR', 'The two-factor code is missing or wrong.');
+const WRONG_CREDENTIALS = () => new BackOfficeError('INVALID_PASSWORD', 'The e-mail address or the password is wrong.', true);
+const WRONG_CODE = () => new BackOfficeError('INVALID_TWO_FACTOR', 'The two-factor code is missing or wrong.', true);
+
+/**
+ * Told once a change's password (and code) re-check passed, before the change is made: the settings API counts the
+ * change on the account's quotas there (lambdas/settings/re-check.ts), so a wrong password never spends them.
+ */
+export type Accepted = () => Promise<void>;
+const NOTHING: Accepted = async () => undefined;
 
 export class SignIn {
   constructor(
@@ -91,10 +98,11 @@ export class SignIn {
    * A new secret for the account, pending until confirmed: its value and `otpauth://` URI, shown this
    * once. Needs the password; refused while two-factor is on (disable it first: that needs the password and a code).
    */
-  async enrolTwoFactor(accountId: string, password: string, source: AuditSource = OPERATOR): Promise<{ secret: string; otpauth_uri: string }> {
+  async enrolTwoFactor(accountId: string, password: string, source: AuditSource = OPERATOR, accepted: Accepted = NOTHING): Promise<{ secret: string; otpauth_uri: string }> {
     const signIn = await this.read(accountId);
     await this.checkPassword(signIn, password);
     if (signIn.two_factor_secret) throw new BackOfficeError('TWO_FACTOR_ENABLED', 'Two-factor is already on; disable it first.');
+    await accepted();
     const secret = await newTwoFactorSecret();
     // Stored sealed (two-factor-seeds.ts); the clear secret is in this answer only.
     const sealed = await this.seeds.seal(accountId, secret);
@@ -142,13 +150,14 @@ export class SignIn {
   }
 
   /** Two-factor off, with the password and a current code. */
-  async disableTwoFactor(accountId: string, password: string, code: string, source: AuditSource = OPERATOR): Promise<{ two_factor: 'off' }> {
+  async disableTwoFactor(accountId: string, password: string, code: string, source: AuditSource = OPERATOR, accepted: Accepted = NOTHING): Promise<{ two_factor: 'off' }> {
     const signIn = await this.read(accountId);
     await this.checkPassword(signIn, password);
     if (!signIn.two_factor_secret) return { two_factor: 'off' };
     // The code is spent by the change it authorizes, in its transaction (its step later than the last accepted one):
     // a change that failed leaves the code unspent for the page's retry, and one that was applied is found off.
     const step = await this.acceptedCodeStep(signIn, signIn.two_factor_secret, code);
+    await accepted();
     try {
       await this.change(
         accountId,
@@ -193,7 +202,7 @@ export class SignIn {
   }
 
   private async checkPassword(signIn: SignInItem, password: string): Promise<void> {
-    if (!(await verifyPassword(password, signIn.password_hash))) throw new BackOfficeError('INVALID_PASSWORD', 'The password is wrong.');
+    if (!(await verifyPassword(password, signIn.password_hash))) throw new BackOfficeError('INVALID_PASSWORD', 'The password is wrong.', true);
   }
 
   /**

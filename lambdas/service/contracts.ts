@@ -12,6 +12,7 @@ import { INVITATION_CONTRACTS } from '../invitations/invitation-contracts';
 import { PLAYER_CONTRACTS } from '../player/player-contracts';
 import { RECORD_CONTRACTS } from '../records/record-contracts';
 import { SETTINGS_CONTRACTS } from '../settings/settings-contracts';
+import { SIGN_IN_CONTRACTS } from '../sign-in/sign-in-contracts';
 import { SYSTEM_CONTRACTS } from '../system/system-contracts';
 import { TICKET_CONTRACTS } from '../tickets/ticket-contracts';
 import { WEBHOOK_CONTRACTS } from '../webhooks/webhook-contracts';
@@ -25,5 +26,6 @@ export const ROUTE_CONTRACTS: Readonly<Record<RouteId, RouteContract>> = {
   ...TICKET_CONTRACTS,
   ...PLAYER_CONTRACTS,
   ...SETTINGS_CONTRACTS,
+  ...SIGN_IN_CONTRACTS,
   ...WEBHOOK_CONTRACTS,
 };

@@ -81,8 +81,7 @@ export const GROUP_DATA_ACCESS: Readonly<Record<EndpointGroup, readonly TableAcc
   // ticket's transactions (Put, Update, Delete of the claim marker).
   player: [{ table: 'domain', actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'] }],
   // lambdas/settings over lambdas/back-office, all on `access`: sessions (Put, Get, Update of the activity, Delete at
-  // sign-out), the settings and sign-in counters (UpdateItem), the e-mail reservation and sign-in item (GetItem, the
-  // two-factor's conditional UpdateItem), keys (the creation's and revocation's transactions: Put, Update, ConditionCheck;
+  // sign-out), the settings counters (UpdateItem), the sign-in item (GetItem, the two-factor changes), keys (the creation's and revocation's transactions: Put, Update, ConditionCheck;
   // the account's entries and audit trail: Query; the organizations of listed keys: BatchGetItem); the account's
   // memberships (Query of gsi1).
   settings: [
@@ -92,6 +91,11 @@ export const GROUP_DATA_ACCESS: Readonly<Record<EndpointGroup, readonly TableAcc
     },
     { table: 'access', actions: ['dynamodb:Query'], indexes: ['gsi1'] },
   ],
+  // lambdas/sign-in (signing in, over lambdas/back-office), all on `access`: the sign-in counters by source IP and e-mail
+  // address or device, and the address's refused attempts (UpdateItem), the e-mail reservation, the account and its sign-in item (GetItem), the two-factor code's step
+  // (conditional UpdateItem), the new session and the audit entries (PutItem). No Query, no Delete, no transaction: the
+  // function an unauthenticated flood reaches cannot list or remove anything.
+  'sign-in': [{ table: 'access', actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] }],
   // lambdas/webhooks over lambdas/webhooks/*-store.ts, all on `access`: the session (GetItem, its activity's UpdateItem), the
   // creation's transaction (Put of the callback and its account entry, Update of the account's and organization's callback
   // sets, ConditionCheck of the membership), the account's callbacks (Query of its entries, BatchGetItem of the callbacks),
@@ -117,6 +121,8 @@ export const GROUP_SECRET_ACCESS: Readonly<Record<EndpointGroup, readonly Secret
   // The player site checks a link's token by computing it again.
   player: ['invitation-token'],
   settings: [],
+  // Signing in verifies and sets the browser's device cookie (lambdas/settings/device-cookie.ts).
+  'sign-in': ['device-cookie'],
   webhooks: [],
 };
 

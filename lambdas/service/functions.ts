@@ -10,6 +10,7 @@ import { definition as player } from '../player/handler';
 import { createPlayerHandler } from '../player/player-pipeline';
 import { definition as records } from '../records/handler';
 import { definition as settings } from '../settings/handler';
+import { definition as signIn } from '../sign-in/handler';
 import { createSettingsHandler } from '../settings/settings-pipeline';
 import { createPartnerApiHandler } from '../shared/http/partner-api-pipeline';
 import type { ApiHandler } from '../shared/http/pipeline';
@@ -29,5 +30,6 @@ export const FUNCTION_BUILDERS: Readonly<Record<EndpointGroup, (platform?: () =>
   tickets: (platform) => createPartnerApiHandler({ ...tickets, platform }),
   player: (platform) => createPlayerHandler({ ...player, platform }),
   settings: (platform) => createSettingsHandler({ ...settings, platform }),
+  'sign-in': (platform) => createSettingsHandler({ ...signIn, platform }),
   webhooks: (platform) => createSettingsHandler({ ...webhooks, platform }),
 };

@@ -1,9 +1,11 @@
 /**
  * The `settings` function: web settings (`/settings…`), the page and the
- * settings API its script calls. Session-based (the `settings_session`
- * cookie), no API key (the pipeline refuses one), errors in the web-settings
- * shape; its limits count per account (and sign-ins per IP and e-mail).
- * It also answers the web side's unknown paths (404).
+ * settings API its script calls, but for signing in (the `sign-in` function,
+ * lambdas/sign-in/handler.ts: a flood of password hashes there never takes
+ * this function's executions) and the webhook callbacks (`webhooks`).
+ * Session-based (the `settings_session` cookie), no API key (the pipeline
+ * refuses one), errors in the web-settings shape; its limits count per
+ * account. It also answers the web side's unknown paths (404).
  */
 import { SETTINGS_CONTRACTS } from './settings-contracts';
 import { createSettingsHandler, type SettingsFunction } from './settings-pipeline';

@@ -5,7 +5,8 @@
  * below as they are and errors the spec's web-settings shape (top-level
  * `code`, `message`, `request_id`), not the API envelope. They are rendered
  * in an OpenAPI document of their own (docs/settings-openapi.json), apart
- * from the partner API's.
+ * from the partner API's. Signing in has its own function and contract
+ * (lambdas/sign-in/sign-in-contracts.ts).
  */
 import * as z from 'zod/mini';
 import { AUDIT_ACTIONS } from '../back-office/audit-actions';
@@ -49,6 +50,10 @@ export const AuditEntrySchema = z.strictObject({
   delivery_id: z.optional(z.string()),
   partner_id: z.optional(z.string()),
   role: z.optional(z.string()),
+  /** The route a failed re-check was made on, as `POST /settings/api/keys` (`reauth.failed`, `session.ended`). */
+  route: z.optional(z.string()),
+  /** How many sign-in attempts were refused since the last sign-in (`sign_in.refused_attempts`). */
+  count: z.optional(z.number()),
 });
 
 const password = withErrorCode(text(1024), 'INVALID_FIELD');
@@ -60,15 +65,6 @@ export const SETTINGS_CONTRACTS = {
     status: 200,
     data: z.string(),
     errors: ['API_KEY_NOT_ACCEPTED'],
-  },
-  'settings-sign-in': {
-    summary: 'Sign in: sets the session cookie',
-    description:
-      'A wrong password and an unknown e-mail address answer the same 401 INVALID_PASSWORD after the same work; with two-factor on, a missing or wrong code is 401 INVALID_TWO_FACTOR. Attempts are limited by source IP and by e-mail address (sign-in-* policies), counted before the password is checked.',
-    body: z.strictObject({ email: withErrorCode(text(1024), 'INVALID_FIELD'), password, two_factor_code: withErrorCode(z.optional(text(16)), 'INVALID_FIELD') }),
-    status: 200,
-    data: SettingsSessionSchema,
-    errors: ['CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_TWO_FACTOR', 'ACCOUNT_INACTIVE', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
   'settings-sign-out': {
     summary: 'Sign out: ends the session and clears the cookie (also when there is none)',
@@ -184,6 +180,14 @@ export const SETTINGS_CONTRACTS = {
     status: 200,
     data: z.strictObject({ two_factor: z.literal('off') }),
     errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_TWO_FACTOR', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
+  },
+  'settings-sign-out-everywhere': {
+    summary: 'Sign out everywhere: every session of the account ends, this one too (the cookie is cleared); keys stay',
+    description:
+      'Needs no password: it ends the caller’s own session with the others, so a stolen session gains nothing by it. Counted on the session only (`settings-session-change-minute`), never on the account’s quotas, so no other session can spend what it needs.',
+    status: 200,
+    data: z.strictObject({ signed_out: z.literal(true) }),
+    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
   'settings-audit': {
     summary: "The account's audit trail of the last 30 days (time and source IP), newest first, 100 a page",

@@ -18,6 +18,9 @@ import type { AccountItem } from '../shared/identity/access-items';
 import { EMAIL_MAX_CHARACTERS, normalizeEmail, type SignInItem } from '../back-office/sign-in-items';
 import { decisionDepsOf } from '../shared/limits/admission';
 import { admitSignIn } from './settings-admission';
+import { deviceCookieOf, presentedDevice } from './device-cookie';
+import { refusedSignInsOf, signInEntryNames } from './refused-sign-ins';
+import { logger } from '../shared/observability/logger';
 import { currentRequestScope } from '../shared/observability/request-scope';
 import { perPlatform } from '../shared/platform';
 import { sealerOf } from '../shared/sealing';
@@ -25,6 +28,7 @@ import { requireTable } from '../shared/storage/dynamo-client';
 import { COOKIE_HEADER } from '../shared/http/credential-headers';
 import { prefetchedOr, type Prefetch } from '../shared/http/pipeline';
 import { optionalIdempotencyKey, prefetchIdempotencyKey } from './idempotency-key';
+import { reChecked } from './re-check';
 
 /** One back office per platform (per container): its client, the `access` table, the platform's clock. */
 const officeOf = perPlatform((platform): BackOffice => createBackOffice(platform.documentClient, requireTable(platform.tables, 'access'), platform.clock, undefined, () => sealerOf(platform)));
@@ -82,34 +86,51 @@ async function sessionView(office: BackOffice, accountId: string, sessionExpires
   };
 }
 
-const signInOperation: Operation = async (input) => {
+export const signInOperation: Operation = async (input) => {
   const body = input.body as { email: string; password: string; two_factor_code?: string };
   const office = officeOf(input.platform);
   const { platform } = input;
-  // Counted before any check, by source IP and address (an unknown or malformed one as it was typed).
+  // Counted before any check, by source IP and address (an unknown or malformed one as it was typed), or by the
+  // browser's device instead of the address when its device cookie is for that address (device-cookie.ts).
   const email = normalizeEmail(body.email) ?? body.email.trim().toLowerCase().slice(0, EMAIL_MAX_CHARACTERS);
-  await admitSignIn({ sourceIp: input.sourceIp ?? 'unknown', email }, decisionDepsOf(platform, input.admissionSignal));
-  const signedIn = await domain(() =>
-    office.signIn.authenticate({
-      email: body.email,
-      password: body.password,
-      twoFactorCode: body.two_factor_code,
-      source: sourceOf(input),
-      // The call log names the account of a known address, also on a refusal (never in the answer).
-      onAccount: (accountId) => {
-        const scope = currentRequestScope();
-        if (scope) scope.accountId = accountId;
-      },
-    }),
-  );
-  // The session and its audit entry in parallel: one round trip.
-  const [opened] = await Promise.all([
+  const device = await presentedDevice(input, email);
+  const refused = refusedSignInsOf(platform);
+  // A refusal (a limit's, a wrong password, a wrong code) is recorded for the address's owner (refused-sign-ins.ts).
+  const signedIn = await refused.recordingRefusal(email, body.two_factor_code, async () => {
+    await admitSignIn({ sourceIp: input.sourceIp ?? 'unknown', email, deviceId: device?.deviceId }, decisionDepsOf(platform, input.admissionSignal));
+    return domain(() =>
+      office.signIn.authenticate({
+        email: body.email,
+        password: body.password,
+        twoFactorCode: body.two_factor_code,
+        source: sourceOf(input),
+        // The call log names the account of a known address, also on a refusal (never in the answer).
+        onAccount: (accountId) => {
+          const scope = currentRequestScope();
+          if (scope) scope.accountId = accountId;
+        },
+      }),
+    );
+  });
+  const accountId = signedIn.account.account_id;
+  const entries = signInEntryNames(platform.clock());
+  // The session, its audit entry and the refusals since the last sign-in (taken: one conditional write) in parallel:
+  // one round trip.
+  const [opened, , refusals] = await Promise.all([
     domain(() => office.sessions.open(signedIn.account)),
-    office.audit.record(signedIn.account.account_id, 'sign_in.succeeded', sourceOf(input)),
+    office.audit.record(accountId, 'sign_in.succeeded', sourceOf(input), {}, entries.signedIn),
+    refused.take(email),
   ]);
+  // Only after refusals: their count in the trail (a failure is logged; the answer still shows them).
+  if (refusals) {
+    await office.audit
+      .record(accountId, 'sign_in.refused_attempts', sourceOf(input), { count: refusals.count }, entries.refused)
+      .catch((error: unknown) => logger.error('refused sign-ins not audited', { error }));
+  }
+  const view = await sessionView(office, accountId, opened.expires_at, signedIn);
   return {
-    data: await sessionView(office, signedIn.account.account_id, opened.expires_at, signedIn),
-    headers: { 'Set-Cookie': sessionCookie(opened.token, input.fullPath, SESSION_ABSOLUTE_MS / 1000) },
+    data: refusals ? { ...view, refused_sign_ins: refusals } : view,
+    cookies: [sessionCookie(opened.token, input.fullPath, SESSION_ABSOLUTE_MS / 1000), ...(await deviceCookieOf(input, email, device))],
   };
 };
 
@@ -186,8 +207,12 @@ const keyCreateOperation: Operation = async (input) => {
     const earlier = await prefetchedOr(input, () => office.keys.earlierCreation(accountId, idempotencyKey), ours);
     if (earlier.entry) return keyAnswer(office.keys.replay(earlier.entry, request));
   }
-  // A session alone (stolen, or a browser left open) does not mint a key: the password, and a code when two-factor is on.
-  await domain(() => office.signIn.confirm(accountId, body.password, body.two_factor_code));
+  // A session alone (stolen, or a browser left open) does not mint a key: the password, and a code when two-factor is on;
+  // counted on the account's change quotas once they passed (re-check.ts).
+  await domain(() => reChecked(input, office, async (accepted) => {
+    await office.signIn.confirm(accountId, body.password, body.two_factor_code);
+    await accepted();
+  }));
   if (!idempotencyKey) return keyAnswer({ outcome: 'created', key: await domain(() => office.keys.create(request)) });
   return keyAnswer(await domain(() => office.keys.createIdempotent(request, idempotencyKey)));
 };
@@ -204,7 +229,7 @@ const passwordOperation: Operation = async (input) => {
   }
   const office = officeOf(input.platform);
   const { accountId, expiresAt } = sessionOf(input);
-  const changed = await domain(() => office.accounts.changePassword(accountId, body.current_password, body.new_password, sourceOf(input)));
+  const changed = await domain(() => reChecked(input, office, () => office.accounts.changePassword(accountId, body.current_password, body.new_password, sourceOf(input))));
   // A retry of a change already made (docs/web-settings.md): nothing changed now; the session it came with goes on.
   if (changed.replayed) return { data: { password_changed: true, session_expires_at: expiresAt } };
   // Every session of the account ended with the change; this browser signs in again at once.
@@ -217,14 +242,15 @@ const passwordOperation: Operation = async (input) => {
 
 const enrolOperation: Operation = async (input) => {
   const { password } = input.body as { password: string };
-  return { data: await domain(() => officeOf(input.platform).signIn.enrolTwoFactor(sessionOf(input).accountId, password, sourceOf(input))) };
+  const office = officeOf(input.platform);
+  return { data: await domain(() => reChecked(input, office, (accepted) => office.signIn.enrolTwoFactor(sessionOf(input).accountId, password, sourceOf(input), accepted))) };
 };
 
 const confirmOperation: Operation = async (input) => {
   const { password, code } = input.body as { password: string; code: string };
   const office = officeOf(input.platform);
   const { accountId, expiresAt } = sessionOf(input);
-  const confirmed = await domain(() => office.signIn.confirmTwoFactor(accountId, password, code, sourceOf(input)));
+  const confirmed = await domain(() => reChecked(input, office, () => office.signIn.confirmTwoFactor(accountId, password, code, sourceOf(input))));
   // A retry of a confirmation already made: nothing changed now, and a used code opens no session.
   if (confirmed.replayed) return { data: { two_factor: 'on' as const, session_expires_at: expiresAt } };
   // Every session of the account ended with it; this browser signs in again at once.
@@ -237,7 +263,14 @@ const confirmOperation: Operation = async (input) => {
 
 const disableOperation: Operation = async (input) => {
   const { password, code } = input.body as { password: string; code: string };
-  return { data: await domain(() => officeOf(input.platform).signIn.disableTwoFactor(sessionOf(input).accountId, password, code, sourceOf(input))) };
+  const office = officeOf(input.platform);
+  return { data: await domain(() => reChecked(input, office, (accepted) => office.signIn.disableTwoFactor(sessionOf(input).accountId, password, code, sourceOf(input), accepted))) };
+};
+
+/** Sign out everywhere: every session of the account ends, this one too (its cookie cleared); keys stay. Needs no password. */
+const signOutEverywhereOperation: Operation = async (input) => {
+  await domain(() => officeOf(input.platform).sessions.endAll(sessionOf(input).accountId, sourceOf(input)));
+  return { data: { signed_out: true }, headers: { 'Set-Cookie': clearedSessionCookie(input.fullPath) } };
 };
 
 const auditOperation: Operation = async (input) => {
@@ -247,7 +280,6 @@ const auditOperation: Operation = async (input) => {
 };
 
 export const settingsOperations = {
-  'settings-sign-in': signInOperation,
   'settings-sign-out': signOutOperation,
   'settings-session': sessionOperation,
   'settings-organizations': organizationsOperation,
@@ -258,5 +290,6 @@ export const settingsOperations = {
   'settings-two-factor-enrol': enrolOperation,
   'settings-two-factor-confirm': confirmOperation,
   'settings-two-factor-disable': disableOperation,
+  'settings-sign-out-everywhere': signOutEverywhereOperation,
   'settings-audit': auditOperation,
 } satisfies Record<string, Operation>;

@@ -135,6 +135,9 @@ ${webhooksBody({ codeInput: CODE_INPUT, passwordMax: PASSWORD_MAX_CHARACTERS })}
           <input id="confirm-password" type="password" autocomplete="new-password" maxlength="${PASSWORD_MAX_CHARACTERS}">
           <div class="actions"><button id="password-submit" type="submit">Change password</button></div>
         </form>
+        <h3 id="everywhere-title">Other browsers</h3>
+        <p class="muted">Signed in somewhere you do not recognise, or left a browser signed in? Sign out everywhere ends every session of your account, this one too. Your API keys keep working.</p>
+        <div class="actions"><button id="sign-out-everywhere" type="button" class="danger-outline">Sign out everywhere</button></div>
       </section>
 
       <section class="card" aria-labelledby="tf-title">

@@ -7,7 +7,9 @@
  *   6. admission      – the account's limits (and a group's extra holders: a webhook callback, its
  *                       organization), re-checking the session's generations in the same write; a view's
  *                       reads (viewReads), or a change's (prefetch), run beside that write, so a view is two
- *                       sequential round trips;
+ *                       sequential round trips; a change that re-checks the password, or a remedy, counts on
+ *                       its session's own item here and on the account only once the check passed
+ *                       (chargeAccepted, re-check.ts);
  *                       signing in counts by source IP and e-mail in its operation, once the body is parsed
  * and the answer as the bare object the web settings' script reads (errors in the web-settings shape), or the page.
  */
@@ -31,8 +33,8 @@ import {
 } from '../shared/http/pipeline';
 import { SETTINGS_PATH, type RouteDefinition } from '../shared/http/routes';
 import { decisionDepsOf } from '../shared/limits/admission';
-import { isSettingsCategory } from '../shared/limits/limits-table';
-import { admitSettingsCall, type SettingsHolderItem } from './settings-admission';
+import { covers, isSettingsCategory, quotaLimits } from '../shared/limits/limits-table';
+import { admitSessionCall, admitSettingsCall, isSessionCounted, type SettingsHolderItem } from './settings-admission';
 import { enforceSameOrigin, presentedSessionToken } from './web-session';
 
 /** A signed-in web-settings session: its account, the credential generation it was opened under, and its token (for sign-out). */
@@ -49,6 +51,11 @@ export interface SettingsSession {
 /** A web-settings operation's input: the shared one, and the session on signed-in routes. */
 export interface SettingsOperationInput extends OperationInput {
   readonly session?: SettingsSession;
+  /**
+   * On routes that re-check the password (and code) and count on the account's change quotas: counts the call there,
+   * once the check passed (or throws the 429). A no-op on the remedies, which count on their session only (re-check.ts).
+   */
+  readonly chargeAccepted?: () => Promise<void>;
 }
 
 /**
@@ -125,10 +132,16 @@ const settingsAdmission = (holders: AdmissionHolders | undefined, viewReads: Set
       const reads = route.method === 'GET' ? viewReads?.[route.id] : undefined;
       // A failed read is read again by the operation (viewRead, prefetchedOr); a refused call's is dropped unused.
       const prefetched = startPrefetch(reads ? () => reads(session, platform) : prefetches?.[route.id], { event: state.event, caller: session, platform });
-      await admitSettingsCall(
-        { category, accountId: session.accountId, credGen: session.credGen, sessionGen: session.sessionGen, extra },
-        decisionDepsOf(platform, state.signal),
-      );
+      const call = { category, accountId: session.accountId, credGen: session.credGen, sessionGen: session.sessionGen, extra };
+      if (isSessionCounted(category, platform.limits)) {
+        // Re-checked changes and remedies: counted on the session before the check; on the account once it passed.
+        await admitSessionCall({ ...call, token: session.token }, decisionDepsOf(platform, state.signal));
+        const charged = quotaLimits(platform.limits).some((limit) => limit.holder === 'settings-account' && covers(limit, category));
+        const chargeAccepted = charged ? () => admitSettingsCall(call, decisionDepsOf(platform)) : async () => undefined;
+        state.credentials = { ...(state.credentials as object), chargeAccepted };
+      } else {
+        await admitSettingsCall(call, decisionDepsOf(platform, state.signal));
+      }
       state.prefetched = prefetched;
     }
     // Signing in counts by source IP and e-mail address in its operation, once the body is parsed (settings-admission.ts).
@@ -141,7 +154,10 @@ export function createSettingsHandler(definition: SettingsFunction): ApiHandler 
   return composeApiHandler<SettingsOperationInput>(definition, {
     doors: ['web', 'session'],
     steps: [sessionAuthentication(definition.sessions), settingsAdmission(definition.admissionHolders, definition.viewReads, definition.prefetch)],
-    credentials: (state) => ({ session: (state.credentials as { session?: SettingsSession } | undefined)?.session }),
+    credentials: (state) => {
+      const { session, chargeAccepted } = (state.credentials ?? {}) as Pick<SettingsOperationInput, 'session' | 'chargeAccepted'>;
+      return { session, ...(chargeAccepted ? { chargeAccepted } : {}) };
+    },
     respond: answerWith(settingsResponse),
   });
 }

@@ -53,7 +53,11 @@ export interface Platform {
 export interface LocalSwitches {
   /** `ticket bridge --fail on`: the ticket bridge fails as an unavailable store would. */
   ticketBridgeDown(): boolean;
-  /** The local stack's stand-in for KMS (local/sealing.ts): two-factor seeds and callbacks' secrets. */
+  /**
+   * The local stack's stand-in for KMS (local/sealing.ts): two-factor seeds and callbacks' secrets. One for every
+   * handler, yet each invocation may use it only as its function's role may use the deployed key: the local stack runs
+   * each invocation in a scope naming its function, which the sealer reads (a role without the use is refused).
+   */
   readonly sealer?: Sealer;
   /**
    * The bound of admission's compensations and lease releases (deployed: CLEANUP_TIMEOUT_MS, 1 s). DynamoDB Local on a

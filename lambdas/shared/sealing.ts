@@ -73,7 +73,9 @@ export function kmsSealerFromEnv(env: NodeJS.ProcessEnv, name = SEALING_KEY_ENV)
 
 /**
  * The sealer of a platform's container: the local stack's when it runs in one (a test's own platform without
- * switches seals like the process's local stack), else KMS under the key the stack gave the function. Only the
- * functions that seal import this module (and so the KMS client).
+ * switches seals like the process's local stack), else KMS under the key the stack gave the function (SEALING_KEY_ARN:
+ * every API function whose role has a use of the key, lib/stateless-stack.ts). Either way what the function may seal or
+ * open is its role's key uses: the key policy and IAM deployed, the local sealer's check of the invoking function
+ * locally. Only the functions that seal import this module (and so the KMS client).
  */
 export const sealerOf = perPlatform((platform: Platform): Sealer => platform.localSwitches?.sealer ?? sharedPlatform().localSwitches?.sealer ?? kmsSealerFromEnv(process.env));

@@ -12,9 +12,11 @@ import { BackOfficeError } from '../back-office/errors';
 import { ApiError } from '../shared/errors';
 import { viewRead, type AdmissionHolders, type SettingsOperation as Operation, type SettingsOperationInput as OperationInput, type SettingsSession, type ViewReads } from '../settings/settings-pipeline';
 import { optionalIdempotencyKey, prefetchIdempotencyKey } from '../settings/idempotency-key';
+import { reChecked } from '../settings/re-check';
 import { prefetchedOr, type Prefetch } from '../shared/http/pipeline';
 import { logger } from '../shared/observability/logger';
 import { perPlatform } from '../shared/platform';
+import { sealerOf } from '../shared/sealing';
 import { requireTable } from '../shared/storage/dynamo-client';
 import { controlEvent, post, verificationResult, deliveryResult } from './attempt';
 import { deactivatedAs, isEarlierCallbackCreation, viewOf, type CallbackCreation, type EarlierCallbackCreation } from './callbacks';
@@ -34,7 +36,8 @@ import {
 } from './webhook-items';
 import { revokeCallback } from './delivery-worker';
 
-const officeOf = perPlatform((platform) => createBackOffice(platform.documentClient, requireTable(platform.tables, 'access'), platform.clock));
+/** The back office of this function: its re-checks open a two-factor seed, with this function's own sealer and grants. */
+const officeOf = perPlatform((platform) => createBackOffice(platform.documentClient, requireTable(platform.tables, 'access'), platform.clock, undefined, () => sealerOf(platform)));
 
 const sessionOf = (input: OperationInput): SettingsSession => input.session as SettingsSession;
 const sourceOf = (input: OperationInput) => ({ via: 'settings' as const, sourceIp: input.sourceIp });
@@ -110,8 +113,13 @@ const createOperation: Operation = async (input) => {
     const replayed = earlier.entry && (await services.callbacks.replay(earlier.entry, body.partner_id, url));
     if (replayed) return creationAnswer(replayed, null);
   }
+  const office = officeOf(input.platform);
   try {
-    await officeOf(input.platform).signIn.confirm(accountId, body.password, body.two_factor_code);
+    // Counted on the account's change quotas once the password (and code) passed; a wrong one is recorded (re-check.ts).
+    await reChecked(input, office, async (accepted) => {
+      await office.signIn.confirm(accountId, body.password, body.two_factor_code);
+      await accepted();
+    });
   } catch (error) {
     if (error instanceof BackOfficeError && (error.code === 'INVALID_PASSWORD' || error.code === 'INVALID_TWO_FACTOR')) throw new ApiError(error.code, error.message);
     if (error instanceof BackOfficeError && error.code === 'ACCOUNT_NOT_FOUND') throw new ApiError('SESSION_REQUIRED');

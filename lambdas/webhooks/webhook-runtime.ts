@@ -203,6 +203,7 @@ export function buildRuntime(platform: Pick<Platform, 'localSwitches'>, env: Nod
       queue: local.queue,
       visibility: local.visibility,
       scheduler: local.scheduler,
+      // The local stack's one sealer, which checks the invoking function's key uses (the worker's or this function's).
       sealer: local.sealer,
       policy,
       waitScale: local.waitScale,

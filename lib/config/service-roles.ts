@@ -7,20 +7,20 @@
  * a principal, may name a role that does not exist yet: the stateful stack deploys first).
  *
  * One declaration, two readers: the stateless stack names the roles with roleName() and grants
- * them in IAM; the stateful stack builds its resource policies from the same lists. The
+ * them in IAM; the stateful stack builds its resource policies from the same lists (who may use the
+ * secrets key for what: SECRETS_KEY_USERS, secrets-key-users.ts, which the local stack enforces too). The
  * infrastructure tests check that the roles the stateless template grants KMS or a secret are
  * exactly the roles the stateful template's policies let in (test/infra/resource-policies.test.ts).
  */
 import { Aws } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { TWO_FACTOR_PURPOSE } from '../../lambdas/back-office/two-factor-seeds';
-import { WEBHOOK_SECRET_PURPOSE } from '../../lambdas/webhooks/webhook-env';
-import { ENDPOINT_GROUPS, type EndpointGroup } from '../../lambdas/shared/http/routes';
+import { ENDPOINT_GROUPS } from '../../lambdas/shared/http/routes';
 import { GROUP_SECRET_ACCESS } from '../../lambdas/service/data-access';
 import type { SecretId } from '../../lambdas/shared/secret-names';
+import { SECRETS_KEY_USERS, type ServiceRole } from './secrets-key-users';
 
-/** A named role: an API group's function, or one of the webhook pipeline's. */
-export type ServiceRole = EndpointGroup | 'webhook-delivery';
+/** The key users' table lives in a module without CDK (the local stack reads it too). */
+export { SECRETS_KEY_USERS, keyUsesOf, type KeyUse, type KeyUsers, type ServiceRole } from './secrets-key-users';
 
 /**
  * The role's name. IAM names are unique in the **account**, not the Region (IAM is global), so the
@@ -35,25 +35,6 @@ export function serviceRoleName(stage: string, role: ServiceRole): string {
 
 /** Shorter name parts where the role's own name is long. */
 const ROLE_NAME_PARTS: Partial<Record<ServiceRole, string>> = { 'webhook-delivery': 'delivery' };
-
-/** A use of the stage's secrets key: the actions, for ciphertexts of one purpose (their encryption context's `purpose`). */
-export interface KeyUse {
-  readonly purpose: string;
-  readonly actions: readonly ('kms:Encrypt' | 'kms:Decrypt')[];
-}
-
-/**
- * What each role may do with the stage's secrets key (alias `…-webhook-secrets`), by purpose: the key
- * policy (lib/stateful-stack.ts) and each role's IAM grant (grantKeyUse) are built from this one table.
- */
-export const SECRETS_KEY_USERS: Readonly<Partial<Record<ServiceRole, readonly KeyUse[]>>> = {
-  // Web settings' webhooks function seals a callback's signing secret when creating it and opens it to send a test.
-  webhooks: [{ purpose: WEBHOOK_SECRET_PURPOSE, actions: ['kms:Decrypt', 'kms:Encrypt'] }],
-  // The delivery worker opens it to sign each attempt.
-  'webhook-delivery': [{ purpose: WEBHOOK_SECRET_PURPOSE, actions: ['kms:Decrypt'] }],
-  // Web settings seal a TOTP seed at enrolment and open it to check a code (lambdas/back-office/two-factor-seeds.ts).
-  settings: [{ purpose: TWO_FACTOR_PURPOSE, actions: ['kms:Decrypt', 'kms:Encrypt'] }],
-};
 
 /** The IAM statements that let a role use the key as SECRETS_KEY_USERS says (none for a role it does not list). */
 export function keyUseStatements(role: ServiceRole, keyArn: string): iam.PolicyStatement[] {

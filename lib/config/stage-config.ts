@@ -11,6 +11,7 @@
  * and printed in docs/infrastructure.md and docs/alarms.md.
  */
 
+import { PASSWORD_HASH_SECONDS_PER_VCPU } from '../../lambdas/back-office/passwords';
 import { ENDPOINT_GROUPS, type EndpointGroup, type Surface } from '../../lambdas/shared/http/routes';
 import { CLAIMING_RECONCILIATION_BOUND_SECONDS } from '../../lambdas/shared/observability/metric-catalog';
 import { SQS_MAX_DELAY_SECONDS } from '../../lambdas/webhooks/delivery-schedule';
@@ -100,10 +101,24 @@ export interface CustomDomainConfig {
 }
 
 export interface LambdaConfig {
+  /** Every function's memory, unless groupMemoryMb names its group. */
   readonly memoryMb: number;
+  /**
+   * An API group's function that runs with other memory than memoryMb (functionMemoryMb). Lambda's CPU share is in
+   * proportion to memory (one vCPU at LAMBDA_MB_PER_VCPU): sign-in, whose every call is a password hash, gets a full
+   * vCPU, so a hash takes its measured time and each attempt holds an execution as briefly as it can.
+   */
+  readonly groupMemoryMb: Readonly<Partial<Record<EndpointGroup, number>>>;
   /** Must stay below API Gateway's 29 s integration timeout. */
   readonly timeoutSeconds: number;
 }
+
+/** Lambda's memory setting: 128 MB to 10,240 MB, in whole MB. */
+export const LAMBDA_MEMORY_MB = { min: 128, max: 10240 } as const;
+const isLambdaMemory = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= LAMBDA_MEMORY_MB.min && value <= LAMBDA_MEMORY_MB.max;
+
+/** Lambda gives a function one full vCPU at 1,769 MB, and a CPU share in proportion to its memory below that (the Lambda guide's memory page). */
+export const LAMBDA_MB_PER_VCPU = 1769;
 
 export interface StageConfig {
   readonly stage: string;
@@ -126,7 +141,10 @@ export interface StageConfig {
    * `settings-sign-in`), apart from and within the web side's. Each attempt costs a password hash
    * (scrypt); WAF already refuses an address past the function's per-IP sign-in rate
    * (`sign-in-ip-minute`, 10 a minute), so holding sign-in at this throttle takes
-   * rateLimit × 60 / 10 addresses. docs/infrastructure.md gives the numbers.
+   * rateLimit × 60 / 10 addresses. On a stage that reserves concurrency for the `sign-in` function,
+   * validation keeps what this throttle lets run at once within that reservation
+   * (signInPeakConcurrency), so a flood meets 429 at API Gateway, never Lambda's throttle (a 5XX).
+   * docs/infrastructure.md gives the numbers.
    */
   readonly signInThrottle: ApiThrottleConfig;
   /**
@@ -179,6 +197,8 @@ const BASE: Omit<StageConfig, 'stage' | 'longLived'> = {
     web: { rateLimit: 10, burstLimit: 20 },
   },
   signInThrottle: { rateLimit: 5, burstLimit: 10 },
+  // No reservation on an ephemeral stage: it is disposable and must deploy into an account with a small quota; its
+  // sign-in function shares the account's pool, where the throttle bounds it to signInPeakConcurrency (14) executions.
   reservedConcurrency: {},
   customDomains: {},
   alarms: {
@@ -199,7 +219,7 @@ const BASE: Omit<StageConfig, 'stage' | 'longLived'> = {
     claimingOldestAgeSeconds: CLAIMING_RECONCILIATION_BOUND_SECONDS,
   },
   dashboard: false,
-  lambda: { memoryMb: 512, timeoutSeconds: 10 },
+  lambda: { memoryMb: 512, groupMemoryMb: { 'sign-in': LAMBDA_MB_PER_VCPU }, timeoutSeconds: 10 },
 };
 
 type DeepPartial<T> = { readonly [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
@@ -217,6 +237,8 @@ const OVERRIDES: Record<LongLivedStage, StageOverrides> = {
   dev: {
     logLevel: 'DEBUG',
     dashboard: true,
+    // Sign-in's function at most (and at least) this many at once: signInPeakConcurrency is 10 + 5 × 0.8 = 14.
+    reservedConcurrency: { 'sign-in': 15 },
   },
   staging: {
     removalPolicy: 'retain',
@@ -224,6 +246,8 @@ const OVERRIDES: Record<LongLivedStage, StageOverrides> = {
     dashboard: true,
     apiThrottle: { partner: { rateLimit: 50, burstLimit: 100 }, web: { rateLimit: 25, burstLimit: 50 } },
     signInThrottle: { rateLimit: 10, burstLimit: 20 },
+    // signInPeakConcurrency: 20 + 10 × 0.8 = 28.
+    reservedConcurrency: { 'sign-in': 30 },
     alarms: { enabled: true },
   },
   prod: {
@@ -232,9 +256,12 @@ const OVERRIDES: Record<LongLivedStage, StageOverrides> = {
     deletionProtection: true,
     dashboard: true,
     apiThrottle: { partner: { rateLimit: 200, burstLimit: 400 }, web: { rateLimit: 100, burstLimit: 200 } },
-    signInThrottle: { rateLimit: 50, burstLimit: 100 },
+    // 25 sign-ins a second is far above what account holders need (a handful a minute), and each one holds a full vCPU
+    // for a hash: a higher throttle would only raise what a flood can make the stage reserve.
+    signInThrottle: { rateLimit: 25, burstLimit: 25 },
     // The web side's functions at most (and at least) this many at once: the rest of the account is the partner API's.
-    reservedConcurrency: { player: 40, settings: 20, webhooks: 10 },
+    // Sign-in's covers what its throttle lets run at once (signInPeakConcurrency: 25 + 25 × 0.8 = 45).
+    reservedConcurrency: { player: 40, settings: 20, 'sign-in': 45, webhooks: 10 },
     // More traffic: a lower 5XX rate is already an incident, and the minimum volume is reached sooner.
     alarms: { enabled: true, p99LatencyMs: 2000, api5xxRatePercent: 2, api5xxMinRequests: 50, webhookFailureRatePercent: 10 },
   },
@@ -289,8 +316,10 @@ export function assertValidStageConfig(config: StageConfig): void {
   if (!Number.isInteger(lambda.timeoutSeconds) || lambda.timeoutSeconds < 1 || lambda.timeoutSeconds >= API_INTEGRATION_TIMEOUT_SECONDS) {
     problems.push(`lambda.timeoutSeconds must be an integer from 1 to ${API_INTEGRATION_TIMEOUT_SECONDS - 1} (API Gateway gives up at ${API_INTEGRATION_TIMEOUT_SECONDS} s)`);
   }
-  if (!Number.isInteger(lambda.memoryMb) || lambda.memoryMb < 128 || lambda.memoryMb > 10240) {
-    problems.push('lambda.memoryMb must be an integer from 128 to 10240');
+  if (!isLambdaMemory(lambda.memoryMb)) problems.push(`lambda.memoryMb must be an integer from ${LAMBDA_MEMORY_MB.min} to ${LAMBDA_MEMORY_MB.max}`);
+  for (const [group, memoryMb] of Object.entries(lambda.groupMemoryMb)) {
+    if (!ENDPOINT_GROUPS.includes(group as EndpointGroup)) problems.push(`lambda.groupMemoryMb names an unknown group ${group}`);
+    if (!isLambdaMemory(memoryMb)) problems.push(`lambda.groupMemoryMb.${group} must be an integer from ${LAMBDA_MEMORY_MB.min} to ${LAMBDA_MEMORY_MB.max}`);
   }
   for (const [surface, throttle] of Object.entries(apiThrottle)) {
     if (!(throttle.rateLimit > 0) || !Number.isInteger(throttle.burstLimit) || throttle.burstLimit < 1) {
@@ -304,6 +333,7 @@ export function assertValidStageConfig(config: StageConfig): void {
     problems.push(`signInThrottle (${signIn.rateLimit} / ${signIn.burstLimit}) must stay within apiThrottle.web (${apiThrottle.web.rateLimit} / ${apiThrottle.web.burstLimit})`);
   }
   problems.push(...reservedConcurrencyProblems(config.reservedConcurrency));
+  problems.push(...signInReservationProblems(config));
   problems.push(...customDomainProblems(config.customDomains));
   problems.push(...alarmProblems(alarms));
   if (alarms.notifyEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarms.notifyEmail)) {
@@ -326,6 +356,51 @@ export const ACCOUNT_CONCURRENCY_DEFAULT = 1000;
  * stages (dev and staging sharing an account) still leave Lambda its unreserved minimum.
  */
 export const STAGE_RESERVED_CONCURRENCY_MAXIMUM = (ACCOUNT_CONCURRENCY_DEFAULT - UNRESERVED_CONCURRENCY_MINIMUM) / 2;
+
+/** The memory a group's function runs with: its own (lambda.groupMemoryMb) or the stage's. */
+export const functionMemoryMb = (config: Pick<StageConfig, 'lambda'>, group: EndpointGroup): number => config.lambda.groupMemoryMb[group] ?? config.lambda.memoryMb;
+
+/**
+ * Seconds one password hash holds an execution of a function with `memoryMb`: the measured time on a full vCPU
+ * (PASSWORD_HASH_SECONDS_PER_VCPU), stretched by the CPU share below LAMBDA_MB_PER_VCPU (scrypt runs on one thread,
+ * so more than one vCPU does not shorten it).
+ */
+export function hashSeconds(memoryMb: number): number {
+  return PASSWORD_HASH_SECONDS_PER_VCPU * Math.max(1, LAMBDA_MB_PER_VCPU / memoryMb);
+}
+
+/**
+ * The most executions of the sign-in function its method throttle can keep busy at once. API Gateway's throttle is a
+ * token bucket of burstLimit tokens refilled at rateLimit a second: over any interval of T seconds it lets through at
+ * most burstLimit + rateLimit × T requests (a full bucket spent at once, then the refill). A sign-in holds its
+ * execution for T = hashSeconds(memory) (the rest of the call, a few DynamoDB round trips, is milliseconds: the
+ * declared hash time's margin over the measured one covers it), so that many run at once at most. Stricter than
+ * checking rateLimit × T and burstLimit apart: both terms add up when a burst lands on a refilling bucket.
+ */
+export function signInPeakConcurrency(config: Pick<StageConfig, 'lambda' | 'signInThrottle'>): number {
+  const { rateLimit, burstLimit } = config.signInThrottle;
+  return burstLimit + rateLimit * hashSeconds(functionMemoryMb(config, 'sign-in'));
+}
+
+/**
+ * A flood of sign-ins must meet API Gateway's 429 (the sign-in method's throttle), never Lambda's throttle (a 5XX):
+ * where the stage reserves concurrency for the sign-in function, the throttle may never keep more executions busy
+ * than that reservation. Every long-lived stage reserves it (an ephemeral stage, disposable, shares the account's pool).
+ */
+function signInReservationProblems(config: StageConfig): string[] {
+  const reserved = config.reservedConcurrency['sign-in'];
+  if (reserved === undefined) return config.longLived ? ["reservedConcurrency['sign-in'] is required on a long-lived stage (signInThrottle is checked against it)"] : [];
+  const peak = signInPeakConcurrency(config);
+  if (peak <= reserved) return [];
+  const { rateLimit, burstLimit } = config.signInThrottle;
+  const memoryMb = functionMemoryMb(config, 'sign-in');
+  return [
+    `signInThrottle (${rateLimit} / ${burstLimit}) can keep ${round2(peak)} sign-in executions busy (${burstLimit} + ${rateLimit} × ${round2(hashSeconds(memoryMb))} s a hash at ${memoryMb} MB), ` +
+      `above reservedConcurrency['sign-in'] ${reserved}: a flood would meet Lambda's throttle (5XX) instead of 429`,
+  ];
+}
+
+const round2 = (value: number) => Math.round(value * 100) / 100;
 
 function reservedConcurrencyProblems(reserved: StageConfig['reservedConcurrency']): string[] {
   const problems: string[] = [];

@@ -20,7 +20,7 @@ import { LAMBDA_NODE_OPTIONS } from '../config/bundling';
 import { SURFACE_OF_GROUP, type EndpointGroup } from '../../lambdas/shared/http/routes';
 import type { TableAccess } from '../../lambdas/service/data-access';
 import { serviceRoleName } from '../config/service-roles';
-import type { StageConfig } from '../config/stage-config';
+import { functionMemoryMb, type StageConfig } from '../config/stage-config';
 import type { TableMap } from './data-tables';
 import { stageRemovalPolicy } from './removal-policy';
 import { PROJECT_ROOT, ServiceFunction, SERVICE_RUNTIME, type ServiceFunctionProps } from './service-function';
@@ -159,6 +159,8 @@ export class ApiFunction extends Construct {
       ...serviceFunctionProps(config, this.logGroup, this.role),
       description: `partner-api ${config.stage}: ${group} endpoints`,
       entry,
+      // The group's own memory where the stage gives it one (StageConfig.lambda.groupMemoryMb: sign-in's full vCPU).
+      memorySize: functionMemoryMb(config, group),
       environment: { ...environment, ...props.environment },
       // A ceiling and a floor for this group's function (StageConfig.reservedConcurrency; none: the account's pool).
       ...(config.reservedConcurrency[group] !== undefined ? { reservedConcurrentExecutions: config.reservedConcurrency[group] } : {}),

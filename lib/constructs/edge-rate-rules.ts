@@ -297,6 +297,20 @@ export function wafRouteQuotas(limits: readonly Limit[] = LIMITS, routes: readon
     .filter((quota) => quota.routes.length > 0);
 }
 
+/**
+ * How a route-scoped rule reads the URI path before its STARTS_WITH match: percent-decoded, then normalized.
+ * NORMALIZE_PATH removes repeated slashes, `.` segments and `x/..` pairs that are not at the start of the path
+ * (AWS WAF developer guide, "Text transformations"), so `/v1//settings/api/session`, `/v1/./settings/api/session`
+ * and `/v1/x/../settings/api/session`, which a client can send as they are and API Gateway may route to the same
+ * method, are counted as the route's. WAF applies transformations from the lowest priority up: decoding comes first,
+ * so that encoded dots and slashes (`/v1/%2e/settings/…`, `/v1/x/%2e%2e/settings/…`) are decoded before the
+ * normalization that removes them, never after it. Two of the ten transformations WAF allows per statement, 10 WCU each.
+ */
+export const ROUTE_PATH_TRANSFORMATIONS: wafv2.CfnWebACL.TextTransformationProperty[] = [
+  { priority: 0, type: 'URL_DECODE' },
+  { priority: 1, type: 'NORMALIZE_PATH' },
+];
+
 /** The path WAF sees for a route: the stage prefix and the route's template (API Gateway routes `/v1/…`). */
 export function routeUriPath(route: RouteDefinition): string {
   return `/${API_STAGE_NAME}${route.path}`;
@@ -304,8 +318,9 @@ export function routeUriPath(route: RouteDefinition): string {
 
 /**
  * A rate-based statement by source IP, scoped down to the routes' method and path: the method
- * exactly, the percent-decoded path starting with the route's (a trailing slash, an encoded letter
- * or a longer unknown path is counted too, never let through uncounted). Throws EdgeRateRuleError
+ * exactly, the percent-decoded and normalized path (ROUTE_PATH_TRANSFORMATIONS) starting with the
+ * route's (a trailing slash, an encoded letter, a repeated slash, a dot segment or a longer unknown
+ * path is counted too, never let through uncounted). Throws EdgeRateRuleError
  * when WAF cannot express the row (window, limit) or a route has a path parameter (a prefix match
  * would then count other routes).
  */
@@ -327,7 +342,7 @@ export function routeRateBasedStatement(limit: QuotaLimit, routes: readonly Rout
               fieldToMatch: { uriPath: {} },
               positionalConstraint: 'STARTS_WITH',
               searchString: routeUriPath(route),
-              textTransformations: [{ priority: 0, type: 'URL_DECODE' }],
+              textTransformations: ROUTE_PATH_TRANSFORMATIONS,
             },
           },
         ],

@@ -297,6 +297,8 @@ export function signInRoutes(routes: readonly RouteDefinition[]): RouteDefinitio
 
 /** The route category of signing in (routes.ts, limits-table.ts `sign-in-*` rows). */
 export const SIGN_IN_CATEGORY = 'settings-sign-in';
+/** The group whose function serves signing in, and whose reservation the sign-in throttle is checked against (stage-config.ts signInPeakConcurrency). */
+export const SIGN_IN_GROUP: EndpointGroup = 'sign-in';
 
 function quoteHeaderValues(headers: Readonly<Record<string, string>>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, `'${value}'`]));
@@ -322,6 +324,11 @@ export function validateRoutes(routes: readonly RouteDefinition[]): void {
     } else if (surfaceOfPath(route.path) !== SURFACE_OF_GROUP[route.group]) {
       // The pipeline picks the error shape and the edge budget by path (surfaceOfPath): the route's API must agree.
       problems.push(`${route.id}: path ${route.path} belongs to the ${surfaceOfPath(route.path)} surface, group ${route.group} to the ${SURFACE_OF_GROUP[route.group]} surface`);
+    }
+    // The sign-in throttle is checked against the sign-in function's reservation: every route it holds must be that
+    // function's, and that function must serve nothing the throttle does not hold (its reservation is sign-in's alone).
+    if ((route.category === SIGN_IN_CATEGORY) !== (route.group === SIGN_IN_GROUP)) {
+      problems.push(`${route.id}: a route of category ${SIGN_IN_CATEGORY} belongs to group ${SIGN_IN_GROUP}, and that group has no other route`);
     }
     const segments = route.path.split('/').slice(1);
     segments.forEach((segment, i) => {

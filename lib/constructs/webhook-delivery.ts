@@ -234,10 +234,10 @@ export class WebhookDelivery extends Construct {
     });
 
     // The web settings' function: seals new secrets and opens them for verification and test events, queues manual resends.
+    // Its key uses (SECRETS_KEY_USERS `webhooks`) are granted by the stateless stack, with every API function's.
     apiFunction.addEnvironment(WEBHOOK_ENV.secretKeyArn, secretsKey.keyArn);
     apiFunction.addEnvironment(WEBHOOK_ENV.queueUrl, this.queue.queueUrl);
     apiFunction.addEnvironment(WEBHOOK_ENV.forbiddenHosts, forbiddenHosts);
-    for (const statement of keyUseStatements('webhooks', secretsKey.keyArn)) apiFunction.function.addToRolePolicy(statement);
     apiFunction.function.addToRolePolicy(sendToQueue());
   }
 }

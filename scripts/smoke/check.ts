@@ -6,7 +6,7 @@
  * organization and scopes.
  */
 import type { SmokeOptions } from './options';
-import { probe, type Probe } from './probe';
+import { probe, probeAsSent, type Probe } from './probe';
 
 export interface KeyIdentity {
   readonly partnerId?: string;
@@ -45,6 +45,12 @@ export class SmokeContext {
   web(path: string, request: RequestOptions = {}): Promise<Probe> {
     if (!this.options.webBaseUrl) throw new Error('no --web-base-url given');
     return this.send(this.options.webBaseUrl, path, request);
+  }
+
+  /** A request to the web side whose path is sent exactly as written (dot segments, repeated slashes), with an optional body. */
+  webAsSent(path: string, request: RequestOptions & { readonly body?: string } = {}): Promise<Probe> {
+    if (!this.options.webBaseUrl) throw new Error('no --web-base-url given');
+    return probeAsSent(this.options.webBaseUrl, path, { method: request.method, timeoutMs: this.options.timeoutMs, headers: { ...request.headers }, body: request.body });
   }
 
   private send(baseUrl: string, path: string, request: RequestOptions): Promise<Probe> {

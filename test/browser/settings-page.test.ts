@@ -23,6 +23,7 @@ import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-p
 import { createSettingsHandler } from '../../lambdas/settings/settings-pipeline';
 import { definition as identityFunction } from '../../lambdas/identity/handler';
 import { definition as settingsFunction } from '../../lambdas/settings/handler';
+import { definition as signInFunction } from '../../lambdas/sign-in/handler';
 import { codeAt } from '../../lambdas/back-office/two-factor';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
@@ -45,7 +46,8 @@ beforeAll(async () => {
   const raised = LIMITS.map((l) => (l.kind === 'edge' ? l : { ...l, limit: 100_000 }));
   const settings = createSettingsHandler({ ...settingsFunction, platform: () => platform });
   const identity = createPartnerApiHandler({ ...identityFunction, platform: () => platform });
-  stack = await startTestStack({ handlers: { ...HANDLERS, settings, identity } });
+  const signIn = createSettingsHandler({ ...signInFunction, platform: () => platform });
+  stack = await startTestStack({ handlers: { ...HANDLERS, settings, 'sign-in': signIn, identity } });
   platform = createPlatform({ limits: raised, edgeGuard: undefined, clock: now });
   browser = await launchChromium();
 }, 180_000);
@@ -197,9 +199,11 @@ describe('the settings page in Chromium', { timeout: 240_000 }, () => {
     expect(await text(page, '#tf-state')).toBe('Off');
     await page.waitForSelector('#keys-empty', { state: 'visible' });
     expect(await page.inputValue('#password')).toBe('');
-    const [cookie, ...others] = await context.cookies();
-    expect(others).toEqual([]);
-    expect(cookie).toMatchObject({ name: 'settings_session', httpOnly: true, secure: true, sameSite: 'Strict', path: '/v1/settings', domain: '127.0.0.1' });
+    // The session cookie, and the device cookie of a browser that signed in (docs/web-settings.md, "Signing in").
+    const cookies = await context.cookies();
+    expect(cookies.map((c) => c.name).sort()).toEqual(['settings_device', 'settings_session']);
+    expect(cookies.find((c) => c.name === 'settings_session')).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Strict', path: '/v1/settings', domain: '127.0.0.1' });
+    expect(cookies.find((c) => c.name === 'settings_device')).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Strict', path: '/v1/settings/api/session', domain: '127.0.0.1' });
     expect(await page.evaluate('document.cookie')).toBe('');
     expect(page.url()).toBe(settingsUrl);
 
@@ -238,7 +242,8 @@ describe('the settings page in Chromium', { timeout: 240_000 }, () => {
     await page.click('#sign-out');
     await shown(page, 'sign-in');
     expect(await said(page, 'sign-in-status')).toBe('You are signed out.');
-    expect(await context.cookies()).toEqual([]);
+    // The device cookie stays: it grants nothing, and keeps this browser's sign-ins apart from strangers' at the address.
+    expect((await context.cookies()).map((c) => c.name)).toEqual(['settings_device']);
     expect(await page.isVisible('#topbar')).toBe(false);
     expect(await wholePage(page)).not.toContain(email);
 
@@ -356,23 +361,31 @@ describe('the settings page in Chromium', { timeout: 240_000 }, () => {
     // 8. The recent activity: every change, newest first, from this browser's address.
     await page.waitForSelector('#audit-body tr[data-action="password.changed"]');
     const activity = await page.$$eval('#audit-body tr', (rows) => rows.map((row) => ({ action: row.getAttribute('data-action'), text: (row.textContent ?? '').trim() })));
-    // Sign-ins and the refused code are there too, and the operator's membership change that made this account a manager.
+    // Sign-ins and the refused code are there too (each sign-in after a refused attempt with their count), each wrong
+    // password or code of a change (`reauth.failed`, with its route), and the operator's membership change that made
+    // this account a manager.
     expect(activity.map((a) => a.action)).toEqual([
       'password.changed',
       'key.revoked',
       'key.created',
       'key.created',
+      'reauth.failed',
       'sign_in.succeeded',
+      'sign_in.refused_attempts',
       'sign_in.two_factor_failed',
       'two_factor.enabled',
       'two_factor.enrolled',
+      'reauth.failed',
       'sign_in.succeeded',
+      'sign_in.refused_attempts',
       'membership.set',
     ]);
     expect(activity[1].text).toContain(`API key revoked ${org.keyId}`);
-    expect(activity[5].text).toContain('Sign-in refused: wrong two-factor code');
-    expect(activity[9].text).toContain(`Organization role set by an operator ${partner_id} (manager)`);
-    expect(await page.$$eval('#audit-body td[data-label="Source IP"]', (cells) => cells.map((c) => c.textContent))).toEqual([...Array(9).fill('127.0.0.1'), 'operator']);
+    expect(activity[4].text).toContain('Change refused: wrong password or two-factor code POST /settings/api/keys');
+    expect(activity[6].text).toContain('Sign-in attempts refused since the last sign-in: 1');
+    expect(activity[7].text).toContain('Sign-in refused: wrong two-factor code');
+    expect(activity[13].text).toContain(`Organization role set by an operator ${partner_id} (manager)`);
+    expect(await page.$$eval('#audit-body td[data-label="Source IP"]', (cells) => cells.map((c) => c.textContent))).toEqual([...Array(13).fill('127.0.0.1'), 'operator']);
     await screenshot(page, '11-activity');
 
     // Nothing overflows sideways, the tables included, from a desktop's width to a phone's (tables become stacked rows).

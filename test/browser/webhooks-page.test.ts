@@ -23,6 +23,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createSettingsHandler } from '../../lambdas/settings/settings-pipeline';
 import { definition as settingsFunction } from '../../lambdas/settings/handler';
+import { definition as signInFunction } from '../../lambdas/sign-in/handler';
 import { definition as webhookFunction } from '../../lambdas/webhooks/handler';
 import { codeAt } from '../../lambdas/back-office/two-factor';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
@@ -55,7 +56,8 @@ beforeAll(async () => {
   const raised = LIMITS.map((l) => (l.kind === 'edge' || l.policy === 'webhook-resend-delivery-day' ? l : { ...l, limit: 100_000 }));
   const settings = createSettingsHandler({ ...settingsFunction, platform: () => platform });
   const webhooks = createSettingsHandler({ ...webhookFunction, platform: () => platform });
-  stack = await startTestStack({ handlers: { ...HANDLERS, settings, webhooks } });
+  const signIn = createSettingsHandler({ ...signInFunction, platform: () => platform });
+  stack = await startTestStack({ handlers: { ...HANDLERS, settings, 'sign-in': signIn, webhooks } });
   // The local stack's webhook switches (its queue, sealer, loopback receivers allowed), which the shared platform carries.
   platform = createPlatform({ limits: raised, edgeGuard: undefined, clock: now, localSwitches: sharedPlatform().localSwitches });
   browser = await launchChromium();

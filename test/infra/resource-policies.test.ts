@@ -93,6 +93,9 @@ describe('the webhook secrets key policy', () => {
       `partner-api-${name}-delivery-${REGION} kms:Decrypt webhook-secret`,
       `partner-api-${name}-settings-${REGION} kms:Decrypt two-factor`,
       `partner-api-${name}-settings-${REGION} kms:Encrypt two-factor`,
+      `partner-api-${name}-sign-in-${REGION} kms:Decrypt two-factor`,
+      // Callback creation's re-check opens the owner's TOTP seed (issue 32).
+      `partner-api-${name}-webhooks-${REGION} kms:Decrypt two-factor`,
       `partner-api-${name}-webhooks-${REGION} kms:Decrypt webhook-secret`,
       `partner-api-${name}-webhooks-${REGION} kms:Encrypt webhook-secret`,
     ]);

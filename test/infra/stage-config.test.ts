@@ -2,16 +2,22 @@ import { describe, it, expect } from 'vitest';
 import {
   CALL_LOG_RETENTION_DAYS,
   DELIVERY_QUEUE_HEALTHY_AGE_SECONDS,
+  LAMBDA_MB_PER_VCPU,
   LONG_LIVED_STAGES,
+  STAGE_RESERVED_CONCURRENCY_MAXIMUM,
   StageConfigError,
   assertValidStageConfig,
+  functionMemoryMb,
+  hashSeconds,
   resolveStageConfig,
+  signInPeakConcurrency,
   type AlarmsConfig,
   type ApiThrottleConfig,
   type LogRetentionDays,
   type StageConfig,
 } from '../../lib/config/stage-config';
 import { CLAIMING_RECONCILIATION_BOUND_SECONDS } from '../../lambdas/shared/observability/metric-catalog';
+import { PASSWORD_HASH_SECONDS_PER_VCPU } from '../../lambdas/back-office/passwords';
 import { SURFACES } from '../../lib/config/surfaces';
 
 describe('resolveStageConfig', () => {
@@ -141,18 +147,80 @@ describe('resolveStageConfig', () => {
 
   it('gives sign-in its own stage throttle per stage, within the web stage\'s, and refuses one above it', () => {
     expect(resolveStageConfig('pr1').signInThrottle).toEqual({ rateLimit: 5, burstLimit: 10 });
-    expect(resolveStageConfig('prod').signInThrottle).toEqual({ rateLimit: 50, burstLimit: 100 });
+    expect(resolveStageConfig('prod').signInThrottle).toEqual({ rateLimit: 25, burstLimit: 25 });
     const prod = resolveStageConfig('prod');
     expect(() => assertValidStageConfig({ ...prod, signInThrottle: { rateLimit: 150, burstLimit: 100 } })).toThrow(/signInThrottle \(150 \/ 100\) must stay within apiThrottle.web/);
     expect(() => assertValidStageConfig({ ...prod, signInThrottle: { rateLimit: 10, burstLimit: 0 } })).toThrow(/signInThrottle needs/);
   });
 
-  it('reserves concurrency for the web side\'s functions on prod only, within what Lambda leaves reservable', () => {
-    expect(resolveStageConfig('prod').reservedConcurrency).toEqual({ player: 40, settings: 20, webhooks: 10 });
-    for (const name of ['pr1', 'dev', 'staging']) expect(resolveStageConfig(name).reservedConcurrency).toEqual({});
+  it('reserves concurrency for the web side\'s functions on prod, for sign-in on every long-lived stage, within what Lambda leaves reservable', () => {
+    expect(resolveStageConfig('prod').reservedConcurrency).toEqual({ player: 40, settings: 20, 'sign-in': 45, webhooks: 10 });
+    expect(resolveStageConfig('staging').reservedConcurrency).toEqual({ 'sign-in': 30 });
+    expect(resolveStageConfig('dev').reservedConcurrency).toEqual({ 'sign-in': 15 });
+    expect(resolveStageConfig('pr1').reservedConcurrency).toEqual({});
     const prod = resolveStageConfig('prod');
     expect(() => assertValidStageConfig({ ...prod, reservedConcurrency: { player: 0 } })).toThrow(/reservedConcurrency.player must be an integer >= 1/);
     expect(() => assertValidStageConfig({ ...prod, reservedConcurrency: { player: 400, settings: 51 } })).toThrow(/reserves 451 in all, above 450/);
+  });
+
+  it('times a password hash at the measured full-vCPU figure from 1,769 MB up, and stretches it by the CPU share below', () => {
+    expect(hashSeconds(LAMBDA_MB_PER_VCPU)).toBe(PASSWORD_HASH_SECONDS_PER_VCPU);
+    expect(hashSeconds(2 * LAMBDA_MB_PER_VCPU)).toBe(PASSWORD_HASH_SECONDS_PER_VCPU);
+    expect(hashSeconds(512)).toBeCloseTo((PASSWORD_HASH_SECONDS_PER_VCPU * 1769) / 512, 10);
+  });
+
+  it('runs sign-in on a full vCPU on every stage, every other function on the stage\'s memory', () => {
+    for (const name of [...LONG_LIVED_STAGES, 'pr1']) {
+      const config = resolveStageConfig(name);
+      expect(functionMemoryMb(config, 'sign-in'), name).toBe(LAMBDA_MB_PER_VCPU);
+      expect(functionMemoryMb(config, 'settings'), name).toBe(config.lambda.memoryMb);
+    }
+    const dev = resolveStageConfig('dev');
+    expect(() => assertValidStageConfig({ ...dev, lambda: { ...dev.lambda, groupMemoryMb: { 'sign-in': 100 } } })).toThrow(/lambda.groupMemoryMb.sign-in must be an integer from 128 to 10240/);
+  });
+
+  it.each(LONG_LIVED_STAGES)('keeps what the sign-in throttle of %s lets run at once (burst + rate × hash time) within the sign-in reservation', (name) => {
+    // Prepare
+    const config = resolveStageConfig(name);
+    const { rateLimit, burstLimit } = config.signInThrottle;
+
+    // Act
+    const peak = signInPeakConcurrency(config);
+
+    // Assess
+    expect(peak).toBe(burstLimit + rateLimit * hashSeconds(functionMemoryMb(config, 'sign-in')));
+    expect(peak).toBeLessThanOrEqual(config.reservedConcurrency['sign-in'] as number);
+    const total = Object.values(config.reservedConcurrency).reduce<number>((sum, value) => sum + (value ?? 0), 0);
+    expect(total).toBeLessThanOrEqual(STAGE_RESERVED_CONCURRENCY_MAXIMUM);
+  });
+
+  it('refuses a sign-in throttle that could keep more executions busy than the sign-in reservation', () => {
+    // Prepare: prod's 25 / 25 on a full vCPU keeps 25 + 25 × 0.8 = 45 busy, its reservation.
+    const prod = resolveStageConfig('prod');
+    const saturating: [string, StageConfig][] = [
+      // One execution fewer than the peak.
+      ['reservation', { ...prod, reservedConcurrency: { ...prod.reservedConcurrency, 'sign-in': 44 } }],
+      // A faster refill: 25 + 30 × 0.8 = 49.
+      ['rate', { ...prod, signInThrottle: { rateLimit: 30, burstLimit: 25 } }],
+      // A deeper bucket: 40 + 25 × 0.8 = 60.
+      ['burst', { ...prod, signInThrottle: { rateLimit: 25, burstLimit: 40 } }],
+      // Less memory, a slower hash: at 512 MB 25 + 25 × 0.8 × 1769 / 512 ≈ 94.
+      ['memory', { ...prod, lambda: { ...prod.lambda, groupMemoryMb: { 'sign-in': 512 } } }],
+      // Each bound alone holds (25 × 0.8 = 20 ≤ 25, burst 25 ≤ 25), but a burst on a refilling bucket adds both: 45 > 25.
+      ['both terms', { ...prod, reservedConcurrency: { ...prod.reservedConcurrency, 'sign-in': 25 } }],
+    ];
+
+    // Act / Assess
+    for (const [change, config] of saturating) {
+      expect(() => assertValidStageConfig(config), change).toThrow(/signInThrottle \(\d+ \/ \d+\) can keep [\d.]+ sign-in executions busy .* above reservedConcurrency\['sign-in'\] \d+: a flood would meet Lambda's throttle \(5XX\) instead of 429/);
+    }
+    expect(() => assertValidStageConfig(prod)).not.toThrow();
+  });
+
+  it('requires a sign-in reservation on every long-lived stage, not on an ephemeral one', () => {
+    const staging = resolveStageConfig('staging');
+    expect(() => assertValidStageConfig({ ...staging, reservedConcurrency: {} })).toThrow(/reservedConcurrency\['sign-in'\] is required on a long-lived stage/);
+    expect(() => assertValidStageConfig({ ...resolveStageConfig('pr1'), reservedConcurrency: {} })).not.toThrow();
   });
 
   it('keeps every Lambda timeout below the 29 s API Gateway integration timeout', () => {

@@ -15,7 +15,7 @@ import {
 } from '../../lambdas/shared/http/routes';
 import { dataAccessOf, GROUP_SECRET_ACCESS } from '../../lambdas/service/data-access';
 import { RECORD_LIST_INDEXES, TABLE_IDS, physicalTableName, tableEnvName, type TableId } from '../../lambdas/shared/storage/table-definitions';
-import { resolveStageConfig } from '../../lib/config/stage-config';
+import { functionMemoryMb, resolveStageConfig } from '../../lib/config/stage-config';
 import { SURFACE_PROFILES, SURFACES } from '../../lib/config/surfaces';
 import { gatewayErrors, validateRoutes } from '../../lib/constructs/surface-api';
 import { WEBHOOK_PIPELINE } from '../../lib/constructs/webhook-delivery';
@@ -67,6 +67,8 @@ describe('stateless stack: functions', () => {
     // The webhook delivery worker is behind no API: its timeout covers a batch of attempts (webhook-delivery.ts).
     const worker = logicalIdByPath(statelessTemplate, FUNCTION, '/Webhooks/Worker/Resource');
     const fanOut = logicalIdByPath(statelessTemplate, FUNCTION, '/Webhooks/FanOut/Resource');
+    // Sign-in runs on a full vCPU (lambda.groupMemoryMb): its every call is a password hash.
+    const signIn = functionLogicalId(statelessTemplate, 'sign-in');
 
     for (const [id, fn] of Object.entries(resources(statelessTemplate, FUNCTION))) {
       expect(fn.Properties).toMatchObject({
@@ -74,7 +76,7 @@ describe('stateless stack: functions', () => {
         Architectures: ['arm64'],
         TracingConfig: { Mode: 'Active' },
         LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'DEBUG' },
-        MemorySize: config.lambda.memoryMb,
+        MemorySize: id === signIn ? functionMemoryMb(config, 'sign-in') : config.lambda.memoryMb,
         Timeout: id === worker ? WEBHOOK_PIPELINE.worker.timeoutSeconds : id === fanOut ? WEBHOOK_PIPELINE.fanOut.timeoutSeconds : config.lambda.timeoutSeconds,
       });
     }
@@ -322,7 +324,7 @@ describe('stateless stack: the partner API and the web side, two REST APIs', () 
       expect(fn.Properties.ReservedConcurrentExecutions, group).toBe(config.reservedConcurrency[group]);
       if (SURFACE_OF_GROUP[group] === 'partner') expect(fn.Properties.ReservedConcurrentExecutions, group).toBeUndefined();
     }
-    if (name === 'prod') for (const group of ['player', 'settings', 'webhooks'] as const) expect(config.reservedConcurrency[group], group).toBeGreaterThan(0);
+    if (name === 'prod') for (const group of ['player', 'settings', 'sign-in', 'webhooks'] as const) expect(config.reservedConcurrency[group], group).toBeGreaterThan(0);
   });
 
   it('writes each API’s access logs, to its own log group, as valid JSON without request headers or the concrete path', () => {
@@ -429,13 +431,13 @@ describe('stateless stack: the partner API and the web side, two REST APIs', () 
     });
   });
 
-  it('serves web settings’ sign-out (DELETE /settings/api/session) and sign-in on the web API, by the settings function', () => {
+  it('serves web settings’ sign-out (DELETE /settings/api/session) on the web API by the settings function, and sign-in by its own', () => {
     const { statelessTemplate } = stage('dev');
     const web = methodTargets(statelessTemplate, restApiLogicalId(statelessTemplate, 'web'));
     const settings = functionLogicalId(statelessTemplate, 'settings');
 
     expect(web.get('DELETE /settings/api/session')).toBe(settings);
-    expect(web.get('POST /settings/api/session')).toBe(settings);
+    expect(web.get('POST /settings/api/session')).toBe(functionLogicalId(statelessTemplate, 'sign-in'));
     expect(web.get('GET /settings/api/session')).toBe(settings);
     expect(web.get('GET /settings')).toBe(settings);
     expect(web.get('GET /join/{invitation_id}')).toBe(functionLogicalId(statelessTemplate, 'player'));
@@ -611,6 +613,9 @@ describe('validateRoutes', () => {
     ['greedy path parameters', [{ ...base, path: '/a/{rest+}' }]],
     ['belongs to the web surface, group system to the partner surface', [{ ...base, path: '/settings/x' }]],
     ['belongs to the partner surface, group settings to the web surface', [{ ...base, group: 'settings' }]],
+    // The sign-in throttle is checked against the sign-in function's reservation: that function is sign-in's alone.
+    ['a route of category settings-sign-in belongs to group sign-in', [{ ...base, path: '/settings/x', group: 'settings', category: 'settings-sign-in' }]],
+    ['a route of category settings-sign-in belongs to group sign-in', [{ ...base, path: '/settings/x', group: 'sign-in' }]],
   ])('rejects a table with a route that %s', (message, routes) => {
     expect(() => validateRoutes(routes)).toThrow(message);
   });

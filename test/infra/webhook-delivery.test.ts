@@ -5,6 +5,7 @@
  * mappings, the alarms, and exactly what each role of the pipeline may do.
  */
 import { describe, expect, it } from 'vitest';
+import { TWO_FACTOR_PURPOSE } from '../../lambdas/back-office/two-factor-seeds';
 import { dataAccessOf } from '../../lambdas/service/data-access';
 import { retryStateMachineDefinition, RETRY_STATES } from '../../lambdas/webhooks/delivery-schedule';
 import { ATTEMPT_LEASE_MS } from '../../lambdas/webhooks/deliveries';
@@ -133,6 +134,7 @@ function grantsOf(template: Template, roleId: string): string[] {
 }
 
 const SECRET_CONDITION = ` if ${JSON.stringify({ StringEquals: { 'kms:EncryptionContext:purpose': WEBHOOK_SECRET_PURPOSE } })}`;
+const TWO_FACTOR_CONDITION = ` if ${JSON.stringify({ StringEquals: { 'kms:EncryptionContext:purpose': TWO_FACTOR_PURPOSE } })}`;
 /** Active tracing (X-Ray) of every function: AWS offers these actions on `*` only. */
 const FUNCTION_TRACING = ['xray:PutTelemetryRecords on *', 'xray:PutTraceSegments on *'];
 /** A function's own log group (api-function.ts serviceFunctionRole), and no other. */
@@ -434,7 +436,7 @@ describe('webhook pipeline: least privilege, per role', () => {
     );
   });
 
-  it('webhooks API function: its routes’ table access (dataAccessOf), seals and opens secrets, queues resends; no state machine, no queue reads', () => {
+  it('webhooks API function: its routes’ table access (dataAccessOf), seals and opens secrets, opens two-factor seeds (a creation’s re-check), queues resends; no state machine, no queue reads', () => {
     const tableGrants = dataAccessOf('webhooks').flatMap((access) => {
       expect(access.table).toBe('access');
       const targets = access.indexes ? access.indexes.map((index) => `access-table/index/${index}`) : ['access-table'];
@@ -448,6 +450,7 @@ describe('webhook pipeline: least privilege, per role', () => {
         ...tableGrants,
         `kms:Decrypt on secrets-key${SECRET_CONDITION}`,
         `kms:Encrypt on secrets-key${SECRET_CONDITION}`,
+        `kms:Decrypt on secrets-key${TWO_FACTOR_CONDITION}`,
         'sqs:SendMessage on queue',
       ].sort(),
     );

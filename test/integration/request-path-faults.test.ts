@@ -258,6 +258,9 @@ const SCENARIOS: Record<RouteId, Scenario> = {
       return { method: 'POST', path: '/settings/api/two-factor/disable', headers: withSession(session.token), body: { password: PASSWORD, code } };
     },
   },
+  'settings-sign-out-everywhere': {
+    prepare: async () => ({ method: 'POST', path: '/settings/api/sign-out-everywhere', headers: withSession((await signedIn(email)).token) }),
+  },
   'settings-audit': get(() => '/settings/api/audit', () => withSession(browser.token)),
   webhooks: get(() => '/settings/api/webhooks', () => withSession(hooks.browser.token)),
   'webhook-create': {

@@ -16,6 +16,7 @@ import { createPlayerHandler } from '../../lambdas/player/player-pipeline';
 import { definition as invitationsFunction } from '../../lambdas/invitations/handler';
 import { definition as playerFunction } from '../../lambdas/player/handler';
 import { definition as settingsFunction } from '../../lambdas/settings/handler';
+import { definition as signInFunction } from '../../lambdas/sign-in/handler';
 import { definition as webhookFunction } from '../../lambdas/webhooks/handler';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { observedJob } from '../../lambdas/shared/observability/invocation';
@@ -50,6 +51,7 @@ beforeAll(async () => {
     player: createPlayerHandler({ ...playerFunction, platform: raisedPlatform }),
     invitations: createPartnerApiHandler({ ...invitationsFunction, platform: raisedPlatform }),
     settings: createSettingsHandler({ ...settingsFunction, platform: raisedPlatform }),
+    'sign-in': createSettingsHandler({ ...signInFunction, platform: raisedPlatform }),
     webhooks: createSettingsHandler({ ...webhookFunction, platform: raisedPlatform }),
   };
   // Retry waits x 0.0001: a failed first attempt is retried within a second.

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createBackOffice, type BackOffice } from '../../lambdas/back-office/back-office';
 import { createSettingsHandler } from '../../lambdas/settings/settings-pipeline';
 import { definition as settingsFunction } from '../../lambdas/settings/handler';
+import { definition as signInFunction } from '../../lambdas/sign-in/handler';
 import { LIMITS, quotaLimits, type Limit, type QuotaLimit } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
@@ -25,9 +26,11 @@ let office: BackOffice;
 
 beforeAll(async () => {
   const settings = createSettingsHandler({ ...settingsFunction, platform: () => platform });
+  // Sign-in is a function of its own: on the same platform (limits and clock), or its sessions would be opened on another clock.
+  const signIn = createSettingsHandler({ ...signInFunction, platform: () => platform });
   // 55 password-checked creations at once can pass the deployed 10 s on a loaded machine (the front answers 502): these
   // rows count limits, not time.
-  stack = await startTestStack({ handlers: { ...HANDLERS, settings }, functionTimeoutMs: 120_000 });
+  stack = await startTestStack({ handlers: { ...HANDLERS, settings, 'sign-in': signIn }, functionTimeoutMs: 120_000 });
 });
 afterAll(() => stack?.stop());
 
@@ -65,6 +68,8 @@ async function senderFor(row: QuotaLimit): Promise<Sender> {
   }
   if (row.holder === 'sign-in-ip') return () => new SettingsBrowser(stack).signIn(newEmail(), 'not the password at all');
   const { account_id, browser } = await signedIn();
+  // The session's own row counts a wrong password as well as a right one: it is counted before the check.
+  if (row.holder === 'settings-session') return () => browser.post('/settings/api/two-factor/enrol', { password: 'not the password at all' });
   switch (category) {
     case 'settings-view':
       return () => browser.get('/settings/api/keys');
@@ -84,7 +89,7 @@ async function senderFor(row: QuotaLimit): Promise<Sender> {
 
 // The webhook rows (also per account) have their own test with their own routes: test/integration/webhook-limits.test.ts.
 const ROWS = quotaLimits().filter(
-  (l) => (l.holder === 'settings-account' || l.holder === 'sign-in-ip' || l.holder === 'sign-in-email') && !l.policy.startsWith('webhook-'),
+  (l) => (l.holder === 'settings-account' || l.holder === 'settings-session' || l.holder === 'sign-in-ip' || l.holder === 'sign-in-email') && !l.policy.startsWith('webhook-'),
 );
 
 describe('web settings limits, each exact under concurrency', () => {
@@ -99,6 +104,7 @@ describe('web settings limits, each exact under concurrency', () => {
       'settings-change-minute': [60, 10],
       'settings-change-hour': [3600, 60],
       'settings-change-day': [86_400, 200],
+      'settings-session-change-minute': [60, 5],
       'settings-revoke-minute': [60, 10],
       'settings-key-create-hour': [3600, 20],
       'settings-key-create-day': [86_400, 50],
@@ -135,11 +141,14 @@ describe('web settings limits, each exact under concurrency', () => {
 describe('the separate revoke quota', () => {
   it('lets a key be revoked when the change quotas are spent, and a refused change counts nowhere', async () => {
     platform = platformFor('real');
-    const { account_id, browser } = await signedIn();
+    const { account_id, email, browser } = await signedIn();
     const keys = await Promise.all(Array.from({ length: 3 }, () => office.keys.create({ accountId: account_id, scopes: ['public:read'] })));
-    const changes = await concurrently(12, () => browser.post('/settings/api/two-factor/enrol', { password: PASSWORD }));
-    expect(changes.filter((r) => r.status === 429)).toHaveLength(2);
-    const refused = await browser.post('/settings/api/keys', { password: PASSWORD, scopes: ['public:read'] });
+    // Twelve accepted changes from three sessions (each session's own row admits five a minute): the account's minute takes ten.
+    const others = [browser, new SettingsBrowser(stack), new SettingsBrowser(stack)];
+    for (const other of others.slice(1)) expect((await other.signIn(email, PASSWORD)).status).toBe(200);
+    const changes = (await Promise.all(others.map((other) => concurrently(4, () => other.post('/settings/api/two-factor/enrol', { password: PASSWORD }))))).flat();
+    expect(changes.filter((r) => r.status === 429).map((r) => r.headers.get('x-ratelimit-policy'))).toEqual(['settings-change-minute', 'settings-change-minute']);
+    const refused = await others[2].post('/settings/api/keys', { password: PASSWORD, scopes: ['public:read'] });
     expect(refused.status).toBe(429);
     expect(refused.headers.get('x-ratelimit-policy')).toBe('settings-change-minute');
     for (const key of keys) expect((await browser.post(`/settings/api/keys/${key.key_id}/revoke`)).status).toBe(200);

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createBackOffice, type BackOffice } from '../../lambdas/back-office/back-office';
 import { createSettingsHandler } from '../../lambdas/settings/settings-pipeline';
 import { definition as settingsFunction } from '../../lambdas/settings/handler';
+import { definition as signInFunction } from '../../lambdas/sign-in/handler';
 import { definition as webhookFunction } from '../../lambdas/webhooks/handler';
 import { codeAt } from '../../lambdas/back-office/two-factor';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
@@ -35,7 +36,8 @@ beforeAll(async () => {
   // clock (the webhooks function's real one) would see those windows from another minute (one write more per view).
   const settings = createSettingsHandler({ ...settingsFunction, platform: () => platform });
   const webhooks = createSettingsHandler({ ...webhookFunction, platform: () => platform });
-  stack = await startTestStack({ handlers: { ...HANDLERS, settings, webhooks } });
+  const signIn = createSettingsHandler({ ...signInFunction, platform: () => platform });
+  stack = await startTestStack({ handlers: { ...HANDLERS, settings, 'sign-in': signIn, webhooks } });
   platform = createPlatform({ limits: raised, edgeGuard: undefined, clock: () => now, localSwitches: sharedPlatform().localSwitches, documentClient: sharedPlatform().documentClient });
   office = createBackOffice(stack.client, stack.tables.access, () => now, stack.tables.domain);
 });
@@ -101,7 +103,8 @@ describe('signing in', () => {
     const response = await b.signIn(email.toUpperCase(), PASSWORD);
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ account_id, email, two_factor: 'off', name: 'Settings user' });
-    const cookie = response.headers.get('set-cookie') ?? '';
+    // The session cookie first; the device cookie beside it (test/integration/sign-in-lockout.test.ts).
+    const [cookie] = response.headers.getSetCookie();
     expect(cookie).toMatch(/^settings_session=[A-Za-z0-9_-]{43}; Path=\/v1\/settings; Max-Age=43200; HttpOnly; Secure; SameSite=Strict$/);
     const session = await b.get('/settings/api/session');
     expect(session.status).toBe(200);

@@ -12,6 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSettingsHandler } from '../../lambdas/settings/settings-pipeline';
 import { definition as settingsFunction } from '../../lambdas/settings/handler';
+import { definition as signInFunction } from '../../lambdas/sign-in/handler';
 import { definition as webhookFunction } from '../../lambdas/webhooks/handler';
 import { LIMITS, quotaLimits, type Limit, type QuotaLimit } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, sharedPlatform, type Platform } from '../../lambdas/shared/platform';
@@ -31,7 +32,8 @@ beforeAll(async () => {
   const settings = createSettingsHandler({ ...settingsFunction, platform: () => platform });
   // Each row sends its requests at once (25 creations, each checking a password): on a loaded 2-core machine one can take
   // longer than the deployed 10 s function timeout, which the front would answer 502. These tests count limits, not time.
-  stack = await startTestStack({ handlers: { ...HANDLERS, webhooks, settings }, functionTimeoutMs: 120_000 });
+  const signIn = createSettingsHandler({ ...signInFunction, platform: () => platform });
+  stack = await startTestStack({ handlers: { ...HANDLERS, webhooks, settings, 'sign-in': signIn }, functionTimeoutMs: 120_000 });
 });
 afterAll(() => stack?.stop());
 

@@ -9,6 +9,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createBackOffice, type BackOffice } from '../../lambdas/back-office/back-office';
 import { codeAt } from '../../lambdas/back-office/two-factor';
 import { definition as settingsFunction } from '../../lambdas/settings/handler';
+import { definition as signInFunction } from '../../lambdas/sign-in/handler';
 import { createSettingsHandler } from '../../lambdas/settings/settings-pipeline';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
@@ -46,7 +47,8 @@ export async function startFaultySettings(): Promise<FaultySettings> {
   const clock = { now: new Date() };
   let platform: Platform | undefined;
   const settings = createSettingsHandler({ ...settingsFunction, platform: () => platform as Platform });
-  const stack = await startTestStack({ faults, handlers: { ...HANDLERS, settings } });
+  const signIn = createSettingsHandler({ ...signInFunction, platform: () => platform as Platform });
+  const stack = await startTestStack({ faults, handlers: { ...HANDLERS, settings, 'sign-in': signIn } });
   // As the local stack builds the handlers' client (its timeouts and tries), through the plan.
   const client: DynamoDBDocumentClient = faults.instrument(createDocumentClient(new DynamoDBClient(LOCAL_HANDLER_DYNAMO_CONFIG)));
   const raised = LIMITS.map((l) => (l.kind === 'edge' ? l : { ...l, limit: 100_000 }));

@@ -6,6 +6,7 @@
  */
 import { createSettingsHandler } from '../../lambdas/settings/settings-pipeline';
 import { definition as settingsFunction } from '../../lambdas/settings/handler';
+import { definition as signInFunction } from '../../lambdas/sign-in/handler';
 import { FUNCTION_BUILDERS } from '../../lambdas/service/functions';
 import { definition as webhookFunction } from '../../lambdas/webhooks/handler';
 import type { ApiHandler } from '../../lambdas/shared/http/pipeline';
@@ -27,7 +28,7 @@ function raisedPlatform(kinds: ReadonlySet<Limit['kind']>): () => Platform {
     }));
 }
 
-/** The local stack's handlers, with the webhooks and settings functions on the raised platform (quotas only). */
+/** The local stack's handlers, with the webhooks, settings and sign-in functions on the raised platform (quotas only). */
 export function raisedWebhookHandlers() {
   const platform = raisedPlatform(new Set(['quota']));
   return {
@@ -35,6 +36,7 @@ export function raisedWebhookHandlers() {
     webhooks: createSettingsHandler({ ...webhookFunction, platform }),
     // Signing in (many managers from 127.0.0.1) on the same raised platform.
     settings: createSettingsHandler({ ...settingsFunction, platform }),
+    'sign-in': createSettingsHandler({ ...signInFunction, platform }),
   };
 }
 

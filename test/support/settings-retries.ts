@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { codeAt } from '../../lambdas/back-office/two-factor';
 import { definition as settingsFunction } from '../../lambdas/settings/handler';
+import { definition as signInFunction } from '../../lambdas/sign-in/handler';
 import { createSettingsHandler } from '../../lambdas/settings/settings-pipeline';
 import { definition as webhookFunction } from '../../lambdas/webhooks/handler';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
@@ -56,6 +57,7 @@ export async function startRetryWorld(faults: FaultPlan): Promise<RetryWorld> {
     handlers: {
       ...HANDLERS,
       settings: createSettingsHandler({ ...settingsFunction, platform: onPlatform }),
+      'sign-in': createSettingsHandler({ ...signInFunction, platform: onPlatform }),
       webhooks: createSettingsHandler({ ...webhookFunction, platform: onPlatform }),
     },
   });

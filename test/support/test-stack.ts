@@ -35,6 +35,8 @@ export async function startTestStack(
     functionTimeoutMs?: number;
     /** Fault injection on the request path (and the webhook pipeline): see LocalStackOptions.faults. */
     faults?: LocalStackOptions['faults'];
+    /** Who may use the sealing key for what (default: as deployed): see LocalStackOptions.keyUsers. */
+    keyUsers?: LocalStackOptions['keyUsers'];
   } = {},
 ): Promise<TestStack> {
   const endpoint = inject('dynamoEndpoint');
@@ -51,6 +53,7 @@ export async function startTestStack(
     webhooks: options.webhooks === false ? false : { allowLocalWebhooks: true, waitScale: 1, ...options.webhooks },
     functionTimeoutMs: options.functionTimeoutMs,
     faults: options.faults,
+    keyUsers: options.keyUsers,
   });
   const client = localDocumentClient(endpoint);
   return {

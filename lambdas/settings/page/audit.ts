@@ -29,7 +29,11 @@ const ACTIONS: Readonly<Record<AuditEntry['action'], string>> = {
   'webhook.tested': 'Test event sent to a webhook callback',
   'webhook.resent': 'Webhook delivery sent again',
   'sign_in.succeeded': 'Signed in',
+  'sign_in.refused_attempts': 'Sign-in attempts refused since the last sign-in:',
   'sign_in.two_factor_failed': 'Sign-in refused: wrong two-factor code',
+  'reauth.failed': 'Change refused: wrong password or two-factor code',
+  'session.ended': 'Session ended after repeated wrong passwords or codes',
+  'sessions.ended': 'Signed out everywhere',
   'account.deactivated': 'Account deactivated by an operator',
   'account.reactivated': 'Account reactivated by an operator',
   'membership.set': 'Organization role set by an operator',
@@ -50,6 +54,8 @@ function entryRow(entry: AuditEntry): HTMLTableRowElement {
   if (entry.webhook_id) action.append(' ', element('code', entry.webhook_id));
   if (entry.partner_id) action.append(' ', element('code', entry.partner_id));
   if (entry.role) action.append(' (' + entry.role + ')');
+  if (entry.count !== undefined) action.append(' ' + entry.count);
+  if (entry.route) action.append(' ', element('code', entry.route));
   row.append(cell('Time', time(entry.at)), cell('Action', action), cell('Source IP', entry.source_ip || (entry.via === 'operator' ? 'operator' : 'unknown')));
   return row;
 }

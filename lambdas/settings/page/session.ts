@@ -59,4 +59,13 @@ export function initSignOut(): void {
     if (result.ok || result.ended) signedOut('You are signed out.', 'success');
     else say('settings-status', errorText(result), 'error');
   });
+  // Every session of the account ends, this one too: needs no password, so it works from any browser still signed in.
+  const everywhere = byId('sign-out-everywhere', HTMLButtonElement);
+  everywhere.addEventListener('click', async () => {
+    everywhere.disabled = true;
+    const result = await call<'settings-sign-out-everywhere'>('POST', 'sign-out-everywhere');
+    everywhere.disabled = false;
+    if (result.ok) signedOut('You are signed out everywhere: every session of your account has ended.', 'success');
+    else if (!result.ended) say('password-status', errorText(result), 'error');
+  });
 }

@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 /**
  * Browser code of the settings page: its one way to call the settings API beside the page
- * (`<page>/api/…`), typed by the routes' own contracts (settings-contracts.ts,
+ * (`<page>/api/…`), typed by the routes' own contracts (settings-contracts.ts, sign-in-contracts.ts,
  * webhook-contracts.ts: what a route answers is `z.output` of its `data` schema, what it takes
  * `z.input` of its `body`; types only, nothing of zod reaches the page). JSON in and out, the
  * session cookie, the cross-site request header on every change, and a creation's Idempotency-Key
@@ -14,9 +14,10 @@ import { pagePath } from '../../shared/browser/dom';
 import { requestJson } from '../../shared/browser/json-request';
 import type { WEBHOOK_CONTRACTS } from '../../webhooks/webhook-contracts';
 import type { SETTINGS_CONTRACTS } from '../settings-contracts';
+import type { SIGN_IN_CONTRACTS } from '../../sign-in/sign-in-contracts';
 import { state, type NoticeKind } from './page-state';
 
-type Contracts = typeof SETTINGS_CONTRACTS & typeof WEBHOOK_CONTRACTS;
+type Contracts = typeof SETTINGS_CONTRACTS & typeof SIGN_IN_CONTRACTS & typeof WEBHOOK_CONTRACTS;
 /** A route of the settings API (web settings' own and the webhook callbacks'). */
 export type SettingsRoute = keyof Contracts;
 /** What a route answers on success. */

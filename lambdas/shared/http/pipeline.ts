@@ -88,6 +88,11 @@ export interface OperationResult {
   readonly status?: number;
   readonly data: unknown;
   readonly headers?: Record<string, string>;
+  /**
+   * Cookies the answer sets, one `Set-Cookie` each: a header map holds one value per name, so they go out as the
+   * proxy result's `multiValueHeaders` (signing in sets the session cookie and the device cookie).
+   */
+  readonly cookies?: readonly string[];
   /** A page (text/html) instead of the JSON envelope: the player site's page, whose `data` is its HTML. */
   readonly page?: true;
 }
@@ -393,8 +398,10 @@ export function composeApiHandler<I extends OperationInput>(definition: Function
 /** A front door's answer: a page (`page: true`, its HTML) as it is, anything else in the door's success shape. */
 export const answerWith =
   (success: (requestId: string, data: unknown, status: number, headers?: Record<string, string>) => APIGatewayProxyResult) =>
-  (state: PipelineState, { page, data, status, headers }: OperationResult): APIGatewayProxyResult =>
-    page ? pageResponse(state.event.requestId, String(data), headers) : success(state.event.requestId, data, status ?? 200, headers);
+  (state: PipelineState, { page, data, status, headers, cookies }: OperationResult): APIGatewayProxyResult => {
+    const response = page ? pageResponse(state.event.requestId, String(data), headers) : success(state.event.requestId, data, status ?? 200, headers);
+    return cookies?.length ? { ...response, multiValueHeaders: { ...response.multiValueHeaders, 'Set-Cookie': [...cookies] } } : response;
+  };
 
 /** The web side takes no API key: a request carrying an Authorization header is refused (400 API_KEY_NOT_ACCEPTED). */
 export function refuseApiKey(event: ApiEvent): void {

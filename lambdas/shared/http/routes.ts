@@ -13,9 +13,9 @@ import type { RouteCategory } from '../limits/limits-table';
 export const API_STAGE_NAME = 'v1';
 
 /** A Lambda function serving a group of endpoints. */
-export type EndpointGroup = 'system' | 'identity' | 'records' | 'entitlements' | 'invitations' | 'tickets' | 'player' | 'settings' | 'webhooks';
+export type EndpointGroup = 'system' | 'identity' | 'records' | 'entitlements' | 'invitations' | 'tickets' | 'player' | 'settings' | 'sign-in' | 'webhooks';
 
-export const ENDPOINT_GROUPS: readonly EndpointGroup[] = ['system', 'identity', 'records', 'entitlements', 'invitations', 'tickets', 'player', 'settings', 'webhooks'];
+export const ENDPOINT_GROUPS: readonly EndpointGroup[] = ['system', 'identity', 'records', 'entitlements', 'invitations', 'tickets', 'player', 'settings', 'sign-in', 'webhooks'];
 
 /**
  * The two front doors of the service, each its own API Gateway REST API with its own WAF web ACL
@@ -33,6 +33,7 @@ export const SURFACE_OF_GROUP: Readonly<Record<EndpointGroup, Surface>> = {
   tickets: 'partner',
   player: 'web',
   settings: 'web',
+  'sign-in': 'web',
   webhooks: 'web',
 };
 
@@ -208,17 +209,21 @@ export const ROUTES = [
   { id: 'player-message', method: 'POST', path: '/join/{invitation_id}/messages', group: 'player', auth: 'player', category: 'player-message', query: [], body: 'json' },
   // Web settings (docs/web-settings.md): the page, and the settings API its script calls.
   { id: 'settings-page', method: 'GET', path: '/settings', group: 'settings', auth: 'web', query: [], body: 'none' },
-  { id: 'settings-sign-in', method: 'POST', path: '/settings/api/session', group: 'settings', auth: 'web', category: 'settings-sign-in', query: [], body: 'json' },
+  // Signing in has a function of its own (each attempt a password hash): a flood of it spends that function's reserved
+  // concurrency, never the settings function's (docs/infrastructure.md, "Sign-in's own function").
+  { id: 'settings-sign-in', method: 'POST', path: '/settings/api/session', group: 'sign-in', auth: 'web', category: 'settings-sign-in', query: [], body: 'json' },
   { id: 'settings-sign-out', method: 'DELETE', path: '/settings/api/session', group: 'settings', auth: 'web', query: [], body: 'none' },
   { id: 'settings-session', method: 'GET', path: '/settings/api/session', group: 'settings', auth: 'session', category: 'settings-view', query: [], body: 'none' },
   { id: 'settings-organizations', method: 'GET', path: '/settings/api/organizations', group: 'settings', auth: 'session', category: 'settings-view', query: [], body: 'none' },
   { id: 'settings-keys', method: 'GET', path: '/settings/api/keys', group: 'settings', auth: 'session', category: 'settings-view', query: [], body: 'none' },
   { id: 'settings-key-create', method: 'POST', path: '/settings/api/keys', group: 'settings', auth: 'session', category: 'settings-key-create', query: [], body: 'json' },
   { id: 'settings-key-revoke', method: 'POST', path: '/settings/api/keys/{key_id}/revoke', group: 'settings', auth: 'session', category: 'settings-revoke', query: [], body: 'none' },
-  { id: 'settings-password', method: 'POST', path: '/settings/api/password', group: 'settings', auth: 'session', category: 'settings-change', query: [], body: 'json' },
+  // The remedies (password change, two-factor confirm, sign out everywhere) count on their session only: nothing another session spends can block them.
+  { id: 'settings-password', method: 'POST', path: '/settings/api/password', group: 'settings', auth: 'session', category: 'settings-remedy', query: [], body: 'json' },
   { id: 'settings-two-factor-enrol', method: 'POST', path: '/settings/api/two-factor/enrol', group: 'settings', auth: 'session', category: 'settings-change', query: [], body: 'json' },
-  { id: 'settings-two-factor-confirm', method: 'POST', path: '/settings/api/two-factor/confirm', group: 'settings', auth: 'session', category: 'settings-change', query: [], body: 'json' },
+  { id: 'settings-two-factor-confirm', method: 'POST', path: '/settings/api/two-factor/confirm', group: 'settings', auth: 'session', category: 'settings-remedy', query: [], body: 'json' },
   { id: 'settings-two-factor-disable', method: 'POST', path: '/settings/api/two-factor/disable', group: 'settings', auth: 'session', category: 'settings-change', query: [], body: 'json' },
+  { id: 'settings-sign-out-everywhere', method: 'POST', path: '/settings/api/sign-out-everywhere', group: 'settings', auth: 'session', category: 'settings-remedy', query: [], body: 'none' },
   { id: 'settings-audit', method: 'GET', path: '/settings/api/audit', group: 'settings', auth: 'session', category: 'settings-view', query: ['cursor'], body: 'none' },
   // Webhook callbacks in web settings (docs/webhooks.md): their own function (KMS, the delivery queue), the same session and limits.
   { id: 'webhooks', method: 'GET', path: '/settings/api/webhooks', group: 'webhooks', auth: 'session', category: 'settings-view', query: [], body: 'none' },

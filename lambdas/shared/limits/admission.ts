@@ -303,6 +303,7 @@ const HOLDER_ORDER: readonly QuotaHolder[] = [
   'settings-account',
   'sign-in-ip',
   'sign-in-email',
+  'sign-in-device',
   'webhook',
   'webhook-organization',
   'webhook-delivery-record',

@@ -22,6 +22,8 @@ export const isPlayerCategory = (category: RouteCategory | undefined): category 
 export type SettingsCategory =
   | 'settings-view'
   | 'settings-change'
+  /** Password change, two-factor confirm, sign out everywhere: what ends another session's access (counted per session only). */
+  | 'settings-remedy'
   | 'settings-key-create'
   | 'settings-revoke'
   | 'settings-sign-in'
@@ -33,12 +35,13 @@ export const isSettingsCategory = (category: RouteCategory | undefined): categor
 /**
  * The item whose counters and leases a limit lives on: the key, its creating account, or its
  * organization (partner API); the source IP or the join link (player site); the signed-in account
- * (web settings), or the source IP and the e-mail address of a sign-in.
+ * (web settings), or the source IP and the e-mail address (or the browser's device) of a sign-in.
  */
 export type QuotaHolder = KeyHolder | PlayerHolder | SettingsHolder;
 export type KeyHolder = 'key' | 'account' | 'organization';
 export type PlayerHolder = 'player-ip' | 'join-link';
-export type SettingsHolder = 'settings-account' | 'sign-in-ip' | 'sign-in-email' | WebhookHolder;
+/** `sign-in-device`: a browser that signed in to the address before (its device cookie: lambdas/settings/device-cookie.ts). */
+export type SettingsHolder = 'settings-account' | 'settings-session' | 'sign-in-ip' | 'sign-in-email' | 'sign-in-device' | WebhookHolder;
 /**
  * Webhook limits beyond the signed-in account's: per callback, per organization (all its callbacks), per delivery
  * (manual resends), and the delivery pipeline's own per-callback slots and starts (`webhook-delivery`, on the callback item).
@@ -116,7 +119,10 @@ export type Limit = QuotaLimit | ConcurrencyLimit | RollingLimit | EdgeLimit;
 
 const INVITATION_AND_TICKET: readonly RouteCategory[] = ['invitation-create', 'invitation', 'ticket'];
 const PLAYER_CALLS: readonly RouteCategory[] = ['player-view', 'player-claim', 'player-message'];
+/** Changes counted on the account's quotas, once their password (and code) re-check passed (lambdas/settings/re-check.ts). */
 const SETTINGS_CHANGES: readonly RouteCategory[] = ['settings-change', 'settings-key-create', 'settings-webhook-create'];
+/** Everything that re-checks the password, and the remedies: counted on the session's own item, before the check. */
+const SESSION_CHANGES: readonly RouteCategory[] = [...SETTINGS_CHANGES, 'settings-remedy'];
 
 export const LIMITS: readonly Limit[] = [
   { kind: 'quota', policy: 'key-minute', holder: 'key', windowSeconds: 60, limit: 60, covers: 'all', description: 'each valid API key, per minute' },
@@ -139,9 +145,10 @@ export const LIMITS: readonly Limit[] = [
   { kind: 'quota', policy: 'join-message-hour', holder: 'join-link', windowSeconds: 3600, limit: 20, covers: ['player-message'], description: "the player's messages on one ticket (with the player's cookie), per UTC hour" },
   { kind: 'quota', policy: 'join-message-day', holder: 'join-link', windowSeconds: 86_400, limit: 100, covers: ['player-message'], description: "the player's messages on one ticket (with the player's cookie), per UTC day" },
   { kind: 'quota', policy: 'settings-view-minute', holder: 'settings-account', windowSeconds: 60, limit: 30, covers: ['settings-view'], description: 'web settings: viewing API settings (session, organizations, keys, audit), per account, per minute' },
-  { kind: 'quota', policy: 'settings-change-minute', holder: 'settings-account', windowSeconds: 60, limit: 10, covers: SETTINGS_CHANGES, description: 'web settings: configuration changes (key and webhook creation, password, two-factor), per account, per minute' },
+  { kind: 'quota', policy: 'settings-change-minute', holder: 'settings-account', windowSeconds: 60, limit: 10, covers: SETTINGS_CHANGES, description: 'web settings: configuration changes (key and webhook creation, two-factor enrol and disable), per account, per minute, counted once the password (and code) re-check passed' },
   { kind: 'quota', policy: 'settings-change-hour', holder: 'settings-account', windowSeconds: 3600, limit: 60, covers: SETTINGS_CHANGES, description: 'web settings: configuration changes, per account, per UTC hour' },
   { kind: 'quota', policy: 'settings-change-day', holder: 'settings-account', windowSeconds: 86_400, limit: 200, covers: SETTINGS_CHANGES, description: 'web settings: configuration changes, per account, per UTC day' },
+  { kind: 'quota', policy: 'settings-session-change-minute', holder: 'settings-session', windowSeconds: 60, limit: 5, covers: SESSION_CHANGES, description: 'web settings: changes that re-check the password, and the remedies (password change, two-factor confirm, sign out everywhere), per session, per minute, counted before the check: a session, stolen or not, spends only its own' },
   { kind: 'quota', policy: 'settings-revoke-minute', holder: 'settings-account', windowSeconds: 60, limit: 10, covers: ['settings-revoke'], description: 'web settings: revoking a key or deactivating a webhook callback (separate: not blocked by the change quotas), per account, per minute' },
   { kind: 'quota', policy: 'settings-key-create-hour', holder: 'settings-account', windowSeconds: 3600, limit: 20, covers: ['settings-key-create'], description: 'web settings: creating API keys (also configuration changes), per account, per UTC hour' },
   { kind: 'quota', policy: 'settings-key-create-day', holder: 'settings-account', windowSeconds: 86_400, limit: 50, covers: ['settings-key-create'], description: 'web settings: creating API keys, per account, per UTC day' },
@@ -157,8 +164,10 @@ export const LIMITS: readonly Limit[] = [
   { kind: 'quota', policy: 'webhook-resend-delivery-day', holder: 'webhook-delivery-record', windowSeconds: 86_400, limit: 3, covers: ['settings-webhook-resend'], description: 'manual resends of one webhook delivery, per UTC day' },
   { kind: 'rolling', policy: 'webhook-delivery-starts-minute', holder: 'webhook-delivery', windowSeconds: 60, limit: 10, covers: ['webhook-attempt'], description: 'delivery attempts started per webhook callback in any 60 seconds (the delivery pipeline)' },
   { kind: 'concurrency', policy: 'webhook-delivery-concurrency', holder: 'webhook-delivery', limit: 3, covers: ['webhook-attempt'], description: 'delivery attempts in flight per webhook callback (the delivery pipeline)' },
-  { kind: 'quota', policy: 'sign-in-email-minute', holder: 'sign-in-email', windowSeconds: 60, limit: 5, covers: ['settings-sign-in'], description: 'sign-in attempts for one e-mail address (known or not), per minute' },
-  { kind: 'quota', policy: 'sign-in-email-hour', holder: 'sign-in-email', windowSeconds: 3600, limit: 20, covers: ['settings-sign-in'], description: 'sign-in attempts for one e-mail address, per UTC hour' },
+  { kind: 'quota', policy: 'sign-in-email-minute', holder: 'sign-in-email', windowSeconds: 60, limit: 5, covers: ['settings-sign-in'], description: 'sign-in attempts for one e-mail address (known or not) from browsers without a device cookie for it, per minute' },
+  { kind: 'quota', policy: 'sign-in-email-hour', holder: 'sign-in-email', windowSeconds: 3600, limit: 20, covers: ['settings-sign-in'], description: 'sign-in attempts for one e-mail address from browsers without a device cookie for it, per UTC hour' },
+  { kind: 'quota', policy: 'sign-in-device-minute', holder: 'sign-in-device', windowSeconds: 60, limit: 5, covers: ['settings-sign-in'], description: 'sign-in attempts from a browser with a valid device cookie for the address typed (it signed in to it before), per device, per minute, instead of the address rows' },
+  { kind: 'quota', policy: 'sign-in-device-hour', holder: 'sign-in-device', windowSeconds: 3600, limit: 20, covers: ['settings-sign-in'], description: 'sign-in attempts from a browser with a valid device cookie for the address typed, per device, per UTC hour' },
   { kind: 'quota', policy: 'sign-in-ip-minute', holder: 'sign-in-ip', windowSeconds: 60, limit: 10, covers: ['settings-sign-in'], description: 'sign-in attempts from one source IP, per minute' },
   { kind: 'quota', policy: 'sign-in-ip-hour', holder: 'sign-in-ip', windowSeconds: 3600, limit: 60, covers: ['settings-sign-in'], description: 'sign-in attempts from one source IP, per UTC hour' },
   { kind: 'edge', policy: 'edge-ip-burst', surface: 'partner', aggregate: 'ip', windowSeconds: 10, limit: 30, counts: 'all', enforcedBy: 'application', description: 'by source IP (health included), per 10 seconds' },

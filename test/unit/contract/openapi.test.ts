@@ -63,8 +63,8 @@ describe('the documents together', () => {
       expect(contract.body !== undefined, route.id).toBe(route.body === 'json');
       const method = route.method.toLowerCase();
       const [partner, settings] = [operationOf(route.path, method, PARTNER_SURFACE), operationOf(route.path, method, SETTINGS_SURFACE)];
-      // Web settings, the webhook callbacks' routes included.
-      if (route.group === 'settings' || route.group === 'webhooks') expect([partner, settings?.operationId], route.id).toEqual([undefined, route.id]);
+      // Web settings, the sign-in and webhook callbacks' routes (their own functions) included.
+      if (route.group === 'settings' || route.group === 'sign-in' || route.group === 'webhooks') expect([partner, settings?.operationId], route.id).toEqual([undefined, route.id]);
       else if (route.auth === 'player') expect([partner, settings], route.id).toEqual([undefined, undefined]);
       else expect([partner?.operationId, settings, route.auth], route.id).toEqual([route.id, undefined, expect.stringMatching(/^(none|key)$/)]);
     }
@@ -106,7 +106,7 @@ describe('the partner API document', () => {
 });
 
 describe('the web settings document', () => {
-  const settingsRoutes = ROUTES.filter((route) => route.group === 'settings');
+  const settingsRoutes = ROUTES.filter((route) => route.group === 'settings' || route.group === 'sign-in');
   const operationOfRoute = (route: (typeof ROUTES)[number]) => operationOf(route.path, route.method.toLowerCase(), SETTINGS_SURFACE);
 
   it('asks for the session cookie on signed-in operations only', () => {

@@ -60,6 +60,7 @@ describe('--check-waf with WAF in front', () => {
     expect(edgeChecks(true).map((c) => c.name)).toEqual([
       'edge: a managed rule blocks (partner API)',
       'edge: a managed rule blocks (web side)',
+      'edge: the sign-in rule counts every spelling of the sign-in path (web side)',
       'edge: a burst meets 429 (partner API)',
       'edge: a burst meets 429 (web side)',
     ]);

@@ -1,0 +1,22 @@
+/**
+ * The `sign-in` function: signing in to web settings (`POST /settings/api/session`), and nothing else. Each attempt
+ * costs a password hash (scrypt, lambdas/back-office/passwords.ts), so an unauthenticated flood of it is the most
+ * expensive traffic the web side takes; in a function of its own, that flood can exhaust only this function's
+ * reserved concurrency (StageConfig.reservedConcurrency['sign-in']), never the settings function's, which keeps
+ * serving the page, sign-out and every signed-in route. The stage checks that the method throttle in front of it
+ * cannot saturate that reservation (lib/config/stage-config.ts), so a flood is refused with 429 at API Gateway.
+ *
+ * Same front door as the rest of web settings (settings-pipeline.ts: no API key, the cross-site checks, the
+ * web-settings error shape); the operation is settings' own (settings-operations.ts), counted by source IP and
+ * e-mail address once its body is parsed (settings-admission.ts).
+ */
+import { createSettingsHandler, type SettingsFunction } from '../settings/settings-pipeline';
+import { lookupSession, signInOperation } from '../settings/settings-operations';
+import { SIGN_IN_CONTRACTS } from './sign-in-contracts';
+
+export const operations = { 'settings-sign-in': signInOperation };
+
+// Its route takes no session (auth `web`): the front door never calls the lookup here; it is the settings function's own.
+export const definition: SettingsFunction = { operations, contracts: SIGN_IN_CONTRACTS, sessions: lookupSession };
+
+export const handler = createSettingsHandler(definition);
