@@ -6,133 +6,23 @@
  * cross-site requests (web-session.ts), and, on signed-in routes, checked the
  * session and counted the account's limits (settings-admission.ts).
  */
-import { createBackOffice, BackOfficeError, type BackOffice, type BackOfficeCode, type CreateKeyInput } from '../back-office/back-office';
+import type { BackOffice, CreateKeyInput } from '../back-office/back-office';
 import { isEarlierKeyCreation, type EarlierKeyCreation, type KeyCreation } from '../back-office/api-keys';
 import { decodeAuditCursor } from '../back-office/audit';
 import { SESSION_ABSOLUTE_MS } from '../back-office/sessions';
-import { ApiError, type ErrorCode } from '../shared/errors';
-import { viewRead, type SessionLookup, type SettingsOperation as Operation, type SettingsOperationInput as OperationInput, type SettingsSession, type ViewReads } from './settings-pipeline';
+import { viewRead, type SettingsOperation as Operation, type SettingsSession, type ViewReads } from './settings-pipeline';
 import { clearedSessionCookie, presentedSessionToken, sessionCookie } from './web-session';
 import { isAcceptablePassword, PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS } from '../back-office/passwords';
 import type { AccountItem } from '../shared/identity/access-items';
-import { EMAIL_MAX_CHARACTERS, normalizeEmail, type SignInItem } from '../back-office/sign-in-items';
-import { decisionDepsOf } from '../shared/limits/admission';
-import { admitSignIn } from './settings-admission';
-import { deviceCookieOf, presentedDevice } from './device-cookie';
-import { refusedSignInsOf, signInEntryNames } from './refused-sign-ins';
-import { logger } from '../shared/observability/logger';
-import { currentRequestScope } from '../shared/observability/request-scope';
-import { perPlatform } from '../shared/platform';
-import { sealerOf } from '../shared/sealing';
-import { requireTable } from '../shared/storage/dynamo-client';
 import { COOKIE_HEADER } from '../shared/http/credential-headers';
 import { prefetchedOr, type Prefetch } from '../shared/http/pipeline';
 import { optionalIdempotencyKey, prefetchIdempotencyKey } from './idempotency-key';
 import { reChecked } from './re-check';
+import { domain, officeOf, sessionOf, sessionView, sourceOf } from './settings-office';
+import { ApiError } from '../shared/errors';
+import type { SignInItem } from '../back-office/sign-in-items';
 
-/** One back office per platform (per container): its client, the `access` table, the platform's clock. */
-const officeOf = perPlatform((platform): BackOffice => createBackOffice(platform.documentClient, requireTable(platform.tables, 'access'), platform.clock, undefined, () => sealerOf(platform)));
-
-/** The pipeline's session lookup for this function: one read of the session item. */
-export const lookupSession: SessionLookup = (token, platform) => officeOf(platform).sessions.lookup(token);
-
-/** The back office's codes as the settings API answers them (the spec's web-settings codes where there is one). */
-const CODES: Partial<Record<BackOfficeCode, ErrorCode>> = {
-  INVALID_PASSWORD: 'INVALID_PASSWORD',
-  INVALID_TWO_FACTOR: 'INVALID_TWO_FACTOR',
-  INVALID_SCOPES: 'INVALID_SCOPES',
-  INVALID_EXPIRY: 'INVALID_EXPIRY',
-  KEY_LIMIT: 'KEY_LIMIT',
-  KEY_NOT_FOUND: 'KEY_NOT_FOUND',
-  TWO_FACTOR_ENABLED: 'TWO_FACTOR_ENABLED',
-  ACCOUNT_INACTIVE: 'ACCOUNT_INACTIVE',
-  PARTNER_INACTIVE: 'PARTNER_INACTIVE',
-  PARTNER_MANAGER_REQUIRED: 'PARTNER_MANAGER_REQUIRED',
-  // Whether an organization exists is not the caller's business: they manage it or they do not.
-  ORG_NOT_FOUND: 'PARTNER_MANAGER_REQUIRED',
-  INVALID_ARGUMENT: 'INVALID_FIELD',
-  CONFLICT: 'SETTINGS_CONFLICT',
-  // The signed-in account vanished: as if signed out.
-  ACCOUNT_NOT_FOUND: 'SESSION_REQUIRED',
-};
-
-/** Run a domain call, answering its BackOfficeError with the settings API's code (anything else stays a 500). */
-async function domain<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (error instanceof BackOfficeError) {
-      const code = CODES[error.code];
-      if (code === 'PARTNER_MANAGER_REQUIRED') throw new ApiError(code, 'Organization keys need an active manager of the organization.');
-      if (code) throw new ApiError(code, code === 'SESSION_REQUIRED' || code === 'SETTINGS_CONFLICT' ? undefined : error.message);
-    }
-    throw error;
-  }
-}
-
-const sessionOf = (input: OperationInput): SettingsSession => input.session as SettingsSession;
-const sourceOf = (input: OperationInput) => ({ via: 'settings' as const, sourceIp: input.sourceIp });
-
-/** Who is signed in: the account's name, e-mail address and two-factor state (two reads in parallel, unless given). */
-async function sessionView(office: BackOffice, accountId: string, sessionExpiresAt: string, read?: { account: AccountItem; signIn: SignInItem }) {
-  const [account, signIn] = read ? [read.account, read.signIn] : await Promise.all([office.accounts.get(accountId), office.signIn.get(accountId)]);
-  if (!account || !signIn) throw new ApiError('SESSION_REQUIRED');
-  return {
-    account_id: accountId,
-    name: account.name,
-    email: signIn.email,
-    two_factor: signIn.two_factor_secret ? ('on' as const) : signIn.two_factor_pending ? ('pending' as const) : ('off' as const),
-    session_expires_at: sessionExpiresAt,
-  };
-}
-
-export const signInOperation: Operation = async (input) => {
-  const body = input.body as { email: string; password: string; two_factor_code?: string };
-  const office = officeOf(input.platform);
-  const { platform } = input;
-  // Counted before any check, by source IP and address (an unknown or malformed one as it was typed), or by the
-  // browser's device instead of the address when its device cookie is for that address (device-cookie.ts).
-  const email = normalizeEmail(body.email) ?? body.email.trim().toLowerCase().slice(0, EMAIL_MAX_CHARACTERS);
-  const device = await presentedDevice(input, email);
-  const refused = refusedSignInsOf(platform);
-  // A refusal (a limit's, a wrong password, a wrong code) is recorded for the address's owner (refused-sign-ins.ts).
-  const signedIn = await refused.recordingRefusal(email, body.two_factor_code, async () => {
-    await admitSignIn({ sourceIp: input.sourceIp ?? 'unknown', email, deviceId: device?.deviceId }, decisionDepsOf(platform, input.admissionSignal));
-    return domain(() =>
-      office.signIn.authenticate({
-        email: body.email,
-        password: body.password,
-        twoFactorCode: body.two_factor_code,
-        source: sourceOf(input),
-        // The call log names the account of a known address, also on a refusal (never in the answer).
-        onAccount: (accountId) => {
-          const scope = currentRequestScope();
-          if (scope) scope.accountId = accountId;
-        },
-      }),
-    );
-  });
-  const accountId = signedIn.account.account_id;
-  const entries = signInEntryNames(platform.clock());
-  // The session, its audit entry and the refusals since the last sign-in (taken: one conditional write) in parallel:
-  // one round trip.
-  const [opened, , refusals] = await Promise.all([
-    domain(() => office.sessions.open(signedIn.account)),
-    office.audit.record(accountId, 'sign_in.succeeded', sourceOf(input), {}, entries.signedIn),
-    refused.take(email),
-  ]);
-  // Only after refusals: their count in the trail (a failure is logged; the answer still shows them).
-  if (refusals) {
-    await office.audit
-      .record(accountId, 'sign_in.refused_attempts', sourceOf(input), { count: refusals.count }, entries.refused)
-      .catch((error: unknown) => logger.error('refused sign-ins not audited', { error }));
-  }
-  const view = await sessionView(office, accountId, opened.expires_at, signedIn);
-  return {
-    data: refusals ? { ...view, refused_sign_ins: refusals } : view,
-    cookies: [sessionCookie(opened.token, input.fullPath, SESSION_ABSOLUTE_MS / 1000), ...(await deviceCookieOf(input, email, device))],
-  };
-};
+export { lookupSession } from './settings-office';
 
 const signOutOperation: Operation = async (input) => {
   await officeOf(input.platform).sessions.close(presentedSessionToken(input.headers.get(COOKIE_HEADER)));

@@ -7,11 +7,12 @@
  * cannot saturate that reservation (lib/config/stage-config.ts), so a flood is refused with 429 at API Gateway.
  *
  * Same front door as the rest of web settings (settings-pipeline.ts: no API key, the cross-site checks, the
- * web-settings error shape); the operation is settings' own (settings-operations.ts), counted by source IP and
+ * web-settings error shape); the operation is sign-in-operation.ts, counted by source IP and
  * e-mail address once its body is parsed (settings-admission.ts).
  */
 import { createSettingsHandler, type SettingsFunction } from '../settings/settings-pipeline';
-import { lookupSession, signInOperation } from '../settings/settings-operations';
+import { lookupSession } from '../settings/settings-office';
+import { signInOperation } from './sign-in-operation';
 import { SIGN_IN_CONTRACTS } from './sign-in-contracts';
 
 export const operations = { 'settings-sign-in': signInOperation };

@@ -4,7 +4,7 @@
  * in a function of its own because it alone seals and opens callback secrets (KMS), calls
  * receivers (verification and test events) and queues manual resends.
  */
-import { lookupSession } from '../settings/settings-operations';
+import { lookupSession } from '../settings/settings-office';
 import { createSettingsHandler, type SettingsFunction } from '../settings/settings-pipeline';
 import { WEBHOOK_CONTRACTS } from './webhook-contracts';
 import { webhookAdmissionHolders, webhookOperations, webhookPrefetch, webhookViewReads } from './webhook-operations';

@@ -1,5 +1,5 @@
 /**
- * The refused sign-in attempts' two writes (lambdas/settings/refused-sign-ins.ts) under the faults of docs/faults.md,
+ * The refused sign-in attempts' two writes (lambdas/sign-in/refused-sign-ins.ts) under the faults of docs/faults.md,
  * through the local front on DynamoDB Local, each injected at its call site (local/fault-injection.ts):
  * - a refusal's write whose answer was lost is counted once (the SDK's retry meets its own stamp);
  * - the owner's sign-in whose take lost its answer still answers the count (the retry reads what it moved);

@@ -259,7 +259,10 @@ const SCENARIOS: Record<RouteId, Scenario> = {
     },
   },
   'settings-sign-out-everywhere': {
-    prepare: async () => ({ method: 'POST', path: '/settings/api/sign-out-everywhere', headers: withSession((await signedIn(email)).token) }),
+    // An account of its own: ending every session of the shared one would end the other scenarios' sessions too.
+    prepare: async () => ({ method: 'POST', path: '/settings/api/sign-out-everywhere', headers: withSession((await account()).browser.token) }),
+    // It ends every session of the account, the caller's included: a retry after it was applied meets a session that ended.
+    retryAnswers: [401],
   },
   'settings-audit': get(() => '/settings/api/audit', () => withSession(browser.token)),
   webhooks: get(() => '/settings/api/webhooks', () => withSession(hooks.browser.token)),

@@ -7,7 +7,7 @@
  * expired or other address's cookie, is counted per address as before: the anti-guessing bound per address stays.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEVICE_COOKIE, signDeviceCookie } from '../../lambdas/settings/device-cookie';
+import { DEVICE_COOKIE, signDeviceCookie } from '../../lambdas/sign-in/device-cookie';
 import { DEVICE_KEY, PASSWORD, startSignInWorld, WRONG, type SignInWorld } from '../support/sign-in-world';
 
 let world: SignInWorld;

@@ -8,7 +8,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { expect } from 'vitest';
-import { DEVICE_COOKIE } from '../../lambdas/settings/device-cookie';
+import { DEVICE_COOKIE } from '../../lambdas/sign-in/device-cookie';
 import { FUNCTION_BUILDERS } from '../../lambdas/service/functions';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';

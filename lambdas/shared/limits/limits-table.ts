@@ -40,7 +40,7 @@ export const isSettingsCategory = (category: RouteCategory | undefined): categor
 export type QuotaHolder = KeyHolder | PlayerHolder | SettingsHolder;
 export type KeyHolder = 'key' | 'account' | 'organization';
 export type PlayerHolder = 'player-ip' | 'join-link';
-/** `sign-in-device`: a browser that signed in to the address before (its device cookie: lambdas/settings/device-cookie.ts). */
+/** `sign-in-device`: a browser that signed in to the address before (its device cookie: lambdas/sign-in/device-cookie.ts). */
 export type SettingsHolder = 'settings-account' | 'settings-session' | 'sign-in-ip' | 'sign-in-email' | 'sign-in-device' | WebhookHolder;
 /**
  * Webhook limits beyond the signed-in account's: per callback, per organization (all its callbacks), per delivery

@@ -28,7 +28,7 @@ import type { OperationInput } from '../shared/http/pipeline';
 import { logger } from '../shared/observability/logger';
 import type { Platform } from '../shared/platform';
 import { verificationKeys, type SecretVersions } from '../shared/secrets';
-import { settingsCookiePath } from './web-session';
+import { settingsCookiePath } from '../settings/web-session';
 
 export const DEVICE_COOKIE = 'settings_device';
 export const DEVICE_COOKIE_MAX_AGE_SECONDS = 180 * 86_400;

@@ -1,10 +1,10 @@
 /**
- * The device cookie's value (lambdas/settings/device-cookie.ts): valid only for the address it was signed for, under
+ * The device cookie's value (lambdas/sign-in/device-cookie.ts): valid only for the address it was signed for, under
  * a version of the secret (the current, the previous or a staged next one: a rotation refuses nothing at once), for
  * 180 days; anything else proves nothing. Its Set-Cookie is scoped to the sign-in path under the stage.
  */
 import { describe, expect, it } from 'vitest';
-import { DEVICE_COOKIE_MAX_AGE_SECONDS, deviceCookieHeader, newDeviceId, presentedDeviceCookies, signDeviceCookie, verifyDeviceCookie } from '../../../lambdas/settings/device-cookie';
+import { DEVICE_COOKIE_MAX_AGE_SECONDS, deviceCookieHeader, newDeviceId, presentedDeviceCookies, signDeviceCookie, verifyDeviceCookie } from '../../../lambdas/sign-in/device-cookie';
 
 const OLD = Buffer.alloc(32, 1);
 const NEW = Buffer.alloc(32, 2);

@@ -24,7 +24,7 @@ import { logger } from '../shared/observability/logger';
 import { perPlatform, type Clock } from '../shared/platform';
 import { requireTable } from '../shared/storage/dynamo-client';
 import { newWriteStamp, writeOnce, WRITE_STAMP } from '../shared/storage/write-once';
-import { signInEmailKey } from './settings-admission';
+import { signInEmailKey } from '../settings/settings-admission';
 
 /** As long as the audit trail keeps an entry: an owner who signs in within a month is told. */
 export const REFUSED_KEPT_DAYS = AUDIT_RETENTION_DAYS;
