@@ -54,6 +54,22 @@ export interface OpenSession {
   readonly expires_at: string;
 }
 
+/**
+ * The transaction item that ends every session of the account: its session generation raised (sessions opened under
+ * an older one answer 401 SESSION_REQUIRED from their next admission). Keys do not follow it.
+ */
+export function endingSessions(store: IdentityStore, accountId: string) {
+  return {
+    Update: {
+      TableName: store.table,
+      Key: accountKey(accountId),
+      UpdateExpression: 'SET session_gen = if_not_exists(session_gen, :zero) + :one',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
+    },
+  };
+}
+
 export class Sessions {
   constructor(private readonly store: IdentityStore) {}
 
@@ -138,15 +154,7 @@ export class Sessions {
     await this.store.client.send(
       new TransactWriteCommand({
         TransactItems: [
-          {
-            Update: {
-              TableName: this.store.table,
-              Key: accountKey(accountId),
-              UpdateExpression: 'SET session_gen = if_not_exists(session_gen, :zero) + :one',
-              ConditionExpression: 'attribute_exists(pk)',
-              ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
-            },
-          },
+          endingSessions(this.store, accountId),
           auditPut(this.store, accountId, 'sessions.ended', source),
         ],
       }),

@@ -24,12 +24,13 @@
  *   cannot enrol an attacker's authenticator and lock the owner out.
  */
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { accountKey, type AccountItem } from '../shared/identity/access-items';
+import type { AccountItem } from '../shared/identity/access-items';
 import { verifyAgainstDecoy, verifyPassword } from './passwords';
 import { signInKey, type SignInItem } from './sign-in-items';
 import { acceptedStep, isCodeOfStep, isWellFormedCode, newTwoFactorSecret, stepStart, twoFactorUri } from './two-factor';
 import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
 import { writeOnce } from '../shared/storage/write-once';
+import { endingSessions } from './sessions';
 import { CHANGE_RETRY_WINDOW_MS } from './change-retry';
 import type { Accounts } from './accounts';
 import { auditPut, OPERATOR, type Audit, type AuditAction, type AuditSource } from './audit';
@@ -267,19 +268,7 @@ export class SignIn {
               },
             },
             auditPut(this.store, accountId, action, source),
-            ...(endSessions
-              ? [
-                  {
-                    Update: {
-                      TableName: this.store.table,
-                      Key: accountKey(accountId),
-                      UpdateExpression: 'SET session_gen = if_not_exists(session_gen, :zero) + :one',
-                      ConditionExpression: 'attribute_exists(pk)',
-                      ExpressionAttributeValues: { ':zero': 0, ':one': 1 },
-                    },
-                  },
-                ]
-              : []),
+            ...(endSessions ? [endingSessions(this.store, accountId)] : []),
           ],
         }),
       );

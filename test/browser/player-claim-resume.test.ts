@@ -5,7 +5,7 @@
  * the link opened again in the same browser after the tab was closed) it reaches the ticket; another browser gets
  * "already used"; one ticket. Every state is kept as a screenshot in test/artifacts/player-claim-resume/.
  */
-import { browserSessionWithFaults } from './browser-session';
+import { browserSession } from './browser-session';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -18,7 +18,7 @@ let stack: TestStack;
 let browser: Browser;
 let shots: string;
 
-const contexts = browserSessionWithFaults(
+const contexts = browserSession(
   'player-claim-resume',
   faults,
   async () => (stack = await startTestStack({ faults, webhooks: false })),

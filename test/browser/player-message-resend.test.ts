@@ -15,7 +15,7 @@ import { createPlatform, sharedPlatform, type Platform } from '../../lambdas/sha
 import { FaultPlan } from '../../local/fault-injection';
 import { HANDLERS } from '../../local/handlers';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
-import { browserSessionWithFaults } from './browser-session';
+import { browserSession } from './browser-session';
 import { captureState, watchPage } from './chromium';
 
 let stack: TestStack;
@@ -25,7 +25,7 @@ let platform: Platform;
 let browser: Browser;
 let shots: string;
 
-const contexts = browserSessionWithFaults(
+const contexts = browserSession(
   'player-message-resend',
   faults,
   async () => {

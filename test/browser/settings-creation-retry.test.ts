@@ -9,7 +9,7 @@
  * error but the expected 500 (and the signed-out page's 401).
  */
 import type { Browser, Page } from 'playwright-core';
-import { browserSessionWithFaults } from './browser-session';
+import { browserSession } from './browser-session';
 import { describe, expect, it } from 'vitest';
 import { FaultPlan } from '../../local/fault-injection';
 import { PASSWORD, startRetryWorld, type RetryWorld } from '../support/settings-retries';
@@ -20,7 +20,7 @@ let world: RetryWorld;
 let browser: Browser;
 let shots: string;
 
-const contexts = browserSessionWithFaults(
+const contexts = browserSession(
   'settings-creation-retry',
   faults,
   async () => (world = await startRetryWorld(faults)),

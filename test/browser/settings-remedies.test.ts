@@ -4,30 +4,24 @@
  * shows each failure in the recent activity and signs out everywhere (both pages back to signing in). Screenshots of
  * each state are kept in test/artifacts/web-settings-remedies/.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../support/test-stack';
-import { artifactsDir, captureState, launchChromium, watchPage } from './chromium';
+import { browserSession } from './browser-session';
+import { captureState, watchPage } from './chromium';
 
 let stack: TestStack;
 let browser: Browser;
 let shots: string;
-
-beforeAll(async () => {
-  shots = artifactsDir('web-settings-remedies');
-  stack = await startTestStack();
-  browser = await launchChromium();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-}, 180_000);
-
-const contexts: BrowserContext[] = [];
-afterEach(async () => {
-  for (const context of contexts.splice(0)) await context.close();
-});
+const contexts = browserSession(
+  'web-settings-remedies',
+  undefined,
+  async () => (stack = await startTestStack()),
+  (launched, folder) => {
+    browser = launched;
+    shots = folder;
+  },
+);
 
 const PASSWORD = 'correct horse battery';
 

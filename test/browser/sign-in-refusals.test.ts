@@ -6,24 +6,23 @@
  * screenshot in test/artifacts/sign-in-refusals/.
  */
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PASSWORD, startSignInWorld, type SignInWorld } from '../support/sign-in-world';
-import { artifactsDir, captureState, launchChromium, watchPage } from './chromium';
+import { browserSession } from './browser-session';
+import { captureState, watchPage } from './chromium';
 
 let world: SignInWorld;
 let browser: Browser;
 let shots: string;
-
-beforeAll(async () => {
-  shots = artifactsDir('sign-in-refusals');
-  world = await startSignInWorld();
-  browser = await launchChromium();
-}, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await world?.stop();
-}, 180_000);
+const contexts = browserSession(
+  'sign-in-refusals',
+  undefined,
+  async () => (world = await startSignInWorld()),
+  (launched, folder) => {
+    browser = launched;
+    shots = folder;
+  },
+);
 
 describe('the settings page after signing in', () => {
   it('shows how many attempts at the address were refused since the last sign-in, and when the last one was', async () => {
@@ -32,6 +31,7 @@ describe('the settings page after signing in', () => {
     const { email } = await world.owner();
     expect(await world.strangersGuess(email, 2)).toEqual([401, 401]);
     const context = await browser.newContext({ locale: 'en-US', timezoneId: 'UTC', viewport: { width: 1100, height: 800 } });
+    contexts.push(context);
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
     const problems = await watchPage(page);
@@ -58,6 +58,5 @@ describe('the settings page after signing in', () => {
     expect(problems.cspViolations).toEqual([]);
     // Chromium's note of the page's first question, who is signed in (nobody yet: 401).
     expect(problems.consoleErrors).toEqual(['Failed to load resource: the server responded with a status of 401 (Unauthorized)']);
-    await context.close();
   });
 });

@@ -16,60 +16,20 @@ import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
 import { physicalTableName, TABLE_IDS, type TableId } from '../../lambdas/shared/storage/table-definitions';
 import { HANDLERS } from '../../local/handlers';
-import { localDocumentClient } from '../../local/local-stack';
 import { functionLogicalId, resources, stage } from '../infra/support';
+import { recordingClient, type RecordedCall } from '../support/recording-client';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
-
-interface RecordedCall {
-  readonly action: string;
-  readonly tableName: string;
-  readonly indexName?: string;
-  readonly pk?: string;
-}
 
 let stack: TestStack;
 let platform: Platform;
 const calls: RecordedCall[] = [];
-
-const TRANSACT_ACTIONS: Readonly<Record<string, string>> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem', Get: 'GetItem' };
-const pkOf = (key: unknown): string | undefined => {
-  const pk = (key as { pk?: unknown } | undefined)?.pk;
-  return typeof pk === 'string' ? pk : undefined;
-};
-
-function recordingClient(endpoint: string) {
-  const client = localDocumentClient(endpoint);
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const input = args.input as Record<string, any>;
-      const command = String(context.commandName).replace(/Command$/, '');
-      if (command === 'TransactWriteItems' || command === 'TransactGetItems') {
-        for (const item of input.TransactItems as Record<string, any>[]) {
-          for (const [kind, body] of Object.entries(item)) {
-            calls.push({ action: `dynamodb:${TRANSACT_ACTIONS[kind]}`, tableName: body.TableName, pk: pkOf(body.Key ?? body.Item) });
-          }
-        }
-      } else if (command === 'BatchGetItem' || command === 'BatchWriteItem') {
-        for (const [tableName, request] of Object.entries(input.RequestItems as Record<string, any>)) {
-          const keys = Array.isArray(request) ? request.map((r: any) => r.PutRequest?.Item ?? r.DeleteRequest?.Key) : request.Keys;
-          for (const key of keys) calls.push({ action: `dynamodb:${command}`, tableName, pk: pkOf(key) });
-        }
-      } else {
-        calls.push({ action: `dynamodb:${command}`, tableName: input.TableName, ...(input.IndexName ? { indexName: input.IndexName } : {}), pk: pkOf(input.Key ?? input.Item) });
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'recordItems' },
-  );
-  return client;
-}
 
 beforeAll(async () => {
   const raised = LIMITS.map((l) => (l.kind === 'edge' ? l : { ...l, limit: 100_000 }));
   const player = createPlayerHandler({ ...playerFunction, platform: () => platform });
   const invitations = createPartnerApiHandler({ ...invitationsFunction, platform: () => createPlatform({ limits: raised, edgeGuard: undefined }) });
   stack = await startTestStack({ handlers: { ...HANDLERS, player, invitations } });
-  platform = createPlatform({ limits: raised, edgeGuard: undefined, documentClient: recordingClient(stack.dynamoEndpoint) });
+  platform = createPlatform({ limits: raised, edgeGuard: undefined, documentClient: recordingClient(stack.dynamoEndpoint, calls) });
 });
 afterAll(() => stack?.stop());
 

@@ -16,16 +16,10 @@ import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
 import { physicalTableName, TABLE_IDS, type TableId } from '../../lambdas/shared/storage/table-definitions';
 import { HANDLERS } from '../../local/handlers';
-import { localDocumentClient } from '../../local/local-stack';
 import { functionLogicalId, resources, stage } from '../infra/support';
 import { SettingsBrowser } from '../support/settings-browser';
+import { recordingClient, type RecordedCall } from '../support/recording-client';
 import { startTestStack, type TestStack } from '../support/test-stack';
-
-interface RecordedCall {
-  readonly action: string;
-  readonly tableName: string;
-  readonly indexName?: string;
-}
 
 let stack: TestStack;
 let platform: Platform;
@@ -34,36 +28,13 @@ const PASSWORD = 'sign-in-data-access-1';
 /** The sign-in function's clock, two TOTP steps ahead: a code it accepts is later than the one that confirmed enrolment. */
 const ahead = () => new Date(Date.now() + 60_000);
 
-const TRANSACT_ACTIONS: Readonly<Record<string, string>> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem', Get: 'GetItem' };
-
-function recordingClient(endpoint: string) {
-  const client = localDocumentClient(endpoint);
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const input = args.input as Record<string, any>;
-      const command = String(context.commandName).replace(/Command$/, '');
-      if (command === 'TransactWriteItems' || command === 'TransactGetItems') {
-        for (const item of input.TransactItems as Record<string, any>[]) {
-          for (const [kind, body] of Object.entries(item)) calls.push({ action: `dynamodb:${TRANSACT_ACTIONS[kind]}`, tableName: body.TableName });
-        }
-      } else if (command === 'BatchGetItem' || command === 'BatchWriteItem') {
-        for (const tableName of Object.keys(input.RequestItems as Record<string, unknown>)) calls.push({ action: `dynamodb:${command}`, tableName });
-      } else {
-        calls.push({ action: `dynamodb:${command}`, tableName: input.TableName, ...(input.IndexName ? { indexName: input.IndexName } : {}) });
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'recordItems' },
-  );
-  return client;
-}
 
 beforeAll(async () => {
   const signIn = createSettingsHandler({ ...signInFunction, platform: () => platform });
   stack = await startTestStack({ handlers: { ...HANDLERS, 'sign-in': signIn } });
   // Quotas out of reach: the journeys below sign in, and fail to, more than one address may a minute.
   const raised = LIMITS.map((l) => (l.kind === 'edge' ? l : { ...l, limit: 100_000 }));
-  platform = createPlatform({ limits: raised, edgeGuard: undefined, clock: ahead, documentClient: recordingClient(stack.dynamoEndpoint) });
+  platform = createPlatform({ limits: raised, edgeGuard: undefined, clock: ahead, documentClient: recordingClient(stack.dynamoEndpoint, calls) });
 });
 afterAll(() => stack?.stop());
 
