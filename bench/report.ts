@@ -2,7 +2,7 @@
  * Ratios against the same run's baselines, the printed tables and the
  * machine-readable results.
  */
-import type { BundleRow, DynamoPerRequest, EndpointCostRow, LatencyRow, PasswordHashRow, QuotaPeerBurstRow, QuotaPeerFigures, QuotaRow, Row, WebhookRow } from './scenario';
+import type { AdminCliRow, BundleRow, DynamoPerRequest, EndpointCostRow, LatencyRow, PasswordHashRow, QuotaPeerBurstRow, QuotaPeerFigures, QuotaRow, Row, SettingsLoadRow, WebhookRow } from './scenario';
 import { LAMBDA_MB_PER_VCPU } from '../lib/config/stage-config';
 import { round } from './stats';
 import { HTTP_PATH_KINDS, HTTP_PATH_SCENARIO, type HttpPathKind } from './scenarios/http-path-kinds';
@@ -48,6 +48,8 @@ export function withRatios(rows: readonly Row[]): {
   quotaPeerBursts: QuotaPeerBurstRow[];
   endpointCosts: EndpointCostRow[];
   passwordHashes: PasswordHashRow[];
+  adminCli: AdminCliRow[];
+  settingsLoad: SettingsLoadRow[];
 } {
   const latencyRows = rows.filter((r): r is LatencyRow => r.kind === 'latency');
   const quotaPeerBursts = rows.filter((r): r is QuotaPeerBurstRow => r.kind === 'quota-peer-burst');
@@ -56,6 +58,8 @@ export function withRatios(rows: readonly Row[]): {
   const webhookRows = rows.filter((r): r is WebhookRow => r.kind === 'webhook');
   const endpointCosts = rows.filter((r): r is EndpointCostRow => r.kind === 'endpoint-cost');
   const passwordHashes = rows.filter((r): r is PasswordHashRow => r.kind === 'password-hash');
+  const adminCli = rows.filter((r): r is AdminCliRow => r.kind === 'admin-cli');
+  const settingsLoad = rows.filter((r): r is SettingsLoadRow => r.kind === 'settings-load');
 
   const find = (ref: LatencyRow['baseline'], concurrency: number) =>
     ref && latencyRows.find((b) => b.scenario === ref.scenario && b.variant === ref.variant && b.concurrency === concurrency);
@@ -94,7 +98,7 @@ export function withRatios(rows: readonly Row[]): {
       ratio: { p50: round(row.latency.p50_ms / base.p50_ms, 1), p99: round(row.latency.p99_ms / base.p99_ms, 1), baseline_p50_ms: base.p50_ms, baseline_p99_ms: base.p99_ms },
     };
   });
-  return { latency, bundles, quotas, webhooks, quotaPeerBursts, endpointCosts, passwordHashes };
+  return { latency, bundles, quotas, webhooks, quotaPeerBursts, endpointCosts, passwordHashes, adminCli, settingsLoad };
 }
 
 type Cell = string | number | undefined;
@@ -490,6 +494,37 @@ export function passwordHashTable(rows: readonly PasswordHashRow[]): string {
   const headers = ['scrypt cost', 'hashes', 's per hash (median)', 'min s', 'max s', 'declared s (PASSWORD_HASH_SECONDS_PER_VCPU)', '×declared'];
   const body = rows.map((r) => [`N=2^${r.cost.logN} r=${r.cost.r} p=${r.cost.p}`, String(r.hashes), fixed(r.median_s, 3), fixed(r.min_s, 3), fixed(r.max_s, 3), fixed(r.declared_s, 3), times(r.ratio)]);
   return table(headers, body, new Set([1, 2, 3, 4, 5, 6]));
+}
+
+/** The admin CLI's wall time per command (scenarios/admin-cli.ts); ×tsx: over the tsx row of the same command. */
+export function adminCliTable(rows: readonly AdminCliRow[]): string {
+  const how = { tsx: 'tsx scripts/admin.ts (before)', bundle: 'node dist/admin.mjs', 'npm run': 'npm run -s admin', batch: 'one line of --batch' } as const;
+  const headers = ['command', 'run as', 'runs', 'median ms', 'p90 ms', 'min ms', 'max ms', '×tsx'];
+  const body = rows.map((r) => [r.command, r.commands_per_run > 1 ? `${how[r.path]} (${r.commands_per_run} lines a run)` : how[r.path], String(r.runs), fixed(r.median_ms, 1), fixed(r.p90_ms, 1), fixed(r.min_ms, 1), fixed(r.max_ms, 1), times(r.ratio)]);
+  return table(headers, body, new Set([2, 3, 4, 5, 6, 7]));
+}
+
+/** Answers by status, e.g. `201 ×24, 503 PASSWORD_CHECK_BUSY ×17`. */
+const byStatus = (counts: Readonly<Record<string, number>>) =>
+  Object.entries(counts)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([status, count]) => `${status} ×${count}`)
+    .join(', ');
+
+/** Key creations at once in web settings (scenarios/settings-load.ts). */
+export function settingsLoadTable(rows: readonly SettingsLoadRow[]): string {
+  const headers = ['requests', 'gate slots', 'first answers', 'all answers', 'other 5xx', 'created', 'answer p50 / p95 ms', 'created after p50 / p95 ms'];
+  const body = rows.map((r) => [
+    `${r.requests} (${r.accounts} accounts)`,
+    String(r.gate_capacity),
+    byStatus(r.first_answers),
+    byStatus(r.answers),
+    String(r.unexpected_5xx),
+    String(r.created),
+    `${fixed(r.answer_latency.p50_ms, 0)} / ${fixed(r.answer_latency.p95_ms, 0)}`,
+    `${fixed(r.time_to_created.p50_ms, 0)} / ${fixed(r.time_to_created.p95_ms, 0)}`,
+  ]);
+  return table(headers, body, new Set([1, 4, 5, 6, 7]));
 }
 
 // ── admission targets ──────────────────────────────────────────────────────

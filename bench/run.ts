@@ -25,6 +25,7 @@ import { resolveStageConfig } from '../lib/config/stage-config';
 import { benchNode, CONSTRUCT_BUNDLING, DEPLOYED_NODE_OPTIONS, nodeVersion } from './bundles';
 import { benchHandlers, benchPlatform, latencyLimits } from './platform';
 import {
+  adminCliTable,
   admissionTargets,
   bundleTable,
   httpPathNotes,
@@ -42,6 +43,7 @@ import {
   quotaPeerLatencyTable,
   quotaPeerNotes,
   quotaTable,
+  settingsLoadTable,
   TARGETS,
   TARGETS_LINE,
   targetsTable,
@@ -160,7 +162,7 @@ async function main(): Promise<void> {
     await dynamo.stop();
   }
 
-  const { latency, bundles, quotas, webhooks, quotaPeerBursts, endpointCosts, passwordHashes } = withRatios(rows);
+  const { latency, bundles, quotas, webhooks, quotaPeerBursts, endpointCosts, passwordHashes, adminCli, settingsLoad } = withRatios(rows);
   const targets = admissionTargets(latency);
   const importNode = await nodeVersion(benchNode(PROJECT_ROOT));
   const cpu = cpus();
@@ -181,6 +183,8 @@ async function main(): Promise<void> {
     quota_peers: quotaPeerComparison(latency, quotaPeerBursts),
     endpoint_costs: endpointCosts,
     password_hash: passwordHashes,
+    admin_cli: adminCli,
+    settings_load: settingsLoad,
     bundles,
   };
   if (resultsFile) writeFileSync(resultsFile, `${JSON.stringify(results, null, 2)}\n`);
@@ -267,10 +271,23 @@ async function main(): Promise<void> {
     'the stage configuration checks the sign-in reservation with (lib/config/stage-config.ts signInPeakConcurrency). Above 1× on a quiet machine: raise it.',
     passwordHashTable(passwordHashes),
     '',
+    'Web settings under load: key creations sent at once, each from a session of its own, the password hashed at the production cost; a refusal',
+    '(503 PASSWORD_CHECK_BUSY from the password gate, lambdas/back-office/password-gate.ts) sent again after its Retry-After with the same Idempotency-Key,',
+    'as the page does, until created. other 5xx: answers past the declared refusals (the run fails unless 0); created after: from the first send, the waits included.',
+    settingsLoadTable(settingsLoad),
+    '',
+    'Admin CLI: one command\'s wall time, process start to exit, on the bench\'s DynamoDB Local, in rounds taking each way in turn; the bundle',
+    '(scripts/build-admin.ts) against tsx scripts/admin.ts, the path it replaced. npm run: npm\'s own start added (on --help: npm runs in the',
+    'project\'s folder, whose state file is the developer\'s). --batch: a run of 20 org create lines over 20. ×tsx: over the tsx row of the same command.',
+    adminCliTable(adminCli),
+    '',
     resultsFile ? `Wrote ${resultsFile} in ${results.duration_s} s.` : `Ran ${scenarios.map((s) => s.name).join(', ')} in ${results.duration_s} s (--only: no results file; --out <file> writes one).`,
     '',
   ];
   process.stdout.write(lines.join('\n'));
+  // A 5xx that is no declared refusal, or a creation that never got its key, is a failure of the bounded password check.
+  const overloaded = settingsLoad.filter((r) => r.unexpected_5xx > 0 || r.created !== r.requests);
+  if (overloaded.length > 0) throw new Error(`settings-load: ${overloaded.map((r) => `${r.unexpected_5xx} other 5xx, ${r.created} of ${r.requests} created`).join('; ')}`);
   // A webhook delivery neither delivered nor ended failed is a loss: the run reports it and fails.
   const lost = webhooks.filter((r) => r.missing > 0);
   if (lost.length > 0) throw new Error(`webhook-delivery: deliveries missing in ${lost.map((r) => `"${r.variant}" (${r.missing} of ${r.expected})`).join(', ')}`);

@@ -474,7 +474,62 @@ export interface PasswordHashRow {
   readonly ratio: number;
 }
 
-export type Row = LatencyRow | BundleRow | QuotaRow | WebhookRow | QuotaPeerBurstRow | EndpointCostRow | PasswordHashRow;
+/** One way of running one admin CLI command (scenarios/admin-cli.ts): wall time per command, process start to exit. */
+export interface AdminCliRow {
+  readonly kind: 'admin-cli';
+  readonly scenario: 'admin-cli';
+  readonly command: '--help' | 'org create';
+  /** `tsx`: tsx scripts/admin.ts (the path before the bundle); `bundle`: node dist/admin.mjs; `npm run`: npm run -s admin; `batch`: one line of a --batch run. */
+  readonly path: 'tsx' | 'bundle' | 'npm run' | 'batch';
+  readonly runs: number;
+  /** Commands per timed run (a batch's lines): each figure is a run's time over it. */
+  readonly commands_per_run: number;
+  readonly median_ms: number;
+  readonly p90_ms: number;
+  readonly min_ms: number;
+  readonly max_ms: number;
+  readonly runs_ms: readonly number[];
+  /** The tsx row of the same command in the same run, and this row's median over its median. */
+  readonly baseline?: 'tsx';
+  readonly ratio?: number;
+}
+
+/** Latencies of a settings-load run: median, p95 and the largest (ms). */
+export interface LoadLatency {
+  readonly p50_ms: number;
+  readonly p95_ms: number;
+  readonly max_ms: number;
+}
+
+/**
+ * Key creations in web settings at once, each retried after a declared refusal's Retry-After until created, as the
+ * page does (scenarios/settings-load.ts).
+ */
+export interface SettingsLoadRow {
+  readonly kind: 'settings-load';
+  readonly scenario: 'settings-load';
+  readonly accounts: number;
+  /** Creations sent at once, one per session. */
+  readonly requests: number;
+  /** The local stack's password gate: its slots, and the hashes it refused during the run. */
+  readonly gate_capacity: number;
+  readonly gate_refusals: number;
+  /** Every creation's first answer, by status (and code for a refusal). */
+  readonly first_answers: Readonly<Record<string, number>>;
+  /** Every answer, retries included, by status (and code). */
+  readonly answers: Readonly<Record<string, number>>;
+  /** 5xx answers other than a declared refusal with Retry-After (503 PASSWORD_CHECK_BUSY, RATE_LIMIT_UNAVAILABLE): 0 expected. */
+  readonly unexpected_5xx: number;
+  /** Creations that ended with their key (201, or 200 for an attempt that had created it). */
+  readonly created: number;
+  /** Every answer's latency; the first answer's; from the first send to the key created (the Retry-After waits included). */
+  readonly answer_latency: LoadLatency;
+  readonly first_answer_latency: LoadLatency;
+  readonly time_to_created: LoadLatency;
+  readonly elapsed_ms: number;
+}
+
+export type Row = LatencyRow | BundleRow | QuotaRow | WebhookRow | QuotaPeerBurstRow | EndpointCostRow | PasswordHashRow | AdminCliRow | SettingsLoadRow;
 
 export interface Scenario<State> {
   readonly name: string;

@@ -10,8 +10,10 @@
  * matters for the spec: WAF's rules on the raw request (local/waf-mirror.ts),
  * the raw request target routed without normalization, the 5-second body
  * read deadline (408), refusing to buffer more than the body limit, Lambda's
- * function timeout (502), and an envelope even for requests Node cannot
- * parse (DEFAULT_4XX's REQUEST_REJECTED). TLS is terminated here as at API
+ * function timeout (502), and an error body even for requests Node cannot
+ * parse (DEFAULT_4XX's REQUEST_REJECTED). Each answer the front gives itself
+ * has the shape its deployed counterpart gives the path addressed
+ * (frontErrorResponse). TLS is terminated here as at API
  * Gateway: the front adds `X-Forwarded-Proto: https` unless an upstream proxy
  * in front of it already said how the client connected.
  */
@@ -26,10 +28,11 @@ import { ApiError } from '../lambdas/shared/errors';
 import type { ApiHandler } from '../lambdas/shared/http/pipeline';
 import { REQUEST_LIMITS } from '../lambdas/shared/http/request-rules';
 import { defaultRouter, FALLBACK_GROUPS, FALLBACK_RESOURCE, surfaceOfPath, type Router } from '../lambdas/shared/http/routes';
+import { frontAnswerShape, type FrontResponder } from '../lib/config/front-answers';
 import { resolveStageConfig } from '../lib/config/stage-config';
-import { SURFACE_PROFILES } from '../lib/config/surfaces';
 import { errorBody } from '../lib/constructs/error-envelope';
 import { callerIdentity } from './caller-identity';
+import { RefusedRequestPaths } from './refused-request-path';
 import { parseQuery, parseRequestTarget, type RequestTarget } from './request-target';
 import { wafRequestRefusal } from './waf-mirror';
 
@@ -228,43 +231,42 @@ function send(response: ServerResponse, result: APIGatewayProxyResult, close = f
 }
 
 /**
- * A request Node's HTTP parser refuses before the front sees it (bytes a
- * request target or header may not hold, an empty header name, a header
- * block over Node's limit, a malformed length) gets the envelope API
- * Gateway's DEFAULT_4XX gateway response gives (REQUEST_REJECTED, with the
- * status chosen for it; lib/constructs/surface-api.ts) and a request id,
- * instead of Node's bare status line.
+ * A request Node's HTTP parser refuses before the front sees it (a method it does not know, lower-case ones included,
+ * bytes a request target or header may not hold, an empty header name, a header block over Node's limit, a malformed
+ * length, bytes after a request that are no request) gets the error body API Gateway's DEFAULT_4XX gateway response gives
+ * (REQUEST_REJECTED, with the status chosen for it; lib/constructs/surface-api.ts) and a request id, instead of Node's
+ * bare status line: in the shape of the surface of the path it addressed (local/refused-request-path.ts), or, when no
+ * path can be read, in the web side's body, which reads as both shapes (the envelope, and web settings' top-level code).
  */
-function refuseUnparsableRequest(error: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex): void {
+function refuseUnparsableRequest(paths: RefusedRequestPaths, error: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex): void {
   if (!socket.writable || error.code === 'ECONNRESET') {
     socket.destroy();
     return;
   }
   const status = PARSER_ERROR_STATUS[error.code ?? ''] ?? 400;
-  const answer = frontErrorResponse(requestPathOf(error.rawPacket), randomUUID(), new ApiError('INTERNAL_ERROR'), { code: 'REQUEST_REJECTED', status });
+  const answer = frontErrorResponse(paths.pathOf(socket, error.rawPacket), randomUUID(), new ApiError('INTERNAL_ERROR'), { by: 'gateway', code: 'REQUEST_REJECTED', status });
   const head = Object.entries({ ...answer.headers, 'Content-Length': Buffer.byteLength(answer.body), Connection: 'close' }).map(([name, value]) => `${name}: ${value}\r\n`);
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head.join('')}\r\n${answer.body}`);
 }
 
 /**
- * The stage-relative path of the request line Node could not parse (`METHOD target HTTP/x.y`), or `/` when even that
- * is unreadable: the surface the gateway of that path would have answered for.
+ * An answer the front gives itself, as the deployed front door would give it to `path` (stage-relative): the headers
+ * every response carries and the body in the shape its responder gives that path (frontAnswerShape,
+ * lib/config/front-answers.ts; `errorBody`, lib/constructs/error-envelope.ts): the envelope on the partner API; on the
+ * web side, the web ACL's answers (`edge`, the default: WAF's request rules and rate rules) in web settings' shape on a
+ * settings path, API Gateway's (`gateway`: its gateway responses, the body deadline, a failed or timed-out function) in
+ * the web side's one body, web settings' top-level code and message beside the envelope. A path that could not be read
+ * (undefined) gets that web body, which both shapes read.
  */
-function requestPathOf(rawPacket: Buffer | undefined): string {
-  const line = rawPacket?.subarray(0, Math.min(rawPacket.length, 8192)).toString('latin1').split('\r\n', 1)[0] ?? '';
-  return pathOrRoot(/^[A-Z]+ (\S+) HTTP\/\d\.\d$/.exec(line)?.[1]);
-}
-
-/**
- * An answer the front gives itself (API Gateway's gateway responses, WAF's custom responses): the headers every
- * response carries and the body in the shape of the surface addressed, exactly as the stack configures them
- * (`errorBody`, lib/constructs/error-envelope.ts): the envelope on the partner API; on the web side (the player site and
- * web settings) the envelope with a top-level `code` and `message`, which both of its shapes read.
- */
-export function frontErrorResponse(path: string, requestId: string, error: ApiError, override: { code?: 'REQUEST_REJECTED'; status?: number } = {}): APIGatewayProxyResult {
+export function frontErrorResponse(
+  path: string | undefined,
+  requestId: string,
+  error: ApiError,
+  answer: { by?: FrontResponder; code?: 'REQUEST_REJECTED'; status?: number } = {},
+): APIGatewayProxyResult {
   const response = errorResponse(requestId, error);
-  const shape = SURFACE_PROFILES[surfaceOfPath(path)].errorShape;
-  return { ...response, statusCode: override.status ?? response.statusCode, body: errorBody(shape, override.code ?? error.code, requestId, override.code ? undefined : error.message) };
+  const shape = path === undefined ? 'web' : frontAnswerShape(answer.by ?? 'edge', path);
+  return { ...response, statusCode: answer.status ?? response.statusCode, body: errorBody(shape, answer.code ?? error.code, requestId, answer.code ? undefined : error.message) };
 }
 
 /** The statuses Node itself gives these parser errors; any other is 400 (all answered as REQUEST_REJECTED). */
@@ -288,18 +290,21 @@ export async function startLocalFront(options: LocalFrontOptions): Promise<Local
   const deadlineMs = options.bodyReadDeadlineMs ?? BODY_READ_DEADLINE_MS;
   const functionTimeoutMs = options.functionTimeoutMs ?? FUNCTION_TIMEOUT_MS;
 
+  const refusedPaths = new RefusedRequestPaths(pathOrRoot);
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const requestId = randomUUID();
     try {
       // WAF's request rules act first, on the raw request (lib/constructs/edge-protection.ts).
       const target = parseRequestTarget(request.url ?? '/');
-      // Answers the front gives itself take the shape of the surface addressed (web settings: top-level code).
+      // Answers the front gives itself take the shape their deployed responder gives the path addressed.
       const stagePath = stagePathOf(target.path).path;
-      const refuse = (error: ApiError) => frontErrorResponse(stagePath, requestId, error);
+      // Bytes Node refuses after this request on its connection (a GET's body sent without a length) are its client's.
+      refusedPaths.addressed(request.socket, stagePath);
+      const refuse = (error: ApiError, by: FrontResponder) => frontErrorResponse(stagePath, requestId, error, { by });
       const refusal = wafRequestRefusal(target);
       if (refusal) {
         request.resume();
-        return send(response, refuse(new ApiError(refusal)));
+        return send(response, refuse(new ApiError(refusal), 'edge'));
       }
       const edgeAnswer = await options.edge?.(request);
       if (edgeAnswer) {
@@ -310,7 +315,7 @@ export async function startLocalFront(options: LocalFrontOptions): Promise<Local
       const declared = Number(request.headers['content-length'] ?? 0);
       const read = declared > REQUEST_LIMITS.bodyBytes ? { bytes: Buffer.alloc(0), truncated: true } : await readBody(request, deadlineMs);
       if (read === 'timeout') {
-        return send(response, refuse(new ApiError('REQUEST_TIMEOUT')), true);
+        return send(response, refuse(new ApiError('REQUEST_TIMEOUT'), 'gateway'), true);
       }
       const { event, group } = buildProxyEvent({ request, router, body: read.bytes, requestId, target });
       const handler = options.handlers[group];
@@ -320,19 +325,20 @@ export async function startLocalFront(options: LocalFrontOptions): Promise<Local
       if (result === 'timeout') {
         // Lambda stops a function at its timeout; API Gateway then answers 502 with no retry guidance.
         console.error(JSON.stringify({ level: 'error', message: 'local front: function timed out', request_id: requestId, timeout_ms: functionTimeoutMs }));
-        return send(response, { ...refuse(new ApiError('INTERNAL_ERROR')), statusCode: 502 }, true);
+        return send(response, { ...refuse(new ApiError('INTERNAL_ERROR'), 'gateway'), statusCode: 502 }, true);
       }
       send(response, result, read.truncated);
     } catch (error) {
       // What API Gateway answers when the integration fails: never the error itself.
       console.error(JSON.stringify({ level: 'error', message: 'local front: integration failed', request_id: requestId, error: String(error) }));
-      send(response, { ...frontErrorResponse(pathOrRoot(request.url), requestId, new ApiError('INTERNAL_ERROR')), statusCode: 502 }, true);
+      send(response, { ...frontErrorResponse(pathOrRoot(request.url), requestId, new ApiError('INTERNAL_ERROR'), { by: 'gateway' }), statusCode: 502 }, true);
     }
   };
   const server = createServer(handle);
   // An Expect header other than `100-continue` is not refused with a bare 417: the request is served.
   server.on('checkExpectation', handle);
-  server.on('clientError', refuseUnparsableRequest);
+  refusedPaths.watch(server);
+  server.on('clientError', (error: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex) => refuseUnparsableRequest(refusedPaths, error, socket));
   server.keepAliveTimeout = 5_000;
 
   await new Promise<void>((resolve, reject) => {

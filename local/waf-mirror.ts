@@ -8,6 +8,10 @@
  *   fragment: 400 CREDENTIALS_IN_URL;
  * - the raw path and query string over their limits: 414 PATH_TOO_LONG /
  *   QUERY_TOO_LONG.
+ * The front answers each in the shape the web ACL gives the path (local/
+ * http-front.ts frontErrorResponse, responder `edge`): web settings'
+ * `{code, message, request_id}` on a settings path, as the web side's answers
+ * by path do (lib/constructs/edge-answer-shapes.ts).
  * An Authorization header over its limit is not WAF's: WAF cannot answer 431
  * (not a status it supports for custom responses), so the function answers
  * 431 AUTH_HEADER_TOO_LONG itself, as deployed. The Lambda keeps its own checks

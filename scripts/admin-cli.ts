@@ -4,118 +4,26 @@
  * Each command prints one JSON object on stdout; a failure exits non-zero
  * with `{"code", "message"}` on stderr. Without `--stage` it works on the
  * local stack `npm start` runs; with it, on that deployed stage's tables with
- * the caller's AWS credentials.
+ * the caller's AWS credentials. Its words (usage text, flags) are in
+ * admin-args.ts, its entry is admin.ts, and a batch of commands admin-batch.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { setTicketBridgeFailing } from '../local/ticket-bridge-switch';
-import { BackOfficeError, type BackOffice, type BackOfficeCode } from '../lambdas/back-office/back-office';
+import type { BackOffice } from '../lambdas/back-office/back-office';
+import { BackOfficeError, type BackOfficeCode } from '../lambdas/back-office/errors';
 import { REQUEST_ID_PATTERN } from '../lambdas/shared/storage/repeatable-requests';
+import { parseAdminArgs, USAGE, UsageError, type AdminValues } from './admin-args';
 
-export class UsageError extends Error {
-  readonly code = 'USAGE';
-}
+export { parseAdminArgs, USAGE, UsageError };
 
-export const USAGE = `Usage: npm run -s admin -- <group> <verb> [--flags] [--stage <name>] [--request-id R]
-  account create [--name N] [--email E [--password-prompt | --password-stdin]]
-                                               -> {"account_id"}; with an e-mail the account can sign in to
-                                               web settings once it has a password (10–128 characters)
-  account set-password --account A [--password-stdin]
-                                               the new password, asked for twice at the terminal (or read from
-                                               standard input); every key, session and callback of the account ends
-  account reset-password --account A [--clear-two-factor]
-                                               a compromised account: no password signs in until set-password,
-                                               every key, session and callback ends; with the flag two-factor is off too
-  account reset-two-factor --account A         an owner who lost the authenticator: two-factor off (audited);
-                                               verify who asks first (docs/operations.md)
-  account deactivate --account A
-  account reactivate --account A               (old keys stay revoked)
-  Passwords never go on the command line (shell history, ps): --password-stdin reads one line.
-
-  org create [--name N]                        -> {"partner_id"}
-  org archive --org O
-  org restore --org O                          (old keys stay revoked)
-  member set --org O --account A --role manager|member
-  member remove --org O --account A
-  key create --account A [--org O] --scopes s1,s2 [--days N | --permanent]
-  key revoke --key-id K
-  key list --account A                         (never shows key values)
-  record put --org O (--json J | --file F)     create or update by uuid; prints the record with its id
-  record delete --org O --record R
-  record move --record R --to O2               record.deleted for the old organization, record.created for O2
-  record archive --org O --record R --game minecraft|fps
-                                               uses one unit of O's entitlement (once per record)
-  events list --org O [--after EVENT_ID]       the organization's business events, in order
-  entitlement grant --owner partner:O|account:A --game minecraft|fps (--units N | --unlimited)
-                    [--starts-at T] (--expires-at T | --permanent)
-  entitlement use --owner partner:O|account:A --game G --units N
-  entitlement refund --use U
-  ticket message --invitation I --author staff|user --text T   a visible message (ticket.message.created)
-  ticket status --invitation I --status open|waiting_user|resolved   (ticket.status.updated)
-  ticket assign --invitation I --to NAME                       (ticket.status.updated)
-  invitation archive --org O --invitation I
-  invitation expire-now --invitation I         a pending invitation expires now (to try expiry locally)
-  webhook list --org O                         the organization's webhook callbacks (never a secret)
-  webhook deactivate --webhook W               for good; its undelivered deliveries are cancelled
-  delivery list --webhook W [--status S]       the callback's latest 50 deliveries (S: pending, retrying, delivered, failed, cancelled)
-  delivery show D [--webhook W]                one delivery: status, attempts, due time (W only for first-release ids)
-  delivery requeue D [--webhook W]             an open (stuck or lost) delivery back into its schedule: the sweeper queues
-                                               its next attempt within a minute (audited; an ended one: resend it)
-  event fan-out E --org O                      deliver an event again to each callback active when it happened that has
-                                               no delivery of it (audited); lists the ones that have one
-                                               (D and E may also be given as --delivery D, --event E)
-  ticket bridge --fail on|off                  local stack only: make the ticket bridge unavailable (503,
-                                               claims stay claiming until it is back), or available again
-
-  --request-id R   account create, org create, key create, member remove, record put|move|delete|archive,
-                   entitlement grant|use, ticket message|status|assign: the same R makes the change once however
-                   often the command runs (run it again with R after an error: it answers what was done,
-                   "replayed": true). Without one the CLI makes one and prints it on stderr first.
-                   R: 8–128 letters, digits, - or _ (docs/operations.md, "Running a command again").`;
-
-const OPTIONS = {
-  stage: { type: 'string' },
-  name: { type: 'string' },
-  account: { type: 'string' },
-  org: { type: 'string' },
-  role: { type: 'string' },
-  scopes: { type: 'string' },
-  days: { type: 'string' },
-  permanent: { type: 'boolean' },
-  'key-id': { type: 'string' },
-  record: { type: 'string' },
-  json: { type: 'string' },
-  file: { type: 'string' },
-  after: { type: 'string' },
-  owner: { type: 'string' },
-  game: { type: 'string' },
-  units: { type: 'string' },
-  unlimited: { type: 'boolean' },
-  'starts-at': { type: 'string' },
-  'expires-at': { type: 'string' },
-  use: { type: 'string' },
-  to: { type: 'string' },
-  invitation: { type: 'string' },
-  author: { type: 'string' },
-  text: { type: 'string' },
-  status: { type: 'string' },
-  fail: { type: 'string' },
-  email: { type: 'string' },
-  webhook: { type: 'string' },
-  delivery: { type: 'string' },
-  event: { type: 'string' },
-  'password-stdin': { type: 'boolean' },
-  'password-prompt': { type: 'boolean' },
-  'clear-two-factor': { type: 'boolean' },
-  'request-id': { type: 'string' },
-  help: { type: 'boolean' },
-} as const;
-
-/** Where the CLI gets a password from (scripts/admin.ts: the terminal, hidden and asked twice, or standard input). */
+/** Where the CLI gets a password from: the terminal, hidden and asked twice, or standard input (scripts/admin.ts); in a batch, the environment variable a line names (admin-batch.ts). */
 export interface PasswordSource {
-  read(from: 'prompt' | 'stdin'): Promise<string>;
+  read(from: PasswordWay, variable?: string): Promise<string>;
 }
+
+/** `env`: `--password-env NAME`, read in batch mode only (`variable` is NAME). */
+export type PasswordWay = 'prompt' | 'stdin' | 'env';
 
 const NO_PASSWORD_SOURCE: PasswordSource = {
   read: async () => {
@@ -123,19 +31,14 @@ const NO_PASSWORD_SOURCE: PasswordSource = {
   },
 };
 
-export function parseAdminArgs(argv: readonly string[]) {
-  if (argv.some((arg) => arg === '--password' || arg.startsWith('--password='))) {
-    throw new UsageError('--password is not taken (it would stay in shell history and in ps): give the password at the prompt, or on standard input with --password-stdin');
-  }
-  try {
-    const { values, positionals } = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
-    return { values, positionals };
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+/** The way the command line gives the password (at most one), or undefined. */
+function passwordWay(values: Values): PasswordWay | undefined {
+  const ways = [values['password-prompt'] && 'prompt', values['password-stdin'] && 'stdin', values['password-env'] !== undefined && 'env'].filter(Boolean) as PasswordWay[];
+  if (ways.length > 1) throw new UsageError('Give the password one way: --password-prompt, --password-stdin or (in a batch) --password-env');
+  return ways[0];
 }
 
-type Values = ReturnType<typeof parseAdminArgs>['values'];
+type Values = AdminValues;
 
 type StringOption = Exclude<{ [K in keyof Values]-?: Values[K] extends string | undefined ? K : never }[keyof Values], undefined>;
 
@@ -261,6 +164,7 @@ export async function runAdminCommand(
     values = { ...values, [subject]: rest.shift() };
   }
   if (rest.length > 0) throw new UsageError(`Unexpected arguments: ${rest.join(' ')}`);
+  if (values.batch !== undefined || values['stop-on-error']) throw new UsageError('--batch FILE [--stop-on-error] runs the commands of a file: it takes no command of its own');
   const command = `${group} ${verb}`;
   const given = values['request-id'];
   if (given !== undefined && !REQUEST_ID_COMMANDS.has(command)) throw new UsageError(`${command} takes no --request-id`);
@@ -292,15 +196,14 @@ async function dispatch(
 ): Promise<unknown> {
   switch (`${group} ${verb}`) {
     case 'account create': {
-      if (values['password-stdin'] && values['password-prompt']) throw new UsageError('Give the password one way: --password-prompt or --password-stdin');
-      const from = values['password-stdin'] ? 'stdin' : values['password-prompt'] ? 'prompt' : undefined;
+      const from = passwordWay(values);
       if (from && values.email === undefined) throw new BackOfficeError('INVALID_ARGUMENT', 'A password needs an e-mail address to sign in with');
-      const credentials = { email: values.email, password: from ? await passwords.read(from) : undefined };
+      const credentials = { email: values.email, password: from ? await passwords.read(from, values['password-env']) : undefined };
       return office.accounts.create(values.name, credentials, request());
     }
     case 'account set-password': {
       const accountId = required(values, 'account');
-      return office.accounts.setPassword(accountId, await passwords.read(values['password-stdin'] ? 'stdin' : 'prompt'));
+      return office.accounts.setPassword(accountId, await passwords.read(passwordWay(values) ?? 'prompt', values['password-env']));
     }
     case 'account reset-two-factor':
       return office.signIn.resetTwoFactor(required(values, 'account'));
@@ -394,8 +297,21 @@ async function dispatch(
   }
 }
 
+/** No local stack to work on: `npm start` is not running here (its state file is missing) and no --stage was given. */
+export class LocalStackNotRunning extends Error {
+  readonly code = 'LOCAL_STACK_NOT_RUNNING';
+  constructor() {
+    super('No local stack found: run `npm start` first, or pass --stage <name>');
+  }
+}
+
+const refused = (error: unknown) => (error as { name?: string })?.name === 'ECONNREFUSED' || (error as { code?: string })?.code === 'ECONNREFUSED';
+
 /** The `{code, message}` a failure prints. This is an operator's tool: unexpected failures show their message. */
 export function describeFailure(error: unknown): { code: string; message: string } {
+  if (error instanceof LocalStackNotRunning) return { code: error.code, message: error.message };
+  // The state file names a DynamoDB Local that is gone (npm start was killed before it could remove the file).
+  if (refused(error)) return { code: 'LOCAL_STACK_NOT_RUNNING', message: 'The local stack does not answer: run `npm start` first, or pass --stage <name>' };
   if (error instanceof OutcomeUnknown) {
     const { code, message } = describeFailure(error.failure);
     return { code, message: `${message}. The change may have been made: re-run with --request-id ${error.requestId} to finish it or learn its result (it is made once)` };

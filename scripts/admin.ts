@@ -1,26 +1,16 @@
-/** Entry point of `npm run -s admin`: see admin-cli.ts. */
+/**
+ * Entry point of `npm run -s admin` (bundled by scripts/build-admin.ts into dist/admin.mjs; `tsx scripts/admin.ts`
+ * runs the same from source): one command of admin-cli.ts, or a batch of them (admin-batch.ts). What a command needs
+ * (the commands, the back office, the AWS SDK) is imported on first use: `--help` and usage errors load only
+ * admin-args.ts.
+ */
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createBackOffice, type BackOffice } from '../lambdas/back-office/back-office';
-import { createDocumentClient } from '../lambdas/shared/storage/dynamo-client';
-import { physicalTableName } from '../lambdas/shared/storage/table-definitions';
-import { localDynamoClient } from '../local/dynamo-local';
+import { createReadStream, existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { BackOffice } from '../lambdas/back-office/back-office';
 import { LOCAL_STATE_FILE } from '../local/state-file';
-import { describeFailure, parseAdminArgs, runAdminCommand, runLocalCommand, USAGE, UsageError, type PasswordSource, type RequestIds } from './admin-cli';
-
-class NotRunning extends Error {
-  readonly code = 'LOCAL_STACK_NOT_RUNNING';
-}
-
-function backOffice(stage: string | undefined): BackOffice {
-  if (stage) {
-    return createBackOffice(createDocumentClient(new DynamoDBClient({})), physicalTableName(stage, 'access'), undefined, physicalTableName(stage, 'domain'));
-  }
-  if (!existsSync(LOCAL_STATE_FILE)) throw new NotRunning('No local stack found: run `npm start` first, or pass --stage <name>');
-  const state = JSON.parse(readFileSync(LOCAL_STATE_FILE, 'utf8')) as { dynamoEndpoint: string; tables: { access: string; domain: string } };
-  return createBackOffice(createDocumentClient(localDynamoClient(state.dynamoEndpoint)), state.tables.access, undefined, state.tables.domain);
-}
+import { parseAdminArgs, USAGE, UsageError } from './admin-args';
+import type { PasswordSource, RequestIds } from './admin-cli';
 
 /** Everything standard input holds, without the line break that ends it. */
 async function readStdin(): Promise<string> {
@@ -36,7 +26,6 @@ let typedAhead = '';
 function hiddenLine(question: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const input = process.stdin;
-    process.stderr.write(question);
     let line = '';
     let finished = false;
     const done = (error?: Error) => {
@@ -64,6 +53,8 @@ function hiddenLine(question: string): Promise<string> {
     };
     const onData = (data: Buffer) => take(data.toString('utf8'));
     input.setRawMode(true);
+    // Asked once the terminal echoes nothing: an answer typed right after the question is not shown.
+    process.stderr.write(question);
     input.on('data', onData);
     const ahead = typedAhead;
     typedAhead = '';
@@ -75,6 +66,7 @@ function hiddenLine(question: string): Promise<string> {
 /** The password at the terminal (asked twice), or on standard input (`--password-stdin`, for scripts). */
 const PASSWORDS: PasswordSource = {
   async read(from) {
+    if (from === 'env') throw new UsageError('--password-env is read in a batch only (--batch): here, give the password at the prompt or with --password-stdin');
     if (from === 'stdin') return readStdin();
     if (!process.stdin.isTTY) throw new UsageError('No terminal to ask for the password: give it on standard input with --password-stdin');
     const first = await hiddenLine('New password: ');
@@ -93,24 +85,58 @@ const REQUEST_IDS: RequestIds = {
   announce: (requestId) => process.stderr.write(`Request id ${requestId}: to run this command again safely, add --request-id ${requestId}\n`),
 };
 
+/** Written, and flushed to a pipe, before the next line runs or the process exits. */
+const writeLine = (text: string) => new Promise<void>((resolve, reject) => process.stdout.write(`${text}\n`, (error) => (error ? reject(error) : resolve())));
+
+/** The back office of the command line's stage (or the local stack), loaded and made once. */
+function officeOf(stage: string | undefined): () => Promise<BackOffice> {
+  let office: Promise<BackOffice> | undefined;
+  return () => (office ??= import('./admin-office').then(({ backOfficeFor }) => backOfficeFor(stage)));
+}
+
+/** What the command line of a batch may give beside its lines. */
+const BATCH_OWN_FLAGS: ReadonlySet<string> = new Set(['batch', 'stop-on-error', 'stage']);
+
+/** A command or a command's flag beside `--batch` would be silently ignored: refused. */
+function refuseBatchExtras(flags: readonly string[], positionals: readonly string[]): void {
+  const extras = [...positionals, ...flags.filter((flag) => !BATCH_OWN_FLAGS.has(flag)).map((flag) => `--${flag}`)];
+  if (extras.length > 0) throw new UsageError(`--batch takes its commands from the file, each line with its own flags; beside it only --stop-on-error and --stage (not ${extras.join(' ')})`);
+}
+
+/** The lines of `--batch FILE` (`-`: standard input, read as it comes). A file that cannot be read is a usage error. */
+async function batchLines(file: string) {
+  let input: NodeJS.ReadableStream = process.stdin;
+  if (file !== '-') {
+    const stream = createReadStream(file);
+    await new Promise<void>((resolve, reject) => stream.once('open', () => resolve()).once('error', (error) => reject(new UsageError(`--batch ${file}: ${error.message}`))));
+    input = stream;
+  }
+  return createInterface({ input, crlfDelay: Infinity });
+}
+
+/** `--batch FILE|-`: every line, one answer a line on stdout (admin-batch.ts). */
+async function batch(file: string, stage: string | undefined, stopOnError: boolean): Promise<number> {
+  const { runBatch } = await import('./admin-batch');
+  return runBatch(await batchLines(file), { stage, stopOnError }, { office: officeOf(stage), write: (answer) => writeLine(JSON.stringify(answer)) });
+}
+
 async function main(argv: string[]): Promise<number> {
   try {
-    const { values } = parseAdminArgs(argv);
+    const { values, positionals } = parseAdminArgs(argv);
     if (values.help) {
       process.stdout.write(`${USAGE}\n`);
       return 0;
     }
-    if (!values.stage && !existsSync(LOCAL_STATE_FILE)) throw new NotRunning('No local stack found: run `npm start` first, or pass --stage <name>');
-    const result = runLocalCommand(argv) ?? (await runAdminCommand(argv, backOffice(values.stage), PASSWORDS, REQUEST_IDS));
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+    const file = values.batch;
+    if (file !== undefined) refuseBatchExtras(Object.keys(values), positionals);
+    const cli = await import('./admin-cli');
+    if (!values.stage && !existsSync(LOCAL_STATE_FILE)) throw new cli.LocalStackNotRunning();
+    if (file !== undefined) return await batch(file, values.stage, values['stop-on-error'] === true);
+    const result = cli.runLocalCommand(argv) ?? (await cli.runAdminCommand(argv, await officeOf(values.stage)(), PASSWORDS, REQUEST_IDS));
+    await writeLine(JSON.stringify(result));
     return 0;
   } catch (error) {
-    const failure =
-      error instanceof NotRunning ? { code: error.code, message: error.message } : describeFailure(error);
-    if ((error as { name?: string })?.name === 'ECONNREFUSED' || (error as { code?: string })?.code === 'ECONNREFUSED') {
-      failure.code = 'LOCAL_STACK_NOT_RUNNING';
-      failure.message = 'The local stack does not answer: run `npm start` first, or pass --stage <name>';
-    }
+    const failure = (await import('./admin-cli')).describeFailure(error);
     process.stderr.write(`${JSON.stringify(failure)}\n`);
     return failure.code === 'USAGE' ? 2 : 1;
   }

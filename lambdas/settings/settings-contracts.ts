@@ -138,6 +138,7 @@ export const SETTINGS_CONTRACTS = {
       'RATE_LIMIT_UNAVAILABLE',
       'API_KEY_NOT_ACCEPTED',
       'DUPLICATE_CREDENTIAL_COOKIE',
+      'PASSWORD_CHECK_BUSY',
     ],
   },
   'settings-key-revoke': {
@@ -155,7 +156,7 @@ export const SETTINGS_CONTRACTS = {
     body: z.strictObject({ current_password: password, new_password: password }),
     status: 200,
     data: z.strictObject({ password_changed: z.literal(true), session_expires_at: z.string() }),
-    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_FIELD', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
+    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_FIELD', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE', 'PASSWORD_CHECK_BUSY'],
   },
   'settings-two-factor-enrol': {
     summary: 'Start two-factor: a new secret and its otpauth:// URI, shown this once',
@@ -163,7 +164,7 @@ export const SETTINGS_CONTRACTS = {
     body: z.strictObject({ password }),
     status: 200,
     data: z.strictObject({ secret: z.string(), otpauth_uri: z.string() }),
-    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'TWO_FACTOR_ENABLED', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
+    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'TWO_FACTOR_ENABLED', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE', 'PASSWORD_CHECK_BUSY'],
   },
   'settings-two-factor-confirm': {
     summary: 'Turn two-factor on with your password and a first code of the enrolled secret: ends every other session',
@@ -172,14 +173,14 @@ export const SETTINGS_CONTRACTS = {
     body: z.strictObject({ password, code: twoFactorCode }),
     status: 200,
     data: z.strictObject({ two_factor: z.literal('on'), session_expires_at: z.string() }),
-    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_TWO_FACTOR', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
+    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_TWO_FACTOR', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE', 'PASSWORD_CHECK_BUSY'],
   },
   'settings-two-factor-disable': {
     summary: 'Turn two-factor off (the password and a current code)',
     body: z.strictObject({ password, code: twoFactorCode }),
     status: 200,
     data: z.strictObject({ two_factor: z.literal('off') }),
-    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_TWO_FACTOR', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
+    errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_TWO_FACTOR', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE', 'PASSWORD_CHECK_BUSY'],
   },
   'settings-sign-out-everywhere': {
     summary: 'Sign out everywhere: every session of the account ends, this one too (the cookie is cleared); keys stay',

@@ -88,6 +88,9 @@ export const ERROR_CATALOG = {
   SERVICE_UNAVAILABLE: { status: 503, message: 'The request did not finish in time; retry after the Retry-After delay.' },
   // Not in the spec's catalogue either (docs/request-pipeline.md): a write lost a race no operation explained.
   WRITE_CONFLICT: { status: 503, message: 'A concurrent change kept the request from completing; retry after the Retry-After delay.' },
+  // Not in the spec's catalogue either (docs/web-settings.md): the process's password checks were all taken for longer
+  // than the request could wait (lambdas/back-office/password-gate.ts); refused before anything was written.
+  PASSWORD_CHECK_BUSY: { status: 503, message: 'Too many password checks are running at once; retry after the Retry-After delay.' },
 } as const satisfies Record<string, { status: number; message: string; otherStatuses?: readonly number[] }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

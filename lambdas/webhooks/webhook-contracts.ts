@@ -104,6 +104,7 @@ export const WEBHOOK_CONTRACTS = {
       'PARTNER_INACTIVE',
       'WEBHOOK_LIMIT_OR_ACCESS_CHANGED',
       'SETTINGS_CONFLICT',
+      'PASSWORD_CHECK_BUSY',
     ],
   },
   'webhook-verify': {

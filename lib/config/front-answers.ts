@@ -5,8 +5,30 @@
  * one of FRONT_ANSWERS on every operation of the surface, and an infrastructure test fails when a synthesized gateway
  * response or WAF custom response answers a code this list does not hold (test/infra/front-answers.test.ts).
  */
-import type { EnvelopeCode } from '../constructs/error-envelope';
+import { isSettingsPath, surfaceOfPath } from '../../lambdas/shared/http/routes';
+import type { BodyShape, EnvelopeCode } from '../constructs/error-envelope';
 import { SURFACE_PROFILES, type Surface } from './surfaces';
+
+/**
+ * Who gives a front answer, which decides whether its body can follow the path addressed (docs/web-settings.md
+ * "Shapes"; docs/infrastructure.md, "Front answers on a settings path"):
+ * - `edge`: the web ACL's custom responses. A custom response body is one per rule, and the web side's web ACL answers
+ *   a settings path by rules of its own (lib/constructs/edge-answer-shapes.ts): web settings' shape, exactly.
+ * - `gateway`: API Gateway's gateway responses, one per response type and REST API, whose template API Gateway fills by
+ *   simple substitution, never through VTL: nothing in it can depend on `$context.path`. The web side's REST API serves
+ *   the player site and web settings on one host, so its body is the `web` shape: web settings' `{code, message,
+ *   request_id}` with the envelope's `ok` and `error` beside it, which both read.
+ */
+export type FrontResponder = 'edge' | 'gateway';
+
+/** Whether a responder answers a settings path in web settings' shape exactly, or in the web side's gateway shape, which holds it. */
+export const SETTINGS_SHAPE_EXACT: Readonly<Record<FrontResponder, boolean>> = { edge: true, gateway: false };
+
+/** The body of a front answer by `responder` to `path` (below the stage): its surface's gateway shape, or web settings' exactly where it can be. */
+export function frontAnswerShape(responder: FrontResponder, path: string): BodyShape {
+  if (isSettingsPath(path) && SETTINGS_SHAPE_EXACT[responder]) return 'settings';
+  return SURFACE_PROFILES[surfaceOfPath(path)].errorShape;
+}
 
 /** API Gateway's gateway response types this service configures (`apigateway.ResponseType.of(type)`). */
 export type GatewayResponseType =
@@ -59,7 +81,7 @@ export function gatewayAnswers(surface: Surface): readonly GatewayAnswer[] {
   ];
 }
 
-/** The front's body read deadline (a body that does not arrive in 5 s; local/http-front.ts, as API Gateway's). */
+/** The front's body read deadline (a body that does not arrive in 5 s; local/http-front.ts, as API Gateway's: a `gateway` answer). */
 export const FRONT_BODY_DEADLINE_ANSWER: FrontAnswer = { status: 408, code: 'REQUEST_TIMEOUT' };
 
 /**
@@ -82,8 +104,8 @@ export interface FrontAnswer {
 
 /**
  * Every (status, code) a front door of `surface` can answer before (or instead of) a function, on any of its
- * operations: its body has the surface's gateway shape (`errorBody`, SURFACE_PROFILES[surface].errorShape).
- * 404 NOT_FOUND is left out: it answers paths no operation has.
+ * operations: its body has the shape frontAnswerShape gives (`errorBody`): the surface's gateway shape, or web
+ * settings' own for the web ACL's answers to a settings path. 404 NOT_FOUND is left out: it answers paths no operation has.
  */
 export function frontAnswers(surface: Surface): readonly FrontAnswer[] {
   const answers = new Map<string, FrontAnswer>();

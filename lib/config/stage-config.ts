@@ -12,6 +12,7 @@
  */
 
 import { PASSWORD_HASH_SECONDS_PER_VCPU } from '../../lambdas/back-office/passwords';
+import { PASSWORD_HASHES_PER_REQUEST, passwordHashProblems } from './password-hashing';
 import { ENDPOINT_GROUPS, type EndpointGroup, type Surface } from '../../lambdas/shared/http/routes';
 import { CLAIMING_RECONCILIATION_BOUND_SECONDS } from '../../lambdas/shared/observability/metric-catalog';
 import { SQS_MAX_DELAY_SECONDS } from '../../lambdas/webhooks/delivery-schedule';
@@ -334,6 +335,7 @@ export function assertValidStageConfig(config: StageConfig): void {
   }
   problems.push(...reservedConcurrencyProblems(config.reservedConcurrency));
   problems.push(...signInReservationProblems(config));
+  problems.push(...passwordHashProblems(hashingFunctions(config), lambda.timeoutSeconds));
   problems.push(...customDomainProblems(config.customDomains));
   problems.push(...alarmProblems(alarms));
   if (alarms.notifyEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarms.notifyEmail)) {
@@ -401,6 +403,14 @@ function signInReservationProblems(config: StageConfig): string[] {
 }
 
 const round2 = (value: number) => Math.round(value * 100) / 100;
+
+/** Each function that hashes passwords, with its memory and one hash's time there (lib/config/password-hashing.ts). */
+function hashingFunctions(config: Pick<StageConfig, 'lambda'>) {
+  return Object.entries(PASSWORD_HASHES_PER_REQUEST).map(([group, hashes]) => {
+    const memoryMb = functionMemoryMb(config, group as EndpointGroup);
+    return { group: group as EndpointGroup, hashes: hashes as number, memoryMb, hashSeconds: hashSeconds(memoryMb) };
+  });
+}
 
 function reservedConcurrencyProblems(reserved: StageConfig['reservedConcurrency']): string[] {
   const problems: string[] = [];

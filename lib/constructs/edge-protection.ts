@@ -10,12 +10,14 @@
  * the local stack).
  *
  * Order: the credentials-in-URL rule first (CREDENTIALS_IN_URL_PRIORITY,
- * 10), size rules next (SIZE_RULE_PRIORITIES, 100–101), then the rate-based
+ * 10), size rules next (SIZE_RULE_PRIORITIES, 100 and 103), then the rate-based
  * rules generated from the surface's `edge` rows of the limits table that WAF
- * enforces (edge-rate-rules.ts; RATE_RULE_PRIORITY_BASE, 200+, in table order;
- * the `limits` prop defaults to LIMITS), then the AWS managed rule groups with
- * the surface's exclusions (edge-managed-rules.ts; MANAGED_RULE_PRIORITY_BASE,
- * 300+; docs/edge-protection.md).
+ * enforces (edge-rate-rules.ts; RATE_RULE_PRIORITY_BASE, 200, 203, …, in table
+ * order; the `limits` prop defaults to LIMITS), then the AWS managed rule groups
+ * with the surface's exclusions (edge-managed-rules.ts; MANAGED_RULE_PRIORITY_BASE,
+ * 300+; docs/edge-protection.md). Each of the service's rules holds three
+ * priorities (ANSWER_PRIORITY_SLOT): on the web side, the two after it answer
+ * its matches by path (below).
  *
  * Every request may carry a credential, so no rule samples requests (metrics
  * stay on); blocked requests are logged with every header the surface reads a
@@ -23,14 +25,19 @@
  * string redacted.
  *
  * Custom responses carry the spec's error envelope, in the surface's error
- * shape (the web side's adds top-level `code` and `message`). WAF bodies are
- * static text, so `request_id` is the literal "edge" (also sent as X-Request-Id).
+ * shape (the web side's adds top-level `code` and `message`), and on the web
+ * side a settings path gets web settings' `{code, message, request_id}`: each
+ * rule that answers with a custom response counts and labels its matches, and
+ * two rules after it answer them by path (edge-answer-shapes.ts; the managed
+ * groups' by their AWS labels, after both groups). WAF bodies are static text,
+ * so `request_id` is the literal "edge" (also sent as X-Request-Id).
  *
  * Further rules come in through `additionalRules`/`additionalResponseBodies`;
- * they must come after the credentials-in-URL rule and sample nothing. Pick
- * priorities from 11 to 99 to evaluate a rule before the size rules, higher
- * to evaluate it after (avoiding the rate and managed rules' own). Priorities,
- * names and body keys must be unique.
+ * they must come after the credentials-in-URL rule and its answers, and sample
+ * nothing. Pick priorities from 13 to 99 to evaluate a rule before the size
+ * rules, higher to evaluate it after (avoiding the size, rate and managed rules'
+ * own and their answers'). Priorities, names and body keys must be unique; their
+ * bodies are theirs (not answered by path).
  */
 import { ArnFormat, Stack } from 'aws-cdk-lib';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
@@ -41,13 +48,14 @@ import { CREDENTIAL_HEADERS } from '../../lambdas/shared/http/credential-headers
 import { CREDENTIAL_PARAMETER_NAMES, REQUEST_LIMITS } from '../../lambdas/shared/http/request-rules';
 import { LIVE_KEY_PREFIX } from '../../lambdas/shared/identity/api-keys';
 import { ERROR_CATALOG, type ErrorCode } from '../../lambdas/shared/errors';
-import type { RouteDefinition, Surface } from '../../lambdas/shared/http/routes';
+import { SETTINGS_PATH, surfaceOfPath, type RouteDefinition, type Surface } from '../../lambdas/shared/http/routes';
 import { LIMITS, type Limit } from '../../lambdas/shared/limits/limits-table';
 import type { StageConfig } from '../config/stage-config';
 import { SURFACE_PROFILES, surfaceNamePrefix } from '../config/surfaces';
 import { EDGE_REQUEST_ID, errorBody, type EnvelopeCode } from './error-envelope';
+import { ANSWER_PRIORITY_SLOT, answerManagedRulesByPath, answerOwnRulesByPath, type BodyCodes, type PathShapedRules } from './edge-answer-shapes';
 import { managedRuleGroupRules } from './edge-managed-rules';
-import { edgeRateRules, wafVisibility } from './edge-rate-rules';
+import { edgeRateRules, RATE_LIMITED_BODY_KEY, wafVisibility } from './edge-rate-rules';
 import { stageRemovalPolicy } from './removal-policy';
 
 export interface EdgeProtectionProps {
@@ -98,10 +106,15 @@ export const SIZE_RULES: readonly SizeRule[] = [
   { name: 'query-too-long', code: 'QUERY_TOO_LONG', fieldToMatch: { queryString: {} }, maxSize: REQUEST_LIMITS.queryChars },
 ];
 
-export const SIZE_RULE_PRIORITIES: readonly number[] = SIZE_RULES.map((_, i) => 100 + i);
+export const SIZE_RULE_PRIORITIES: readonly number[] = SIZE_RULES.map((_, i) => 100 + ANSWER_PRIORITY_SLOT * i);
 
-/** Evaluated before every other rule: a key in the URL is refused before API Gateway logs or traces the URL. */
+/**
+ * Evaluated before every other rule: a key in the URL is refused before API Gateway logs or traces the URL (on the web
+ * side by its answers at the next two priorities, before any other rule: edge-answer-shapes.ts).
+ */
 export const CREDENTIALS_IN_URL_PRIORITY = 10;
+/** The last priority the credentials-in-URL rule holds (its answers'); additional rules come after it. */
+export const CREDENTIALS_IN_URL_LAST_PRIORITY = CREDENTIALS_IN_URL_PRIORITY + ANSWER_PRIORITY_SLOT - 1;
 export const CREDENTIALS_IN_URL_RULE_NAME = 'credentials-in-url';
 
 /** Percent-decoding, then lowercasing: `pak%5Flive_` and `PAK_LIVE_` are the prefix too. */
@@ -182,7 +195,10 @@ export class EdgeProtection extends Construct {
   public readonly managedRules: readonly wafv2.CfnWebACL.RuleProperty[];
   /** Name of the web ACL (the WebACL dimension of WAF metrics). */
   public readonly webAclName: string;
-  /** Metric names of the rate rules that aggregate all traffic of the Region (CONSTANT key). */
+  /**
+   * Metric names of the rules that block for the rate rules aggregating all traffic of the Region (CONSTANT key): the
+   * rule's own, or its answers' where the web ACL answers it by path (its own then only counts).
+   */
   public readonly regionWideRuleMetricNames: readonly string[];
   /** Where WAF logs the requests it blocks, credentials redacted. */
   public readonly logGroup: logs.LogGroup;
@@ -210,14 +226,7 @@ export class EdgeProtection extends Construct {
     });
     this.rateRules = rate.rules;
     const managed = managedRuleGroupRules({ surface, metricPrefix: prefix, commonHeaders: EDGE_RESPONSE_HEADERS });
-    this.managedRules = managed.rules;
     this.webAclName = `${prefix}-edge`;
-    this.regionWideRuleMetricNames = rate.rules
-      .filter((rule) => (rule.statement as { rateBasedStatement?: { aggregateKeyType?: string } }).rateBasedStatement?.aggregateKeyType === 'CONSTANT')
-      .map((rule) => (rule.visibilityConfig as wafv2.CfnWebACL.VisibilityConfigProperty).metricName);
-    const rules = [credentialsRule, ...sizeRules, ...rate.rules, ...managed.rules, ...additionalRules];
-    checkUnique('rule priority', rules.map((r) => String(r.priority)));
-    checkUnique('rule name', rules.map((r) => r.name));
 
     // One body per code, keyed by the code: the size rules and the managed groups' size rules share theirs.
     const envelopeCodes = new Set<EnvelopeCode>(['CREDENTIALS_IN_URL', ...SIZE_RULES.map((rule) => rule.code), ...managed.responseCodes]);
@@ -227,7 +236,22 @@ export class EdgeProtection extends Construct {
         { contentType: 'APPLICATION_JSON', content: errorBody(errorShape, code, EDGE_REQUEST_ID) },
       ]),
     );
-    checkUnique('custom response body key', [...Object.keys(envelopeBodies), ...Object.keys(rate.responseBodies), ...Object.keys(additionalBodies)]);
+    // The surface that serves web settings answers its settings paths in their shape (edge-answer-shapes.ts).
+    const codeOfBody: BodyCodes = { ...Object.fromEntries([...envelopeCodes].map((code) => [code, code])), [RATE_LIMITED_BODY_KEY]: 'RATE_LIMITED' };
+    const byPath = surfaceOfPath(SETTINGS_PATH) === surface;
+    const unchanged = (rules: readonly wafv2.CfnWebACL.RuleProperty[]): PathShapedRules => ({ rules: [...rules], responseBodies: {}, answeredBy: {} });
+    const own = (byPath ? answerOwnRulesByPath : unchanged)([credentialsRule, ...sizeRules, ...rate.rules], codeOfBody);
+    const managedByPath = (byPath ? answerManagedRulesByPath : unchanged)(managed.rules, codeOfBody);
+    this.managedRules = managedByPath.rules.filter((rule) => (rule.statement as wafv2.CfnWebACL.StatementProperty).managedRuleGroupStatement);
+    const rules = [...own.rules, ...managedByPath.rules, ...additionalRules].sort((a, b) => a.priority - b.priority);
+    checkUnique('rule priority', rules.map((r) => String(r.priority)));
+    checkUnique('rule name', rules.map((r) => r.name));
+    const metricOf = (name: string) => (rules.find((rule) => rule.name === name)!.visibilityConfig as wafv2.CfnWebACL.VisibilityConfigProperty).metricName;
+    this.regionWideRuleMetricNames = rate.rules
+      .filter((rule) => (rule.statement as { rateBasedStatement?: { aggregateKeyType?: string } }).rateBasedStatement?.aggregateKeyType === 'CONSTANT')
+      .flatMap((rule) => (own.answeredBy[rule.name] ?? [rule.name]).map(metricOf));
+    const generatedBodies = { ...envelopeBodies, ...rate.responseBodies, ...own.responseBodies, ...managedByPath.responseBodies };
+    checkUnique('custom response body key', [...Object.keys(generatedBodies), ...Object.keys(additionalBodies)]);
 
     this.webAcl = new wafv2.CfnWebACL(this, 'WebAcl', {
       name: `${prefix}-edge`,
@@ -236,7 +260,7 @@ export class EdgeProtection extends Construct {
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
       visibilityConfig: wafVisibility(`${prefix}-edge`),
-      customResponseBodies: { ...envelopeBodies, ...rate.responseBodies, ...additionalBodies },
+      customResponseBodies: { ...generatedBodies, ...additionalBodies },
       rules,
     });
 
@@ -302,9 +326,10 @@ function sizeRuleProperty(prefix: string, rule: SizeRule, priority: number): waf
  * sampled requests (every header, the Authorization value included).
  */
 function checkAdditionalRule(rule: wafv2.CfnWebACL.RuleProperty): void {
-  if (rule.priority <= CREDENTIALS_IN_URL_PRIORITY) {
+  if (rule.priority <= CREDENTIALS_IN_URL_LAST_PRIORITY) {
     throw new Error(
-      `EdgeProtection: additional rule ${rule.name} has priority ${rule.priority}; ${CREDENTIALS_IN_URL_RULE_NAME} (${CREDENTIALS_IN_URL_PRIORITY}) must run first`,
+      `EdgeProtection: additional rule ${rule.name} has priority ${rule.priority}; ${CREDENTIALS_IN_URL_RULE_NAME} (${CREDENTIALS_IN_URL_PRIORITY}, ` +
+        `its answers to ${CREDENTIALS_IN_URL_LAST_PRIORITY}) must run first`,
     );
   }
   const visibility = rule.visibilityConfig as Partial<wafv2.CfnWebACL.VisibilityConfigProperty>;

@@ -30,7 +30,9 @@
  *
  * Blocked requests get 429 with the spec's error envelope (same code and
  * message as the Lambda's own RATE_LIMITED; on the web side the body also
- * carries them at the top level, error-envelope.ts), `Retry-After` = the rule's
+ * carries them at the top level, error-envelope.ts, and a settings path gets
+ * web settings' shape: edge-protection.ts answers the web ACL's rules by path,
+ * edge-answer-shapes.ts), `Retry-After` = the rule's
  * window (WAF responses are static; a client that pauses for one window lets
  * WAF's look-back window slide past its burst), `X-RateLimit-Policy` = the
  * row's policy, plus the web ACL's common headers (`Cache-Control: no-store`,
@@ -42,6 +44,7 @@ import { LIVE_KEY_HEX_CHARS, LIVE_KEY_PREFIX } from '../../lambdas/shared/identi
 import { edgeLimits, LIMITS, quotaLimits, type EdgeLimit, type Limit, type QuotaHolder, type QuotaLimit } from '../../lambdas/shared/limits/limits-table';
 import { API_STAGE_NAME, ROUTES, SURFACE_OF_GROUP, type RouteDefinition, type Surface } from '../../lambdas/shared/http/routes';
 import { SURFACE_PROFILES } from '../config/surfaces';
+import { ANSWER_PRIORITY_SLOT } from './edge-answer-shapes';
 import { EDGE_REQUEST_ID, errorBody } from './error-envelope';
 
 /** Evaluation windows WAF accepts (RateBasedStatement.EvaluationWindowSec). */
@@ -53,7 +56,11 @@ export const WAF_MAX_RATE_LIMIT = 2_000_000_000;
 /** Rule names and custom response body keys: `^[\w\-]+$`, 1–128 characters. */
 const WAF_NAME_PATTERN = /^[\w-]{1,128}$/;
 
-/** Rate rules take priorities from here, in table order (size rules are 100–102 and run first). */
+/**
+ * Rate rules take priorities from here, in table order, ANSWER_PRIORITY_SLOT apart: the web side answers each rule's
+ * matches by path at the two priorities after it (edge-answer-shapes.ts). Size rules are 100+ and run first; the
+ * managed groups are 300+, after at most 10 rate rules (WAF's quota per web ACL).
+ */
 export const RATE_RULE_PRIORITY_BASE = 200;
 
 /** Custom response body shared by every rate rule: the envelope the Lambda returns for RATE_LIMITED. */
@@ -231,7 +238,7 @@ export interface EdgeRateRuleOptions {
  * One rate-based rule per `waf` edge row of the surface, then one per quota the
  * function counts by source IP that WAF also holds on its routes
  * (wafRouteQuotas), each named after its policy, at RATE_RULE_PRIORITY_BASE +
- * its index among those rows.
+ * ANSWER_PRIORITY_SLOT × its index among those rows.
  */
 export function edgeRateRules(options: EdgeRateRuleOptions): EdgeRateRules {
   const { surface, metricPrefix, limits = LIMITS, routes = ROUTES, commonHeaders = [] } = options;
@@ -241,7 +248,7 @@ export function edgeRateRules(options: EdgeRateRuleOptions): EdgeRateRules {
   ];
   const rules = rows.map(({ limit, statement }, i): wafv2.CfnWebACL.RuleProperty => ({
     name: limit.policy,
-    priority: RATE_RULE_PRIORITY_BASE + i,
+    priority: RATE_RULE_PRIORITY_BASE + ANSWER_PRIORITY_SLOT * i,
     statement: { rateBasedStatement: statement },
     action: {
       block: {

@@ -3,7 +3,11 @@
  * without running a Lambda: `{"ok":false,"error":{"code","message"},"request_id"}`.
  * On the web side the same body also carries `code` and `message` at the top
  * level (web settings' error shape), so one static body serves the player
- * site and web settings alike (errorBody, shape `web`).
+ * site and web settings alike (errorBody, shape `web`): what API Gateway's
+ * gateway responses answer there, one body per API. Where a body can follow
+ * the path (WAF's custom responses, one per rule), a settings path gets web
+ * settings' own `{"code","message","request_id"}` (shape `settings`;
+ * lib/config/front-answers.ts frontAnswerShape).
  *
  * Messages come from the handlers' ERROR_CATALOG so that a client sees the
  * same text whichever layer rejected the request. Codes that only the gateway
@@ -11,6 +15,12 @@
  */
 import { ERROR_CATALOG, type ErrorCode } from '../../lambdas/shared/errors';
 import type { ErrorShape } from '../config/surfaces';
+
+/**
+ * The bodies a front door's own answers take: a surface's gateway shape (`api`, `web`), or web settings' (`settings`),
+ * which only answers that can follow the path give (lib/config/front-answers.ts).
+ */
+export type BodyShape = ErrorShape | 'settings';
 
 /**
  * Errors only API Gateway produces. The spec allows new codes within v1
@@ -59,7 +69,13 @@ export function webErrorBody(code: EnvelopeCode, requestId: string, message?: st
   return JSON.stringify({ ok: false, code, message: text, error: { code, message: text }, request_id: requestId });
 }
 
-/** The error body of a front door's gateway and WAF responses, in its shape (lib/config/surfaces.ts). */
-export function errorBody(shape: ErrorShape, code: EnvelopeCode, requestId: string, message?: string): string {
+/** Web settings' error body (docs/web-settings.md "Shapes"): `{"code","message","request_id"}` and nothing else, as its functions answer. */
+export function settingsErrorBody(code: EnvelopeCode, requestId: string, message?: string): string {
+  return JSON.stringify({ code, message: envelopeMessage(code, message), request_id: requestId });
+}
+
+/** The error body of a front door's gateway and WAF responses, in the shape given (frontAnswerShape, lib/config/surfaces.ts). */
+export function errorBody(shape: BodyShape, code: EnvelopeCode, requestId: string, message?: string): string {
+  if (shape === 'settings') return settingsErrorBody(code, requestId, message);
   return shape === 'web' ? webErrorBody(code, requestId, message) : errorEnvelope(code, requestId, message);
 }

@@ -211,6 +211,9 @@ export class SurfaceApi extends Construct {
     for (const resource of routedResources) resource.addMethod('ANY', fallback);
     this.api.root.resourceForPath(FALLBACK_RESOURCE).addMethod('ANY', fallback);
 
+    // One body per response type and API, filled by substitution (no VTL, so nothing can depend on $context.path): on
+    // the web side the body the player site and web settings both read, not web settings' exact shape on its paths
+    // (front-answers.ts SETTINGS_SHAPE_EXACT; the web ACL's answers are exact: edge-answer-shapes.ts).
     for (const spec of gatewayErrors(surface)) {
       this.api.addGatewayResponse(spec.type.responseType, {
         type: spec.type,

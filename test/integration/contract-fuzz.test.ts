@@ -3,8 +3,10 @@
  * front with generated valid and invalid inputs: path parameters (known ids and garbage), query parameters (declared
  * ones with valid and invalid values, unknown and repeated ones), bodies (valid-looking, wrong types, unknown fields,
  * control characters, not JSON, none), credentials (a key with every scope, none, garbage; a signed-in browser, none,
- * without its page's headers). Every answer goes through the document check of `stack.call`
- * (test/support/contract-check.ts: declared status, body matching its schema); none may be a 5xx.
+ * without its page's headers), and now and then, on web settings' operations, a method Node's parser refuses (a
+ * lower-case or unknown one, which fetch() sends as written): answered by the front, still in web settings' shape.
+ * Every answer goes through the document check of `stack.call` (test/support/contract-check.ts: declared status, body
+ * matching its schema, the settings shape on a settings path); none may be a 5xx.
  *
  * The generator is seeded: the seed is printed, and `CONTRACT_FUZZ_SEED=<n>` replays a run. Quotas are raised out of
  * reach (their own tests count them), so the requests reach the operations.
@@ -66,6 +68,9 @@ const operations: Operation[] = [
     })),
   );
 });
+
+/** Methods Node's parser refuses that fetch() sends as written (it upper-cases only DELETE, GET, HEAD, OPTIONS, POST and PUT). */
+const REFUSED_METHODS = ['patch', 'Patch', 'FETCH', 'brew'];
 
 const GARBAGE = ['x', '0', '-1', '', ' ', 'a'.repeat(300), 'null', '%00', '%E2%80%AE', '%F0%9F%92%A5', '00000000-0000-4000-8000-000000000000', 'org_0000', '😀', '\u0000', '<script>', "' OR 1=1 --"];
 const ODD_VALUES: unknown[] = [null, true, false, 0, -1, 1.5, 1e21, '', ' ', 'x', 'x'.repeat(5000), 'ab\u0000cd', '\u202e', [], ['x'], {}, { a: 1 }];
@@ -156,9 +161,16 @@ async function sendOne(op: Operation, r: ReturnType<typeof random>): Promise<{ w
   if (op.surface === 'settings') {
     if (!browser.token && r.chance(0.9)) await browser.signIn(email, password);
     const withPageHeaders = r.chance(0.9);
+    const method = r.chance(0.05) ? r.pick(REFUSED_METHODS) : op.method;
     const response = withPageHeaders
-      ? await browser.send(op.method, path, payload, payload === undefined ? undefined : 'application/json')
-      : await stack.call(path, { method: op.method, headers: { ...(payload ? { 'Content-Type': 'application/json' } : {}) }, ...(payload ? { body: payload } : {}) });
+      ? await browser.send(method, path, payload, payload === undefined ? undefined : 'application/json')
+      : await stack.call(path, { method, headers: { ...(payload ? { 'Content-Type': 'application/json' } : {}) }, ...(payload ? { body: payload } : {}) });
+    if (method !== op.method) {
+      await response.arrayBuffer();
+      // The front answers it (API Gateway's DEFAULT_4XX): the contract check has seen web settings' shape.
+      if (response.status !== 400) throw new Error(`${method} ${path}: ${response.status}, not the front's 400 REQUEST_REJECTED`);
+      return { where: `${method} ${path}`, status: response.status };
+    }
     if (response.status === 200 && op.template === '/settings/api/password' && payload) {
       const sent = JSON.parse(payload) as { current_password?: unknown; new_password?: unknown };
       if (typeof sent.new_password === 'string') password = sent.new_password;

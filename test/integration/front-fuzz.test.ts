@@ -8,6 +8,13 @@
  * X-Request-Id: whatever the client sends, the front and the pipeline answer
  * like the deployed API does, never with a crash (a 502) or a bare status.
  *
+ * Settings paths get a fuzz of their own over the request forms Node's parser
+ * refuses (lower-case and unknown methods, NUL and control characters in the
+ * target, query names and header names, bodies on GET with and without a
+ * length, over-long request lines and headers), with and without a signed-in
+ * session: every answer there must be in web settings' shape, and every answer
+ * to the same forms on the partner API in its envelope.
+ *
  * A failure lists the requests that broke the rule; the seed makes them
  * replayable.
  */
@@ -16,9 +23,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeKey } from '../../lambdas/identity/describe-key';
 import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
 import { ROUTE_CONTRACTS } from '../../lambdas/service/contracts';
-import { ROUTES, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { isSettingsPath, ROUTES, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { frontAnswers } from '../../lib/config/front-answers';
 import { HANDLERS } from '../../local/handlers';
+import { stagePathOf } from '../../local/http-front';
+import { parseRequestTarget } from '../../local/request-target';
+import { rawConnection } from '../support/raw-connection';
 import { wireRequest, type WireAnswer, type WireRequest } from '../support/raw-http';
+import { SettingsBrowser } from '../support/settings-browser';
 import { createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
 
 /** Names a client may choose that are also members of Object.prototype, declared so they reach the operation. */
@@ -38,6 +50,8 @@ const router = new Router([...ROUTES, echoQueryRoute]);
 
 let stack: TestStack;
 let partnerId: string;
+/** A signed-in settings session's cookie. */
+let settingsCookie: string;
 /** Several keys of one organization, so the fuzz stays below each key's minute quota and reaches the operations. */
 const keys: string[] = [];
 
@@ -54,6 +68,11 @@ beforeAll(async () => {
     const extra = await stack.office.keys.create({ accountId: org.account_id, partnerId, scopes: ['records:read', 'public:read'] });
     keys.push(extra.key);
   }
+  const email = `front-fuzz-${Date.now()}@example.com`;
+  await stack.office.accounts.create('Front fuzz', { email, password: 'front fuzz password 1234' });
+  const browser = new SettingsBrowser(stack);
+  expect((await browser.signIn(email, 'front fuzz password 1234')).status).toBe(200);
+  settingsCookie = `settings_session=${browser.token}`;
 });
 afterAll(() => stack?.stop());
 
@@ -168,6 +187,83 @@ describe('fuzz: no request gets a 5xx or an answer without the envelope', () => 
       const answer = await send({ method, target, headers, body });
       const fault = envelopeFault(answer);
       if (fault) faults.push(`#${i} ${fault}: ${answer.status} ${method} ${target.slice(0, 200)} ${JSON.stringify(headers)} ${JSON.stringify(body)} -> ${answer.text.slice(0, 200)}`);
+    }
+    expect(faults).toEqual([]);
+  }, 120_000);
+});
+
+/**
+ * Why an answer to a settings path breaks web settings' shape, or undefined: below 500; an error with `code`, `message`
+ * and a `request_id` equal to X-Request-Id at the top level, nothing else beside them, unless it is API Gateway's body
+ * of the web side (the envelope beside them, saying the same: one body per API), which only the front's declared
+ * answers carry; a success never an envelope (the settings page is HTML).
+ */
+function settingsShapeFault(answer: WireAnswer): string | undefined {
+  if (answer.status >= 500) return `status ${answer.status}`;
+  const body = answer.json as unknown as Record<string, unknown> | undefined;
+  if (answer.status < 400) return body !== undefined && ('ok' in body || 'error' in body) ? 'an envelope for a success' : undefined;
+  if (typeof body !== 'object' || body === null) return 'no JSON body';
+  if (typeof body.code !== 'string' || typeof body.message !== 'string') return 'no top-level code and message';
+  if (typeof body.request_id !== 'string' || body.request_id === '') return 'no request_id';
+  if (answer.headers['x-request-id'] !== body.request_id) return 'X-Request-Id differs from request_id';
+  const extra = Object.keys(body).filter((key) => !['code', 'message', 'request_id'].includes(key)).sort();
+  if (extra.length === 0) return undefined;
+  const error = body.error as { code?: unknown; message?: unknown } | undefined;
+  if (extra.join() !== 'error,ok' || body.ok !== false || error?.code !== body.code || error?.message !== body.message) return `fields beside the settings shape: ${extra.join(', ')}`;
+  if (!frontAnswers('web').some((front) => front.status === answer.status && front.code === body.code)) return `the web side's gateway body for ${answer.status} ${String(body.code)}, which no front answer declares`;
+  return undefined;
+}
+
+describe('fuzz: settings paths answer web settings’ shape, the partner API its envelope, whatever request form the front meets', () => {
+  const SEED = 'front-fuzz-settings-2026-11-29';
+  const REQUESTS = 240;
+
+  const SETTINGS_PATHS = ['/settings', '/settings/api/session', '/settings/api/keys', '/settings/api/audit', '/settings/api/webhooks', '/settings/api/nope', '/settings/api/keys/key_0/revoke'];
+  const PARTNER_PATHS = ['/health', '/me', '/records/USS-20260001-abcdef000001', '/nope'];
+  /** Spelled as sent: lower-case, mixed-case and unknown methods are what Node's parser refuses. */
+  const METHODS = ['GET', 'GET', 'GET', 'POST', 'DELETE', 'get', 'Get', 'post', 'delete', 'FETCH', 'BREW', 'G\u00c9T'];
+  /** Characters a target, a query name or a header name may not hold (and some it may). */
+  const ODD = ['\u0000', '\u0001', '\u0007', '\u001f', '\u007f', '%00', '%01', ' ', '\u00e9', 'x'];
+  const HEADER_NAMES = ['X-Custom', 'Accept', 'X-A\u0000b', 'X-A\u0001b', 'X\u007fB', '', 'X \u00e4'];
+  const BODIES = ['{}', '{"a":1}', 'not json', ''];
+
+  it(`answers ${REQUESTS} seeded requests to settings and partner paths in the shape of their surface`, async () => {
+    const next = seededRandom(SEED);
+    const pick = <T,>(items: readonly T[]): T => items[Math.floor(next() * items.length)];
+    const faults: string[] = [];
+
+    for (let i = 0; i < REQUESTS; i += 1) {
+      const settings = next() < 0.7;
+      const path = pick(settings ? SETTINGS_PATHS : PARTNER_PATHS);
+      const form = next();
+      // One odd thing (or none) per request, where Node's parser meets it: the path, a query name, a header name, the line's length.
+      const odd = pick(ODD);
+      const target = `/v1${path}${form < 0.15 ? odd : ''}${form >= 0.15 && form < 0.35 ? `?a${odd}b=1` : ''}${form >= 0.35 && form < 0.4 ? `?q=${'a'.repeat(pick([3_000, 20_000]))}` : ''}`;
+      const headers: [string, string][] = [];
+      if (settings && next() < 0.7) headers.push(['Cookie', settingsCookie]);
+      if (form >= 0.4 && form < 0.55) headers.push([pick(HEADER_NAMES), 'x']);
+      if (form >= 0.55 && form < 0.6) headers.push(['X-Long', 'a'.repeat(pick([9_000, 20_000]))]);
+      const method = pick(METHODS);
+      const body = method.toUpperCase() === 'GET' && next() < 0.6 ? undefined : pick(BODIES);
+      // A body on a GET is sent with its length, or without one (its bytes then follow the request as if they were another).
+      const unframed = body !== undefined && body !== '' && method === 'GET' && next() < 0.4;
+
+      let answer: WireAnswer | undefined;
+      if (unframed) {
+        const head = `GET ${target} HTTP/1.1\r\nHost: localhost\r\n${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n`;
+        [answer] = await rawConnection(stack.baseUrl, [{ bytes: head + body }]);
+      } else {
+        answer = await send({ method, target, headers, body });
+      }
+      const where = `#${i} ${method} ${JSON.stringify(target.slice(0, 120))} ${JSON.stringify(headers.map(([name]) => name))} ${unframed ? 'unframed ' : ''}${JSON.stringify(body)}`;
+      if (!answer) {
+        faults.push(`${where}: no answer`);
+        continue;
+      }
+      // The surface of the path as sent (an odd character may make `/settings…` a path of no surface: the partner API's fallback).
+      const onSettings = isSettingsPath(stagePathOf(parseRequestTarget(target).path).path);
+      const surfaceFault = onSettings ? settingsShapeFault(answer) : (envelopeFault(answer) ?? (answer.json && 'code' in (answer.json as object) ? 'web settings’ code on the partner API' : undefined));
+      if (surfaceFault) faults.push(`${where} -> ${answer.status} ${surfaceFault}: ${answer.text.slice(0, 200)}`);
     }
     expect(faults).toEqual([]);
   }, 120_000);

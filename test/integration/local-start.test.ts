@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/dynamo-local';
+import { buildAdmin } from '../../scripts/build-admin';
 
 const root = join(__dirname, '..', '..');
 const tsx = join(root, 'node_modules', '.bin', 'tsx');
@@ -19,6 +20,8 @@ let workDir: string;
 beforeAll(async () => {
   // Own working directory, so the stack's state file does not clash with a developer's running `npm start`.
   workDir = mkdtempSync(join(tmpdir(), 'partner-api-start-'));
+  // The admin CLI as `npm run admin` runs it: the bundle (scripts/build-admin.ts), here a copy of its own.
+  await buildAdmin(root, join(workDir, 'admin'));
   const port = await freePort();
   child = spawn(tsx, [join(root, 'local', 'start.ts')], { cwd: workDir, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
@@ -48,7 +51,7 @@ const printed = (label: string) => new RegExp(`${label}\\s+(\\S+)`).exec(output)
  */
 function admin(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const cli = spawn(tsx, [join(root, 'scripts', 'admin.ts'), ...args], { cwd: workDir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const cli = spawn(process.execPath, [join(workDir, 'admin', 'admin.mjs'), ...args], { cwd: workDir, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     cli.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -15,6 +15,8 @@ export function waitText(seconds: number): string {
 export function errorText(result: Failure, what?: string): string {
   if (result.status === 429) return 'Too many ' + (what || 'attempts') + '; try again in ' + waitText(Math.ceil(Number(result.retryAfter))) + '.';
   if (result.status === 0) return 'The service cannot be reached. Check your connection and try again.';
+  // Still busy after the page's own retries (settings-api.ts call), or a wait longer than it takes by itself.
+  if (result.code === 'PASSWORD_CHECK_BUSY') return 'The service is checking too many passwords right now; try again in ' + waitText(Math.ceil(Number(result.retryAfter))) + '.';
   return result.message || 'Something went wrong (HTTP ' + result.status + '). Please try again.';
 }
 

@@ -7,11 +7,14 @@
  * session cookie, the cross-site request header on every change, and a creation's Idempotency-Key
  * (submission-keys.ts) when its form gives one. A call that finds the session
  * gone (SESSION_REQUIRED) or two session cookies tells the page once, through `whenSessionLost`.
+ * A call refused because the service was checking too many passwords at once (503 PASSWORD_CHECK_BUSY: refused before
+ * anything was written, docs/web-settings.md) is sent again by itself, the same request with the same Idempotency-Key,
+ * after its Retry-After, up to BUSY_RETRIES times; the form stays busy meanwhile (forms.ts onSubmit).
  */
 import type * as z from 'zod/mini';
 import type { ErrorCode } from '../../shared/errors';
 import { pagePath } from '../../shared/browser/dom';
-import { requestJson } from '../../shared/browser/json-request';
+import { requestJson, type JsonAnswer } from '../../shared/browser/json-request';
 import type { WEBHOOK_CONTRACTS } from '../../webhooks/webhook-contracts';
 import type { SETTINGS_CONTRACTS } from '../settings-contracts';
 import type { SIGN_IN_CONTRACTS } from '../../sign-in/sign-in-contracts';
@@ -45,6 +48,18 @@ export type Result<T> = Success<T> | Failure;
 
 const API = pagePath() + '/api/';
 
+/** How many times a call refused as PASSWORD_CHECK_BUSY is sent again by itself. */
+export const BUSY_RETRIES = 3;
+/** The longest Retry-After the page waits out by itself (seconds): a longer wait is the owner's to choose. */
+export const BUSY_LONGEST_WAIT_SECONDS = 10;
+
+/** The seconds to wait before sending a refused call again, when it was a busy password check the page retries by itself. */
+function busyWait(answer: JsonAnswer): number | undefined {
+  if (!answer.reached || answer.status !== 503 || (answer.body as { code?: unknown } | null)?.code !== 'PASSWORD_CHECK_BUSY') return undefined;
+  const seconds = Number(answer.retryAfter);
+  return Number.isInteger(seconds) && seconds >= 1 && seconds <= BUSY_LONGEST_WAIT_SECONDS ? seconds : undefined;
+}
+
 let sessionLost: (message: string, kind: NoticeKind) => void = () => undefined;
 
 /** What the page does when a call finds the signed-in session gone: back to signing in, saying why. */
@@ -62,7 +77,14 @@ export async function call<R extends SettingsRoute>(
   if (method !== 'GET') headers['X-Settings-Request'] = '1';
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (options.idempotencyKey) headers['Idempotency-Key'] = options.idempotencyKey;
-  const answer = await requestJson(API + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const send = () => requestJson(API + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let answer = await send();
+  for (let retry = 0; retry < BUSY_RETRIES; retry += 1) {
+    const wait = busyWait(answer);
+    if (wait === undefined) break;
+    await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+    answer = await send();
+  }
   if (!answer.reached) return { ok: false, status: 0 };
   if (answer.ok) return { ok: true, status: answer.status, data: (answer.body || {}) as ResponseOf<R> };
   const error = (answer.body || {}) as { code?: ErrorCode; message?: string };

@@ -46,7 +46,8 @@ export function submissionKey(): SubmissionKey {
  * a 5xx: the answer may be what was lost), that sending the same form again is safe.
  */
 export function failedSubmissionText(result: Failure, what: string): string {
-  const unknown = result.status === 0 || result.status >= 500;
+  // A busy password check was refused before anything was written: nothing to tell about a lost creation.
+  const unknown = result.status === 0 || (result.status >= 500 && result.code !== 'PASSWORD_CHECK_BUSY');
   return refusalText(result) + (unknown ? ' Send the form again: if the ' + what + ' was created, you are told so, and it is never created twice.' : '');
 }
 

@@ -205,6 +205,9 @@ function envelope(getPlatform: () => Platform, router: Router, contracts: Contra
         cancellation_reasons: refusal?.reasons,
         site: refusalSiteOf(error.cause),
       });
+    } else if (error?.code === 'PASSWORD_CHECK_BUSY') {
+      // A refusal by design, before anything was written (lambdas/back-office/password-gate.ts): a warning, not a failure.
+      logger.warn('password checks busy', { code: error.code, route: state?.route?.id, retry_after: error.headers['Retry-After'], duration_ms: durationMs });
     } else if (error && error.status >= 500) {
       logger.error('request failed', { code: error.code, error: error.cause ?? error });
     }
