@@ -11,12 +11,13 @@ import { describe, expect, it } from 'vitest';
 import { definition as playerFunction } from '../../lambdas/player/handler';
 import { createPlayerHandler } from '../../lambdas/player/player-pipeline';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
-import { createPlatform, sharedPlatform, type Platform } from '../../lambdas/shared/platform';
+import { type Platform } from '../../lambdas/shared/platform';
 import { FaultPlan } from '../../local/fault-injection';
 import { HANDLERS } from '../../local/handlers';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
 import { browserSession } from './browser-session';
 import { captureState, watchPage } from './chromium';
+import { localPlatform } from '../support/local-platform';
 
 let stack: TestStack;
 const faults = new FaultPlan();
@@ -32,7 +33,7 @@ const contexts = browserSession(
     const player = createPlayerHandler({ ...playerFunction, platform: () => platform });
     stack = await startTestStack({ faults, webhooks: false, handlers: { ...HANDLERS, player } });
     const raised = LIMITS.map((limit) => (limit.kind === 'edge' ? limit : { ...limit, limit: 100_000 }));
-    platform = createPlatform({ limits: raised, edgeGuard: undefined, documentClient: sharedPlatform().documentClient });
+    platform = localPlatform({ limits: raised });
     return stack;
   },
   (launched, folder) => ([browser, shots] = [launched, folder]),

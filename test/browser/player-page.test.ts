@@ -21,10 +21,11 @@ import { createPlayerHandler } from '../../lambdas/player/player-pipeline';
 import { definition as invitationsFunction } from '../../lambdas/invitations/handler';
 import { definition as playerFunction } from '../../lambdas/player/handler';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
-import { createPlatform, type Platform } from '../../lambdas/shared/platform';
+import { type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
 import { artifactsDir, launchChromium, watchPage, type PageProblems, captureState, tabTo } from './chromium';
+import { localPlatform } from '../support/local-platform';
 
 let stack: TestStack;
 /** Player limits raised out of reach; the ticket bridge can be switched off. */
@@ -39,7 +40,7 @@ beforeAll(async () => {
   const player = createPlayerHandler({ ...playerFunction, platform: () => platform });
   const invitations = createPartnerApiHandler({ ...invitationsFunction, platform: () => platform });
   stack = await startTestStack({ handlers: { ...HANDLERS, player, invitations } });
-  platform = createPlatform({ limits: raised, edgeGuard: undefined, localSwitches: { ticketBridgeDown: () => bridgeDown } });
+  platform = localPlatform({ limits: raised, localSwitches: { ticketBridgeDown: () => bridgeDown } });
   browser = await launchChromium();
 }, 180_000);
 

@@ -26,10 +26,11 @@ import { definition as settingsFunction } from '../../lambdas/settings/handler';
 import { definition as signInFunction } from '../../lambdas/sign-in/handler';
 import { codeAt } from '../../lambdas/back-office/two-factor';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
-import { createPlatform, type Platform } from '../../lambdas/shared/platform';
+import { type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
 import { bearer, startTestStack, type TestStack } from '../support/test-stack';
 import { artifactsDir, launchChromium, watchPage, type PageProblems, captureState, tabTo } from './chromium';
+import { localPlatform } from '../support/local-platform';
 
 let stack: TestStack;
 /** Settings and sign-in limits raised out of reach; the clock moved by whole 30-second steps for two-factor codes. */
@@ -48,7 +49,7 @@ beforeAll(async () => {
   const identity = createPartnerApiHandler({ ...identityFunction, platform: () => platform });
   const signIn = createSettingsHandler({ ...signInFunction, platform: () => platform });
   stack = await startTestStack({ handlers: { ...HANDLERS, settings, 'sign-in': signIn, identity } });
-  platform = createPlatform({ limits: raised, edgeGuard: undefined, clock: now });
+  platform = localPlatform({ limits: raised, clock: now });
   browser = await launchChromium();
 }, 180_000);
 

@@ -27,7 +27,7 @@ import { definition as signInFunction } from '../../lambdas/sign-in/handler';
 import { definition as webhookFunction } from '../../lambdas/webhooks/handler';
 import { codeAt } from '../../lambdas/back-office/two-factor';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
-import { createPlatform, sharedPlatform, type Platform } from '../../lambdas/shared/platform';
+import { type Platform } from '../../lambdas/shared/platform';
 import { signatureOf } from '../../lambdas/webhooks/signing';
 import { deliveryIdOf } from '../../lambdas/webhooks/webhook-items';
 import { HANDLERS } from '../../local/handlers';
@@ -35,6 +35,7 @@ import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest, type Rece
 import { SettingsBrowser } from '../support/settings-browser';
 import { startTestStack, type TestStack } from '../support/test-stack';
 import { artifactsDir, launchChromium, watchPage, type PageProblems, captureState } from './chromium';
+import { localPlatform } from '../support/local-platform';
 
 let stack: TestStack;
 /**
@@ -59,7 +60,7 @@ beforeAll(async () => {
   const signIn = createSettingsHandler({ ...signInFunction, platform: () => platform });
   stack = await startTestStack({ handlers: { ...HANDLERS, settings, 'sign-in': signIn, webhooks } });
   // The local stack's webhook switches (its queue, sealer, loopback receivers allowed), which the shared platform carries.
-  platform = createPlatform({ limits: raised, edgeGuard: undefined, clock: now, localSwitches: sharedPlatform().localSwitches });
+  platform = localPlatform({ limits: raised, clock: now });
   browser = await launchChromium();
 }, 180_000);
 

@@ -18,10 +18,11 @@ import { ROUTE_CONTRACTS } from '../../lambdas/service/contracts';
 import { ROUTES, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
 import { EdgeGuard } from '../../lambdas/shared/limits/edge-guard';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
-import { createPlatform, type Platform } from '../../lambdas/shared/platform';
+import { type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
 import { captureLogs, type LogCapture } from '../support/log-capture';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
+import { localPlatform } from '../support/local-platform';
 
 const orgRoute: RouteDefinition = {
   id: 'org-probe',
@@ -48,7 +49,7 @@ beforeAll(async () => {
 afterAll(() => stack?.stop());
 
 beforeEach(() => {
-  const platform = createPlatform({ edgeGuard: undefined });
+  const platform = localPlatform();
   platformOfRequest = () => platform;
   logs = captureLogs();
 });
@@ -141,7 +142,7 @@ describe('what is not logged one by one', () => {
   it('logs rate rejections only as the rate_ sample, once per key and minute', async () => {
     // Prepare: one minute for every request (a fixed clock: no minute turns over mid-test).
     const { key, account_id } = await createOrgWithManagerKey(stack.office, ['records:read']);
-    const platform = createPlatform({ edgeGuard: undefined, limits: ONE_A_MINUTE, clock: fixedClock() });
+    const platform = localPlatform({ limits: ONE_A_MINUTE, clock: fixedClock() });
     platformOfRequest = () => platform;
 
     // Act
@@ -160,7 +161,7 @@ describe('what is not logged one by one', () => {
     // Prepare: two containers, each with its own memory of what it logged, taking requests in turn.
     const { key } = await createOrgWithManagerKey(stack.office, ['records:read']);
     const clock = fixedClock();
-    const containers = [createPlatform({ edgeGuard: undefined, limits: ONE_A_MINUTE, clock }), createPlatform({ edgeGuard: undefined, limits: ONE_A_MINUTE, clock })];
+    const containers = [localPlatform({ limits: ONE_A_MINUTE, clock }), localPlatform({ limits: ONE_A_MINUTE, clock })];
     let turn = 0;
     platformOfRequest = () => containers[turn++ % 2];
 
@@ -179,7 +180,7 @@ describe('what is not logged one by one', () => {
     const { key } = await createOrgWithManagerKey(stack.office, ['records:read']);
     const limits = LIMITS.map((l) => (l.kind === 'edge' && l.policy === 'edge-credential-burst' ? { ...l, limit: 2 } : l));
     const clock = fixedClock();
-    const platform = createPlatform({ edgeGuard: new EdgeGuard(limits, 'application', () => clock().getTime()), limits, clock });
+    const platform = localPlatform({ edgeGuard: new EdgeGuard(limits, 'application', () => clock().getTime()), limits, clock });
     platformOfRequest = () => platform;
 
     // Act

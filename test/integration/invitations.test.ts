@@ -10,10 +10,11 @@ import { InvitationStore } from '../../lambdas/invitations/invitation-store';
 import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
 import { definition as invitationsFunction } from '../../lambdas/invitations/handler';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
-import { createPlatform, type Platform } from '../../lambdas/shared/platform';
+import { type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
 import { captureLogs } from '../support/log-capture';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
+import { localPlatform } from '../support/local-platform';
 
 let stack: TestStack;
 let platform: Platform;
@@ -27,7 +28,7 @@ beforeAll(async () => {
   const invitations = createPartnerApiHandler({ ...invitationsFunction, platform: () => platform });
   stack = await startTestStack({ handlers: { ...HANDLERS, invitations } });
   // After the stack set the environment (table names) the platform reads.
-  platform = createPlatform({ limits: raised, edgeGuard: undefined, clock: () => now ?? new Date() });
+  platform = localPlatform({ limits: raised, clock: () => now ?? new Date() });
 });
 afterAll(() => stack?.stop());
 

@@ -19,6 +19,7 @@ import { HANDLERS } from '../../local/handlers';
 import { functionLogicalId, resources, stage } from '../infra/support';
 import { recordingClient, type RecordedCall } from '../support/recording-client';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
+import { localPlatform } from '../support/local-platform';
 
 let stack: TestStack;
 let platform: Platform;
@@ -27,7 +28,7 @@ const calls: RecordedCall[] = [];
 beforeAll(async () => {
   const raised = LIMITS.map((l) => (l.kind === 'edge' ? l : { ...l, limit: 100_000 }));
   const player = createPlayerHandler({ ...playerFunction, platform: () => platform });
-  const invitations = createPartnerApiHandler({ ...invitationsFunction, platform: () => createPlatform({ limits: raised, edgeGuard: undefined }) });
+  const invitations = createPartnerApiHandler({ ...invitationsFunction, platform: () => localPlatform({ limits: raised }) });
   stack = await startTestStack({ handlers: { ...HANDLERS, player, invitations } });
   platform = createPlatform({ limits: raised, edgeGuard: undefined, documentClient: recordingClient(stack.dynamoEndpoint, calls) });
 });

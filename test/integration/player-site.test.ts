@@ -16,10 +16,11 @@ import { createPlayerHandler } from '../../lambdas/player/player-pipeline';
 import { definition as invitationsFunction } from '../../lambdas/invitations/handler';
 import { definition as playerFunction } from '../../lambdas/player/handler';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
-import { createPlatform, type Platform } from '../../lambdas/shared/platform';
+import { type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
 import { wireRequest } from '../support/raw-http';
+import { localPlatform } from '../support/local-platform';
 
 let stack: TestStack;
 /** Player limits raised out of reach (shown in their own test below); the bridge can be switched off. */
@@ -34,9 +35,9 @@ beforeAll(async () => {
   const player = createPlayerHandler({ ...playerFunction, platform: () => (useLimited ? limited : platform) });
   const invitations = createPartnerApiHandler({ ...invitationsFunction, platform: () => platform });
   stack = await startTestStack({ handlers: { ...HANDLERS, player, invitations } });
-  platform = createPlatform({ limits: raised, edgeGuard: undefined, localSwitches: { ticketBridgeDown: () => bridgeDown } });
+  platform = localPlatform({ limits: raised, localSwitches: { ticketBridgeDown: () => bridgeDown } });
   const fixed = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 20_000);
-  limited = createPlatform({ edgeGuard: undefined, clock: () => fixed });
+  limited = localPlatform({ clock: () => fixed });
 });
 afterAll(() => stack?.stop());
 

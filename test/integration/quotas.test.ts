@@ -21,6 +21,7 @@ import { LIMITS, type Limit } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
 import { bearer, startTestStack, type TestStack } from '../support/test-stack';
+import { localPlatform } from '../support/local-platform';
 
 const route = (id: string, method: 'GET' | 'POST', path: string, category?: RouteDefinition['category']): RouteDefinition => ({
   id,
@@ -71,7 +72,7 @@ beforeAll(async () => {
 afterAll(() => stack?.stop());
 
 function usePlatform(overrides: Record<string, number>) {
-  platform = createPlatform({ limits: limitsWith(overrides), edgeGuard: undefined, clock: () => now ?? new Date() });
+  platform = localPlatform({ limits: limitsWith(overrides), clock: () => now ?? new Date() });
 }
 
 /**
@@ -250,10 +251,7 @@ describe('concurrency limits', () => {
   });
 
   it('4 per organization and 6 per account, whatever the keys', async () => {
-    platform = createPlatform({
-      limits: LIMITS.map((l) => (l.kind === 'concurrency' ? l : l.kind === 'quota' ? { ...l, limit: 100_000 } : l)),
-      edgeGuard: undefined,
-    });
+    platform = localPlatform({ limits: LIMITS.map((l) => (l.kind === 'concurrency' ? l : l.kind === 'quota' ? { ...l, limit: 100_000 } : l)) });
     const o = await org(3, 3);
     const byOrg = await inFlight(9, (i) => ({ key: o.keys[i], path: `/partners/${o.partner_id}/invitation-probe` }));
     expect(byOrg.filter((r) => r.status === 200)).toHaveLength(4);

@@ -22,7 +22,7 @@ import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { observedJob } from '../../lambdas/shared/observability/invocation';
 import { publishScopeMetrics } from '../../lambdas/shared/observability/metrics';
 import { runInRequestScope } from '../../lambdas/shared/observability/request-scope';
-import { createPlatform, sharedPlatform, type Platform } from '../../lambdas/shared/platform';
+import { type Platform } from '../../lambdas/shared/platform';
 import { newEventId, type EventEnvelope } from '../../lambdas/outbox/outbox';
 import { Deliveries } from '../../lambdas/webhooks/deliveries';
 import { MAX_ATTEMPTS } from '../../lambdas/webhooks/delivery-schedule';
@@ -34,16 +34,16 @@ import { recordInput } from '../support/record-input';
 import { SettingsBrowser } from '../support/settings-browser';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
 import { eventually } from '../support/eventually';
+import { localPlatform } from '../support/local-platform';
 
 let stack: TestStack;
 let bridgeDown = false;
 /** Limits raised out of reach (the limits have their own tests); the ticket bridge can be switched off. */
 let raised: Platform | undefined;
 const raisedPlatform = () =>
-  (raised ??= createPlatform({
+  (raised ??= localPlatform({
     limits: LIMITS.map((l) => (l.kind === 'edge' ? l : { ...l, limit: 100_000 })),
-    edgeGuard: undefined,
-    localSwitches: { ticketBridgeDown: () => bridgeDown, webhooks: sharedPlatform().localSwitches?.webhooks },
+    localSwitches: { ticketBridgeDown: () => bridgeDown },
   }));
 
 beforeAll(async () => {

@@ -11,11 +11,12 @@ import { definition as settingsFunction } from '../../lambdas/settings/handler';
 import { definition as signInFunction } from '../../lambdas/sign-in/handler';
 import { createSettingsHandler } from '../../lambdas/settings/settings-pipeline';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
-import { createPlatform, type Platform } from '../../lambdas/shared/platform';
+import { type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
 import { concurrently } from '../support/concurrently';
 import { SettingsBrowser } from '../support/settings-browser';
 import { startTestStack, type TestStack } from '../support/test-stack';
+import { localPlatform } from '../support/local-platform';
 
 let stack: TestStack;
 let office: BackOffice;
@@ -28,7 +29,7 @@ beforeAll(async () => {
   // These tests open many sessions of one address: sign-in's own limits (per address and IP) raised out of the way.
   let signInPlatform: Platform | undefined;
   const raised = LIMITS.map((l) => (l.kind === 'quota' && l.policy.startsWith('sign-in-') ? { ...l, limit: 100_000 } : l));
-  const signIn = createSettingsHandler({ ...signInFunction, platform: () => (signInPlatform ??= createPlatform({ tables: stack.tables, limits: raised, edgeGuard: undefined })) });
+  const signIn = createSettingsHandler({ ...signInFunction, platform: () => (signInPlatform ??= localPlatform({ tables: stack.tables, limits: raised })) });
   stack = await startTestStack({ handlers: { ...HANDLERS, settings, 'sign-in': signIn }, functionTimeoutMs: 120_000 });
   office = createBackOffice(stack.client, stack.tables.access);
 });
@@ -36,7 +37,7 @@ afterAll(() => stack?.stop());
 
 const freeze = () => {
   frozen = new Date();
-  platform = createPlatform({ tables: stack.tables, limits: LIMITS, edgeGuard: undefined, clock: () => frozen });
+  platform = localPlatform({ tables: stack.tables, limits: LIMITS, clock: () => frozen });
 };
 
 const PASSWORD = 'correct horse battery';

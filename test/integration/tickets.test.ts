@@ -11,10 +11,11 @@ import { InvitationStore, invitationKey } from '../../lambdas/invitations/invita
 import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
 import { definition as ticketsFunction } from '../../lambdas/tickets/handler';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
-import { createPlatform, type Platform } from '../../lambdas/shared/platform';
+import { type Platform } from '../../lambdas/shared/platform';
 import { DynamoTicketBridge, ticketKey } from '../../lambdas/tickets/ticket-bridge';
 import { HANDLERS } from '../../local/handlers';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
+import { localPlatform } from '../support/local-platform';
 
 let stack: TestStack;
 let platform: Platform;
@@ -26,7 +27,7 @@ beforeAll(async () => {
   const raised = LIMITS.map((l) => (l.kind === 'edge' ? l : { ...l, limit: 100_000 }));
   const ticketHandler = createPartnerApiHandler({ ...ticketsFunction, platform: () => platform });
   stack = await startTestStack({ handlers: { ...HANDLERS, tickets: ticketHandler } });
-  platform = createPlatform({ limits: raised, edgeGuard: undefined });
+  platform = localPlatform({ limits: raised });
   invitations = new InvitationStore(stack.client, stack.tables.domain);
   tickets = new DynamoTicketBridge(stack.client, stack.tables.domain);
 });

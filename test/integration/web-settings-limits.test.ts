@@ -14,11 +14,12 @@ import { createSettingsHandler } from '../../lambdas/settings/settings-pipeline'
 import { definition as settingsFunction } from '../../lambdas/settings/handler';
 import { definition as signInFunction } from '../../lambdas/sign-in/handler';
 import { LIMITS, quotaLimits, type Limit, type QuotaLimit } from '../../lambdas/shared/limits/limits-table';
-import { createPlatform, type Platform } from '../../lambdas/shared/platform';
+import { type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
 import { SettingsBrowser, type JsonResponse } from '../support/settings-browser';
 import { concurrently } from '../support/concurrently';
 import { startTestStack, type TestStack } from '../support/test-stack';
+import { localPlatform } from '../support/local-platform';
 
 let stack: TestStack;
 let platform: Platform;
@@ -44,7 +45,7 @@ function platformFor(row: QuotaLimit | 'real'): Platform {
   const limits: Limit[] = LIMITS.map((l) => (l.kind === 'edge' || row === 'real' ? l : l.policy === row.policy ? row : { ...l, limit: 100_000 }));
   const fixed = new Date(Date.UTC(2031, 0, 1) + (day += 1) * 86_400_000 + 20_000);
   office = createBackOffice(stack.client, stack.tables.access, () => fixed);
-  return createPlatform({ limits, edgeGuard: undefined, clock: () => fixed });
+  return localPlatform({ limits, clock: () => fixed });
 }
 
 const PASSWORD = 'correct horse battery';

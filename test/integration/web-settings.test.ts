@@ -17,12 +17,13 @@ import { definition as signInFunction } from '../../lambdas/sign-in/handler';
 import { definition as webhookFunction } from '../../lambdas/webhooks/handler';
 import { codeAt } from '../../lambdas/back-office/two-factor';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
-import { createPlatform, sharedPlatform, type Platform } from '../../lambdas/shared/platform';
+import { type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
 import { bearer, startTestStack, type TestStack } from '../support/test-stack';
 import { captureLogs } from '../support/log-capture';
 import { SettingsBrowser, type JsonResponse } from '../support/settings-browser';
 import { wireRequest } from '../support/raw-http';
+import { localPlatform } from '../support/local-platform';
 
 let stack: TestStack;
 let platform: Platform;
@@ -38,7 +39,7 @@ beforeAll(async () => {
   const webhooks = createSettingsHandler({ ...webhookFunction, platform: () => platform });
   const signIn = createSettingsHandler({ ...signInFunction, platform: () => platform });
   stack = await startTestStack({ handlers: { ...HANDLERS, settings, 'sign-in': signIn, webhooks } });
-  platform = createPlatform({ limits: raised, edgeGuard: undefined, clock: () => now, localSwitches: sharedPlatform().localSwitches, documentClient: sharedPlatform().documentClient });
+  platform = localPlatform({ limits: raised, clock: () => now });
   office = createBackOffice(stack.client, stack.tables.access, () => now, stack.tables.domain);
 });
 afterAll(() => stack?.stop());

@@ -15,13 +15,14 @@ import { definition as settingsFunction } from '../../lambdas/settings/handler';
 import { definition as signInFunction } from '../../lambdas/sign-in/handler';
 import { definition as webhookFunction } from '../../lambdas/webhooks/handler';
 import { LIMITS, quotaLimits, type Limit, type QuotaLimit } from '../../lambdas/shared/limits/limits-table';
-import { createPlatform, sharedPlatform, type Platform } from '../../lambdas/shared/platform';
+import { type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
 import { startHttpsReceiver } from '../support/https-receiver';
 import { recordInput } from '../support/record-input';
 import { SettingsBrowser, type JsonResponse } from '../support/settings-browser';
 import { concurrently } from '../support/concurrently';
 import { startTestStack, type TestStack } from '../support/test-stack';
+import { localPlatform } from '../support/local-platform';
 
 let stack: TestStack;
 let platform: Platform;
@@ -44,7 +45,7 @@ afterAll(() => Promise.all(receivers.map((r) => r.close())));
 function platformFor(row: QuotaLimit | 'real'): Platform {
   const limits: Limit[] = LIMITS.map((l) => (l.kind !== 'quota' || row === 'real' ? l : l.policy === row.policy ? row : { ...l, limit: 100_000 }));
   const still = new Date();
-  return createPlatform({ limits, edgeGuard: undefined, clock: () => still, localSwitches: sharedPlatform().localSwitches });
+  return localPlatform({ limits, clock: () => still });
 }
 
 const PASSWORD = 'correct horse battery';

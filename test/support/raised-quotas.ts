@@ -12,20 +12,16 @@ import { definition as webhookFunction } from '../../lambdas/webhooks/handler';
 import type { ApiHandler } from '../../lambdas/shared/http/pipeline';
 import type { EndpointGroup } from '../../lambdas/shared/http/routes';
 import { LIMITS, type Limit } from '../../lambdas/shared/limits/limits-table';
-import { createPlatform, sharedPlatform, type Platform } from '../../lambdas/shared/platform';
+import type { Platform } from '../../lambdas/shared/platform';
+import { localPlatform } from './local-platform';
 import { HANDLERS } from '../../local/handlers';
 
 /** A platform (built on first use) whose limits of `kinds` are raised out of reach, on the local stack's client and switches. */
 function raisedPlatform(kinds: ReadonlySet<Limit['kind']>): () => Platform {
   let raised: Platform | undefined;
   return () =>
-    (raised ??= createPlatform({
-      limits: LIMITS.map((l) => (kinds.has(l.kind) ? { ...l, limit: 100_000 } : l)),
-      edgeGuard: undefined,
-      localSwitches: sharedPlatform().localSwitches,
-      // The shared platform's client: what the local stack gave it (fault-injection tests wrap it).
-      documentClient: sharedPlatform().documentClient,
-    }));
+    // The shared platform's client (fault-injection tests wrap it) and switches: local-platform.ts.
+    (raised ??= localPlatform({ limits: LIMITS.map((l) => (kinds.has(l.kind) ? { ...l, limit: 100_000 } : l)) }));
 }
 
 /** The local stack's handlers, with the webhooks, settings and sign-in functions on the raised platform (quotas only). */
