@@ -4,7 +4,16 @@
  */
 import { createPartnerApiHandler } from '../shared/http/partner-api-pipeline';
 import { INVITATION_CONTRACTS } from './invitation-contracts';
-import { createInvitation, listInvitations, prefetchCreation, readInvitation, readInvitationLink, revokeInvitation } from './invitation-operations';
+import {
+  createInvitation,
+  listInvitations,
+  prefetchCreation,
+  prefetchInvitation,
+  prefetchInvitationPage,
+  readInvitation,
+  readInvitationLink,
+  revokeInvitation,
+} from './invitation-operations';
 
 export const operations = {
   'invitation-create': createInvitation,
@@ -14,6 +23,15 @@ export const operations = {
   'invitation-revoke': revokeInvitation,
 };
 
-export const definition = { operations, contracts: INVITATION_CONTRACTS, prefetch: { 'invitation-create': prefetchCreation } };
+/** Every route's reads start beside its admission (docs/request-pipeline.md, "Reads beside the admission"). */
+const prefetch = {
+  'invitation-create': prefetchCreation,
+  invitations: prefetchInvitationPage,
+  invitation: prefetchInvitation,
+  'invitation-link': prefetchInvitation,
+  'invitation-revoke': prefetchInvitation,
+};
+
+export const definition = { operations, contracts: INVITATION_CONTRACTS, prefetch };
 
 export const handler = createPartnerApiHandler(definition);

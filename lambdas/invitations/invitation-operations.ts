@@ -18,7 +18,7 @@ import {
   toInvitation,
   type InvitationItem,
 } from './invitation-model';
-import { invitationStoreOf, isCreationRead } from './invitation-store';
+import { invitationStoreOf, isCreationRead, isInvitationRead, type InvitationRead } from './invitation-store';
 import { joinLink, joinToken, playerSiteBase } from './join-link';
 
 
@@ -70,20 +70,73 @@ export const createInvitation: Operation = async (input) => {
   return { status: replayed ? 200 : 201, data: { ...toInvitation(item, input.now), link, replayed } };
 };
 
+/**
+ * The `page` a list's raw query asks for (1 when absent), if it is one the contract will accept; undefined otherwise
+ * (the door then reads nothing ahead, and the contract answers).
+ */
+export function requestedPage(event: { readonly query: ReadonlyMap<string, readonly string[]> }): number | undefined {
+  const values = event.query.get('page');
+  if (values === undefined) return 1;
+  return values.length === 1 && /^[1-9][0-9]{0,5}$/.test(values[0]) ? Number(values[0]) : undefined;
+}
+
+/** A page of a list as read beside the admission: `page` says which. */
+export interface PageRead {
+  readonly kind: 'page-read';
+  readonly page: number;
+  readonly items: InvitationItem[];
+  readonly total: number;
+}
+
+/** A read of page `page`, if `value` is one. */
+export const isPageOf =
+  (page: number) =>
+  (value: unknown): value is PageRead =>
+    (value as PageRead | undefined)?.kind === 'page-read' && (value as PageRead).page === page;
+
+/** Read page `page` with `read`, as a PageRead. */
+export const pageRead = async (page: number, read: (page: number) => Promise<{ items: InvitationItem[]; total: number }>): Promise<PageRead> => ({
+  kind: 'page-read',
+  page,
+  ...(await read(page)),
+});
+
+/** The organization's page of invitations the query asks for, started beside the admission. */
+export const prefetchInvitationPage: Prefetch<Principal> = ({ event, caller, platform }) => {
+  const page = requestedPage(event);
+  const partnerId = caller.partnerId;
+  return page !== undefined && partnerId ? pageRead(page, (p) => invitationStoreOf(platform).page(partnerId, p)) : undefined;
+};
+
 /** GET …/invitations: 20 per page, newest created first; the page costs the same however deep. */
 export const listInvitations: Operation = async (input) => {
   const page = input.query.page === undefined ? 1 : Number(input.query.page);
-  const { items, total } = await invitationStoreOf(input.platform).page(partnerOf(input), page);
+  const { items, total } = await prefetchedOr(input, () => pageRead(page, (p) => invitationStoreOf(input.platform).page(partnerOf(input), p)), isPageOf(page));
   return { data: { items: items.map((item) => toInvitation(item, input.now)), page, page_count: Math.ceil(total / INVITATION_PAGE_SIZE) } };
 };
 
+/** The path's invitation, read by its id alone (whose it is, the operation checks): started beside the admission. */
+export const prefetchInvitation: Prefetch<Principal> = ({ event, platform }) => {
+  const id = event.pathParameters.invitation_id;
+  return id ? readInvitationById(platform, id) : undefined;
+};
+
+const readInvitationById = async (platform: OperationInput['platform'], id: string): Promise<InvitationRead> => ({
+  kind: 'invitation-read',
+  item: await invitationStoreOf(platform).find(id),
+});
+
+/** The path's invitation as the door read it beside the admission (or now, if it did not), whoever's it is. */
+const pathInvitation = (input: OperationInput): Promise<InvitationRead> =>
+  prefetchedOr(input, () => readInvitationById(input.platform, String(input.pathParameters.invitation_id)), isInvitationRead);
+
 /**
  * The invitation of the path, or INVITE_UNAVAILABLE: 404 on reads, 409 on link and revoke, as each
- * route's contract says (errorStatus; the pipeline answers with it).
+ * route's contract says (errorStatus; the pipeline answers with it). Another organization's is none.
  */
 async function found(input: OperationInput): Promise<InvitationItem> {
-  const item = await invitationStoreOf(input.platform).get(partnerOf(input), String(input.pathParameters.invitation_id));
-  if (!item) throw new ApiError('INVITE_UNAVAILABLE');
+  const { item } = await pathInvitation(input);
+  if (!item || item.partner_id !== partnerOf(input)) throw new ApiError('INVITE_UNAVAILABLE');
   return item;
 }
 
@@ -103,7 +156,7 @@ export const readInvitationLink: Operation = async (input) => {
  * a claiming, joined or expired one is 409 INVITE_UNAVAILABLE.
  */
 export const revokeInvitation: Operation = async (input) => {
-  const item = await invitationStoreOf(input.platform).revoke(partnerOf(input), String(input.pathParameters.invitation_id), input.now);
+  const item = await invitationStoreOf(input.platform).revoke(partnerOf(input), String(input.pathParameters.invitation_id), input.now, await pathInvitation(input));
   if (item?.state !== 'revoked') throw new ApiError('INVITE_UNAVAILABLE');
   return { data: toInvitation(item, input.now) };
 };

@@ -87,6 +87,14 @@ export interface CreationRead {
 
 export const isCreationRead = (value: unknown): value is CreationRead => (value as CreationRead | undefined)?.kind === 'creation-read';
 
+/** An invitation as read by its id (`find`), `item` undefined when there is none: what the partner API's door prefetches. */
+export interface InvitationRead {
+  readonly kind: 'invitation-read';
+  readonly item: InvitationItem | undefined;
+}
+
+export const isInvitationRead = (value: unknown): value is InvitationRead => (value as InvitationRead | undefined)?.kind === 'invitation-read';
+
 export type Creation =
   | { readonly outcome: 'created'; readonly item: InvitationItem }
   | { readonly outcome: 'replayed'; readonly item: InvitationItem }
@@ -94,10 +102,26 @@ export type Creation =
   /** `freesAtMs`: when the earliest pending invitation expires (absent when only claims in progress hold the slots). */
   | { readonly outcome: 'limit'; readonly freesAtMs?: number };
 
+/** Creations a page's early read allows for since this container last counted the organization's invitations (InvitationStore.page). */
+export const PAGE_SLACK = 10;
+
+/**
+ * The creation numbers of page `page` of `total` invitations, newest first, with `slack` more above (for creations
+ * not counted yet); undefined when the page is past the end.
+ */
+export function pageRange(total: number, page: number, slack: number): { lowest: number; highest: number } | undefined {
+  const highest = total - (page - 1) * INVITATION_PAGE_SIZE;
+  if (highest < 1 && slack === 0) return undefined;
+  return { lowest: Math.max(1, highest - INVITATION_PAGE_SIZE + 1), highest: Math.max(1, highest + slack) };
+}
+
 /** Lost races on the organization item are retried from what the failed write returned; production allows 4 in flight per organization. */
 const MAX_ATTEMPTS = 80;
 
 export class InvitationStore {
+  /** Per organization, the most invitations this container has seen it hold (page). */
+  private readonly seqSeen = new Map<string, number>();
+
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly table: string,
@@ -204,11 +228,14 @@ export class InvitationStore {
    * `revoked` (also when it already was), or in the state that kept it from
    * being revoked; undefined when the organization has no such invitation.
    */
-  async revoke(partnerId: string, id: string, now: Date): Promise<InvitationItem | undefined> {
+  async revoke(partnerId: string, id: string, now: Date, first?: InvitationRead): Promise<InvitationItem | undefined> {
     // A lost race (claimed or revoked meanwhile, or another write to the organization item: a creation,
-    // another invitation's claim) reads again and decides on what it is now.
+    // another invitation's claim) reads again and decides on what it is now. `first`: the invitation as the
+    // caller just read it (the partner API's door reads it beside the admission), for the first try only.
+    let given = first;
     return this.retryOnConflict(id, async () => {
-      const read = await this.get(partnerId, id);
+      const read = given ? (given.item?.partner_id === partnerId ? given.item : undefined) : await this.get(partnerId, id);
+      given = undefined;
       if (!read || stateAt(read, now) !== 'pending') return read;
       await this.client.send(
         new TransactWriteCommand({
@@ -398,16 +425,32 @@ export class InvitationStore {
   }
 
   /**
-   * Page `page` (1-based) of the organization's invitations, newest created
-   * first: the organization item's `seq` says how many there are, and the
-   * page is the seq range it covers, one Query however deep.
+   * Page `page` (1-based) of the organization's invitations, newest created first: the organization item's `seq` says
+   * how many there are, and the page is the seq range it covers, one Query however deep.
+   *
+   * The range depends on the count, which grows with every creation, so the count and the range would be two reads in
+   * a row. This container remembers the count it last saw per organization (`seqSeen`; it only grows) and queries the
+   * range that count implies, stretched upward by PAGE_SLACK creations, beside the organization item's read: when no
+   * more than PAGE_SLACK invitations were created since, the page is in what came back (one round trip). Otherwise,
+   * and on a container's first page of the organization, the exact range is queried after the count (two).
    */
   async page(partnerId: string, page: number): Promise<{ items: InvitationItem[]; total: number }> {
+    const guess = this.seqSeen.get(partnerId);
+    const stretched = guess === undefined ? undefined : pageRange(guess, page, PAGE_SLACK);
+    const early = stretched && this.seqRange(partnerId, stretched);
+    early?.catch(() => undefined);
     const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: organizationKey(partnerId), ConsistentRead: true }));
     const total = (Item as OrganizationItem | undefined)?.seq ?? 0;
-    const highest = total - (page - 1) * INVITATION_PAGE_SIZE;
-    if (highest < 1) return { items: [], total };
-    const lowest = Math.max(1, highest - INVITATION_PAGE_SIZE + 1);
+    this.seqSeen.set(partnerId, Math.max(total, guess ?? 0));
+    const range = pageRange(total, page, 0);
+    if (!range) return { items: [], total };
+    const covered = early && stretched && stretched.lowest <= range.lowest && stretched.highest >= range.highest;
+    const items = covered ? (await early).filter((item) => item.seq >= range.lowest && item.seq <= range.highest) : await this.seqRange(partnerId, range);
+    return { items, total };
+  }
+
+  /** The organization's invitations numbered `lowest`…`highest`, newest first: one Query of the creation-order index. */
+  private async seqRange(partnerId: string, { lowest, highest }: { lowest: number; highest: number }): Promise<InvitationItem[]> {
     const { Items = [] } = await this.client.send(
       new QueryCommand({
         TableName: this.table,
@@ -417,7 +460,7 @@ export class InvitationStore {
         ScanIndexForward: false,
       }),
     );
-    return { items: Items as InvitationItem[], total };
+    return Items as InvitationItem[];
   }
 
   /**

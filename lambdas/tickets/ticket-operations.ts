@@ -5,22 +5,31 @@
  * invitations; the conversation never leaves through them.
  */
 import { ApiError } from '../shared/errors';
-import type { Operation, OperationInput } from '../shared/http/pipeline';
+import { prefetchedOr, type Operation, type OperationInput, type Prefetch } from '../shared/http/pipeline';
 import type { Principal } from '../shared/identity/principal';
 import type { Platform } from '../shared/platform';
-import { INVITATION_PAGE_SIZE, toInvitation } from '../invitations/invitation-model';
+import { INVITATION_PAGE_SIZE, toInvitation, type InvitationItem } from '../invitations/invitation-model';
+import { isPageOf, pageRead, requestedPage } from '../invitations/invitation-operations';
 import { invitationStoreOf } from '../invitations/invitation-store';
 import { ticketBridgeOf } from './ticket-bridge';
-import { toTicket } from './ticket-model';
+import { ticketIdFor, toTicket, type TicketItem } from './ticket-model';
 
 const storesOf = (platform: Platform) => ({ invitations: invitationStoreOf(platform), tickets: ticketBridgeOf(platform) });
 
 const partnerOf = (input: OperationInput) => (input.principal as Principal).partnerId as string;
 
+/** The organization's page of joined invitations the query asks for, started beside the admission. */
+export const prefetchTicketPage: Prefetch<Principal> = ({ event, caller, platform }) => {
+  const page = requestedPage(event);
+  const partnerId = caller.partnerId;
+  return page !== undefined && partnerId ? pageRead(page, (p) => invitationStoreOf(platform).joinedPage(partnerId, p)) : undefined;
+};
+
 /** GET …/tickets: joined invitations (archived ones included), newest created first, 20 per page. */
 export const listTickets: Operation = async (input) => {
   const page = input.query.page === undefined ? 1 : Number(input.query.page);
-  const { items, total } = await storesOf(input.platform).invitations.joinedPage(partnerOf(input), page);
+  const read = (p: number) => storesOf(input.platform).invitations.joinedPage(partnerOf(input), p);
+  const { items, total } = await prefetchedOr(input, () => pageRead(page, read), isPageOf(page));
   return { data: { items: items.map((item) => toInvitation(item, input.now)), page_count: Math.ceil(total / INVITATION_PAGE_SIZE) } };
 };
 
@@ -33,13 +42,40 @@ export const listTickets: Operation = async (input) => {
  */
 export const readTicket: Operation = async (input) => {
   const partnerId = partnerOf(input);
-  const { invitations, tickets } = storesOf(input.platform);
-  const invitation = await invitations.get(partnerId, String(input.pathParameters.invitation_id));
-  if (!invitation) throw new ApiError('TICKET_NOT_FOUND');
+  const { invitation, ticket: read } = await prefetchedOr(input, () => ticketRead(input.platform, String(input.pathParameters.invitation_id)), isTicketRead);
+  if (!invitation || invitation.partner_id !== partnerId) throw new ApiError('TICKET_NOT_FOUND');
   if (invitation.state !== 'joined' || !invitation.ticket_id) throw new ApiError('PLAYER_NOT_JOINED');
-  // A store failure is TicketServiceUnavailable: 503 with Retry-After.
-  const ticket = await tickets.get(invitation.ticket_id);
+  // The ticket was read by the id its invitation's derives (ticketIdFor), beside the invitation. A store failure
+  // (then, or now) is TicketServiceUnavailable: 503 with Retry-After.
+  // Read at the same instant as the invitation, the ticket can be missing only if it was made between the two reads:
+  // then it is there now.
+  const ticket = (invitation.ticket_id === read.id ? await read.item : undefined) ?? (await storesOf(input.platform).tickets.get(invitation.ticket_id));
   if (!ticket || ticket.invitation_id !== invitation.id) throw new ApiError('TICKET_NOT_FOUND');
   if (ticket.partner_id !== partnerId) throw new ApiError('PARTNER_ACCESS_FORBIDDEN');
   return { data: toTicket(ticket) };
+};
+
+/**
+ * The invitation of the path and the ticket its id derives (ticketIdFor), read together: the door starts them beside
+ * the admission. The ticket's read is kept as a promise: the bridge may be unavailable (503), which matters only once
+ * the invitation says it is joined.
+ */
+interface TicketRead {
+  readonly kind: 'ticket-read';
+  readonly invitation: InvitationItem | undefined;
+  readonly ticket: { readonly id: string; readonly item: Promise<TicketItem | undefined> };
+}
+
+const isTicketRead = (value: unknown): value is TicketRead => (value as TicketRead | undefined)?.kind === 'ticket-read';
+
+async function ticketRead(platform: Platform, invitationId: string): Promise<TicketRead> {
+  const id = ticketIdFor(invitationId);
+  const item = (async () => ticketBridgeOf(platform).get(id))();
+  item.catch(() => undefined);
+  return { kind: 'ticket-read', invitation: await invitationStoreOf(platform).find(invitationId), ticket: { id, item } };
+}
+
+export const prefetchTicket: Prefetch<Principal> = ({ event, platform }) => {
+  const id = event.pathParameters.invitation_id;
+  return id ? ticketRead(platform, id) : undefined;
 };

@@ -64,7 +64,7 @@ async function call(org: Org, method: string, path: string, options: { body?: un
 const create = (org: Org, body: unknown, idem: string | null = idempotencyKey(), key?: string) => call(org, 'POST', '/invitations', { body, idem, key });
 
 describe('what a creation costs', () => {
-  it('reads beside the admission: a new invitation in 4 sequential round trips, a replay in 3 (the call log)', async () => {
+  it('reads beside the admission: a new invitation in 3 sequential round trips, a replay in 2 (the call log)', async () => {
     const org = await createOrg();
     await call(org, 'GET', '/invitations'); // the key's facts cached, as in a warm container
     const idem = idempotencyKey();
@@ -77,8 +77,44 @@ describe('what a creation costs', () => {
         .filter((line) => line.message === 'request' && line.route === 'invitation-create')
         .map((line) => [line.status, (line.dynamo as { round_trips: number }).round_trips]);
       expect(costs).toEqual([
-        [201, 4],
-        [200, 3],
+        [201, 3],
+        [200, 2],
+      ]);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
+  it('reads and revokes at the floor: the admission with the reads beside it, the change, the leases released (the call log)', async () => {
+    // Prepare: a warm container (the key's facts cached, the organization's count seen once), two invitations.
+    const org = await createOrg();
+    const [first, second] = [await create(org, { game: 'fps' }), await create(org, { game: 'minecraft' })];
+    await call(org, 'GET', '/invitations');
+    const logs = captureLogs();
+    try {
+      // Act: each read once, a page after a creation this container has not counted, then a revoke.
+      const id = String(first.data!.id);
+      expect((await call(org, 'GET', `/invitations/${id}`)).status).toBe(200);
+      expect((await call(org, 'GET', `/invitations/${id}/link`)).status).toBe(200);
+      expect((await call(org, 'GET', '/invitations')).status).toBe(200);
+      await create(org, { game: 'fps' });
+      const listed = await call(org, 'GET', '/invitations?page=1');
+      expect(listed.data!.items).toHaveLength(3);
+      expect((await call(org, 'POST', `/invitations/${String(second.data!.id)}/revoke`)).status).toBe(200);
+      expect((await call(org, 'GET', `/invitations/not-one-of-theirs`)).status).toBe(404);
+
+      // Assess: sequential round trips per call, as the call log counts them.
+      const costs = logs
+        .lines()
+        .filter((line) => line.message === 'request' && line.route !== 'invitation-create')
+        .map((line) => [line.route, line.status, (line.dynamo as { round_trips: number }).round_trips]);
+      expect(costs).toEqual([
+        ['invitation', 200, 2],
+        ['invitation-link', 200, 2],
+        ['invitations', 200, 2],
+        ['invitations', 200, 2],
+        ['invitation-revoke', 200, 3],
+        ['invitation', 404, 2],
       ]);
     } finally {
       vi.restoreAllMocks();

@@ -5,7 +5,7 @@
  * with its errors.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { claimInvitation } from '../../lambdas/invitations/claim';
 import { InvitationStore, invitationKey } from '../../lambdas/invitations/invitation-store';
 import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
@@ -14,6 +14,7 @@ import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { type Platform } from '../../lambdas/shared/platform';
 import { DynamoTicketBridge, ticketKey } from '../../lambdas/tickets/ticket-bridge';
 import { HANDLERS } from '../../local/handlers';
+import { captureLogs } from '../support/log-capture';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
 import { localPlatform } from '../support/local-platform';
 
@@ -126,5 +127,38 @@ describe('GET /partners/{partner_id}/tickets/{invitation_id}', () => {
     const claim = (await claimInvitation({ invitations, tickets }, item.id, player, new Date())) as { ticketId: string };
     await stack.client.send(new UpdateCommand({ TableName: stack.tables.domain, Key: ticketKey(claim.ticketId), UpdateExpression: 'SET partner_id = :other', ExpressionAttributeValues: { ':other': 'org_someone_else' } }));
     expect(await get(org.key.key, `/partners/${org.partner_id}/tickets/${item.id}`)).toMatchObject({ status: 403, code: 'PARTNER_ACCESS_FORBIDDEN' });
+  });
+});
+
+describe('what a ticket read costs', () => {
+  it('one ticket in 2 sequential round trips: the invitation and the ticket read beside the admission, then the release (the call log)', async () => {
+    // Prepare: a joined invitation, a pending one, and a warm container (the key's facts cached).
+    const org = await organization();
+    const joined = await org.create();
+    expect(await claimInvitation({ invitations, tickets }, joined.id, player, new Date())).toMatchObject({ outcome: 'joined' });
+    const pending = await org.create();
+    await get(org.key.key, `/partners/${org.partner_id}/tickets`);
+    const logs = captureLogs();
+    try {
+      // Act
+      expect((await get(org.key.key, `/partners/${org.partner_id}/tickets/${joined.id}`)).status).toBe(200);
+      expect((await get(org.key.key, `/partners/${org.partner_id}/tickets/${pending.id}`)).status).toBe(409);
+      expect((await get(org.key.key, `/partners/${org.partner_id}/tickets`)).status).toBe(200);
+
+      // Assess
+      const costs = logs
+        .lines()
+        .filter((line) => line.message === 'request')
+        .map((line) => [line.route, line.status, (line.dynamo as { round_trips: number }).round_trips]);
+      expect(costs).toEqual([
+        ['ticket', 200, 2],
+        ['ticket', 409, 2],
+        // The joined index's page is three reads in a row (the organization's counts, the page's blocks, the invitations
+        // they name), the first beside the admission: one round trip above the floor (docs/performance.md).
+        ['tickets', 200, 3],
+      ]);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });

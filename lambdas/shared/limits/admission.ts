@@ -8,16 +8,25 @@
  * status and credential generation, organization status, generation and the
  * creator's manager grant), counts the request in each of the item's windows
  * and takes a lease when the route is concurrency-limited. The updates run in
- * parallel (the key's item first on concurrency-limited routes, see settleKeyFirst).
+ * parallel, leases included: one round trip, whatever the route.
  * If any item refuses, the others are compensated before answering, so a
  * rejected request leaves every window and slot as if it never came; no
- * window ever admits more than its limit, whatever the interleaving.
+ * window or slot ever admits more than its limit, whatever the interleaving.
+ *
+ * What one round trip costs in fairness: between a refusal and its compensation (a few milliseconds, one
+ * write), the refused request still holds what the other items gave it. A request of another key arriving
+ * in that instant can find its organization's or account's slots (or a window's last unit) taken by a
+ * request that will not run, and be refused 429 with Retry-After although it would have fitted a moment
+ * later. Never the other way: nothing is admitted beyond a limit. Taking the key's slot first and the wider
+ * ones after (the earlier design) avoided most of that instant, for one more sequential round trip on every
+ * invitation and ticket request; a transaction over the three items would avoid all of it, for twice the
+ * write units and a serialized organization item under its own traffic (docs/limits.md, "Concurrency").
  *
  * Who the key is (identity/key-authentication.ts), what it may do
  * (identity/authorization.ts), the response headers (rate-limit-headers.ts)
  * and the sampled rejection log (rejection-log.ts) live beside this module.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { ApiError, type ErrorCode } from '../errors';
 import { accountKey, apiKeyKey, orgKey, type KeyFacts } from '../identity/access-items';
 import type { AuthenticatedKey } from '../identity/key-authentication';
@@ -125,6 +134,8 @@ export interface HolderItem {
   readonly holder: QuotaHolder;
   readonly plan: ItemPlan;
   readonly quotas: readonly QuotaLimit[];
+  /** On an account's or organization's item: how many slots one key may hold at once (its leases are tagged: leaseTagOf). */
+  readonly perKeyLeases?: number;
 }
 
 interface QuotaRefusal {
@@ -153,7 +164,23 @@ function planItems(facts: KeyFacts, route: AdmissionRoute, deps: DecisionDeps): 
       guard: { kind: 'organization', keyGen: facts.org_gen ?? 0, accountId: facts.account_id, grant: facts.manager_grant ?? '' },
     });
   }
-  return planHolderItems(items, route, deps);
+  return planHolderItems(items, route, deps, leaseTagOf(facts.key_id, route, deps.limits));
+}
+
+/**
+ * A key's leases are named `<tag>_<admission id>` on every item (tag: 8 hex digits of the key id's digest), so that
+ * an account's or organization's item shows how many of its slots each key holds (crowdedBy). Undefined on routes
+ * without a per-key slot limit.
+ */
+function leaseTagOf(keyId: string, route: AdmissionRoute, limits: readonly Limit[]): LeaseTag | undefined {
+  const perKey = concurrencyLimits(limits).find((l) => l.holder === 'key' && covers(l, route.category));
+  return perKey && { tag: createHash('sha256').update(keyId).digest('hex').slice(0, 8), perKey: perKey.limit };
+}
+
+interface LeaseTag {
+  readonly tag: string;
+  /** The key's own slots: no key ever runs more at once. */
+  readonly perKey: number;
 }
 
 /** Each holder item's counters (every quota of its holder covering the route) and lease (its concurrency limit), under one admission id. */
@@ -161,9 +188,11 @@ export function planHolderItems(
   items: readonly { holder: QuotaHolder; key: ItemKey; guard: Guard; ttl?: number }[],
   route: AdmissionRoute,
   deps: DecisionDeps,
+  leaseTag?: LeaseTag,
 ): HolderItem[] {
   const nowMs = deps.now.getTime();
   const admissionId = newAdmissionId();
+  const leaseId = leaseTag ? `${leaseTag.tag}_${admissionId}` : admissionId;
   return items.map(({ holder, key, guard, ttl }) => {
     const quotas = quotaLimits(deps.limits).filter((l) => l.holder === holder && covers(l, route.category));
     const concurrency = concurrencyLimits(deps.limits).find((l) => l.holder === holder && covers(l, route.category));
@@ -175,7 +204,7 @@ export function planHolderItems(
       return { attribute, windowId, limit: limit.limit, mode: deps.windows.counterMode(key.pk, attribute, windowId, unknown) };
     });
     const lease = concurrency && {
-      leaseId: admissionId,
+      leaseId,
       expiresAtMs: nowMs + LEASE_SECONDS * 1000,
       limit: concurrency.limit,
       expired: [],
@@ -194,6 +223,7 @@ export function planHolderItems(
     return {
       holder,
       quotas,
+      ...(lease && leaseTag && holder !== 'key' ? { perKeyLeases: leaseTag.perKey } : {}),
       plan: { admissionId, key, guard, counters, ...(lease ? { lease } : {}), ...(rolling ? { rolling } : {}), ...(ttl !== undefined ? { ttl } : {}) },
     };
   });
@@ -225,13 +255,24 @@ function denialFrom(item: HolderItem, old: Readonly<Record<string, unknown>> | u
 export type DenialOf = (item: HolderItem, old: Readonly<Record<string, unknown>> | undefined) => ErrorCode | undefined;
 
 /** A store failure on one item is an outcome too, so the items that did admit the request are compensated. */
-const settleOrFail = (item: HolderItem, deny: DenialOf, deps: DecisionDeps): Promise<Settled> =>
-  settle(item, deny, deps).catch((error: unknown) => ({ kind: 'unavailable' as const, item, error }));
+const settleOrFail = (item: HolderItem, deny: DenialOf, deps: DecisionDeps, request: RequestSettling): Promise<Settled> =>
+  settle(item, deny, deps, request)
+    .catch((error: unknown) => ({ kind: 'unavailable' as const, item, error }))
+    .then((settled) => {
+      if (settled.kind !== 'admitted') request.refused = true;
+      return settled;
+    });
 
-async function settle(item: HolderItem, deny: DenialOf, deps: DecisionDeps): Promise<Settled> {
+/** What the items of one request share while they settle: whether one of them has refused it already. */
+interface RequestSettling {
+  refused: boolean;
+}
+
+async function settle(item: HolderItem, deny: DenialOf, deps: DecisionDeps, request: RequestSettling): Promise<Settled> {
   let plan = item.plan;
   const nowMs = deps.now.getTime();
-  for (let attempt = 0; attempt < MAX_ATTEMPTS_PER_ITEM; attempt += 1) {
+  let crowded = 0;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS_PER_ITEM + crowded; attempt += 1) {
     const outcome = await deps.store.apply(plan, deps.signal);
     if (outcome.ok) {
       deps.windows.remember(plan);
@@ -268,9 +309,19 @@ async function settle(item: HolderItem, deny: DenialOf, deps: DecisionDeps): Pro
       } else {
         const entries = Object.entries(held);
         const live = entries.filter(([, expiresAt]) => expiresAt > nowMs);
-        if (live.length >= lease.limit) return { kind: 'concurrency', item };
         const expired = entries.filter(([, expiresAt]) => expiresAt <= nowMs).map(([id]) => id).slice(0, MAX_EXPIRED_LEASES_DROPPED);
         lease = { ...lease, mode: 'add', expired };
+        if (live.length >= lease.limit) {
+          // Full, but some slots are held by requests their key refused, until their compensation lands: ask again,
+          // unless another item already refused this request.
+          if (crowded < MAX_CROWDED_RETRIES && !request.refused && crowdedBy(live, item, deps)) {
+            plan = { ...plan, counters, lease };
+            await new Promise((resolve) => setTimeout(resolve, Math.min(200, 10 * 2 ** crowded)));
+            crowded += 1;
+            continue;
+          }
+          return { kind: 'concurrency', item };
+        }
       }
     }
     let rolling = plan.rolling;
@@ -294,6 +345,30 @@ async function settle(item: HolderItem, deny: DenialOf, deps: DecisionDeps): Pro
   throw new QuotaStoreUnavailable(new Error(`No admission decision for ${plan.key.pk} after ${MAX_ATTEMPTS_PER_ITEM} attempts`));
 }
 
+/** Asking a crowded item again (crowdedBy) waits 10, 20, 40 … ms, 200 at most: about 2 s in all, then the refusal. */
+const MAX_CROWDED_RETRIES = 13;
+
+/**
+ * Whether an account's or organization's full lease map holds slots of requests that cannot be running: more leases of
+ * one key (by its tag) than the key's own limit, taken recently enough that their compensation may still land (the
+ * admission budget, 3 s (http/pipeline.ts ADMISSION_BUDGET_MS), and a compensation's bound). Such a request was (or is
+ * about to be) refused by its key's item and takes its lease back in a few milliseconds. Without them the item would
+ * have room: the refusal would be one the limit does not make (docs/limits.md, "Admission").
+ */
+function crowdedBy(live: readonly (readonly [string, number])[], item: HolderItem, deps: DecisionDeps): boolean {
+  const perKey = item.perKeyLeases;
+  if (perKey === undefined) return false;
+  const takenSince = deps.now.getTime() - 3000 - (deps.cleanupTimeoutMs ?? CLEANUP_TIMEOUT_MS);
+  const byKey = new Map<string, number>();
+  for (const [id] of live) {
+    const tag = id.includes('_') ? id.slice(0, id.indexOf('_')) : id;
+    byKey.set(tag, (byKey.get(tag) ?? 0) + 1);
+  }
+  const recent = live.some(([, expiresAt]) => expiresAt - LEASE_SECONDS * 1000 >= takenSince);
+  const surplus = [...byKey.values()].reduce((sum, n) => sum + Math.max(0, n - perKey), 0);
+  return recent && live.length - surplus < (item.plan.lease?.limit ?? 0);
+}
+
 const HOLDER_ORDER: readonly QuotaHolder[] = [
   'key',
   'account',
@@ -309,26 +384,6 @@ const HOLDER_ORDER: readonly QuotaHolder[] = [
   'webhook-delivery-record',
   'webhook-delivery',
 ];
-
-/**
- * Concurrency-limited routes (invitations, tickets) take their slots in two
- * steps: the key's item first (its 2 slots are the limit a busy integration
- * meets first), then the account's and the organization's together. In one
- * step, a request refused by its key's slots would briefly hold account and
- * organization slots until compensated, and could crowd out a request of
- * another key that the organization should have admitted; in two, a request
- * the key refuses never touches the wider layers. Between the account and
- * the organization the same can happen for the length of one compensation
- * (a few milliseconds; it can refuse a request that would have fitted, never
- * admit one that does not). Two sequential round trips, on these routes only.
- */
-async function settleKeyFirst(items: readonly HolderItem[], deny: DenialOf, deps: DecisionDeps): Promise<Settled[]> {
-  const [first, ...rest] = items;
-  if (!first) return [];
-  const head = await settleOrFail(first, deny, deps);
-  if (head.kind !== 'admitted' || rest.length === 0) return [head];
-  return [head, ...(await Promise.all(rest.map((item) => settleOrFail(item, deny, deps))))];
-}
 
 /**
  * The answer to a refused request: the key's standing first (401/403/409);
@@ -379,9 +434,9 @@ export async function decide(
   deps: DecisionDeps,
   onRejected?: (rejection: ApiError) => Promise<void>,
 ): Promise<Decision> {
-  const settled = items.some((item) => item.plan.lease)
-    ? await settleKeyFirst(items, deny, deps)
-    : await Promise.all(items.map((item) => settleOrFail(item, deny, deps)));
+  // Every item at once, leases too (see the module header: what a refusal by one item costs the others).
+  const request: RequestSettling = { refused: false };
+  const settled = await Promise.all(items.map((item) => settleOrFail(item, deny, deps, request)));
   const admitted = settled.filter((s): s is Extract<Settled, { kind: 'admitted' }> => s.kind === 'admitted');
   const compensate = () =>
     Promise.all(admitted.map((a) => deps.store.compensate(a.plan, a.plan.lease !== undefined, AbortSignal.timeout(deps.cleanupTimeoutMs ?? CLEANUP_TIMEOUT_MS)))).catch(

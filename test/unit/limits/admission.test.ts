@@ -9,6 +9,7 @@
  * items that admitted a rejected request are compensated; a store that does
  * not answer fails closed with 503.
  */
+import { createHash } from 'node:crypto';
 import { DynamoDBDocumentClient, GetCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -851,7 +852,7 @@ describe('admitRequest: requests in flight', () => {
     expect(admissionWrites().map((input) => leaseTakenBy(input))).toEqual([undefined, undefined, undefined]);
   });
 
-  it('answers 429 CONCURRENCY_LIMITED with Retry-After 2 when the key holds 2 live leases, without touching the other layers', async () => {
+  it('answers 429 CONCURRENCY_LIMITED with Retry-After 2 when the key holds 2 live leases, and gives back the account and organization slots', async () => {
     // Prepare
     serveAdmission(ddbMock, [issued.item, accountItem(), orgItem()]);
     onAdmissionWrite(KEY).rejects(conditionFailed({ ...issued.item, leases: { ra: NOW_MS + 5000, rb: NOW_MS + 9000 } }));
@@ -862,8 +863,42 @@ describe('admitRequest: requests in flight', () => {
     // Assess
     expect(error).toMatchObject({ code: 'CONCURRENCY_LIMITED', status: 429 });
     expect(error.headers).toEqual({ 'X-RateLimit-Policy': 'ticket-concurrency', 'Retry-After': '2' });
-    expect(updates(accountKey(ACCOUNT_ID))).toHaveLength(0);
-    expect(updates(orgKey(PARTNER_ID))).toHaveLength(0);
+    const lease = leaseTakenBy(admissionWrites(orgKey(PARTNER_ID))[0]);
+    expect(resolveCounting(compensations(accountKey(ACCOUNT_ID))[0]).update).toContain(`REMOVE leases.${lease?.id}`);
+    expect(resolveCounting(compensations(orgKey(PARTNER_ID))[0]).update).toContain(`REMOVE leases.${lease?.id}`);
+  });
+
+  it("asks a full organization again while it holds more of one key's leases than the key may: their requests were refused", async () => {
+    // Prepare: the organization's 4 slots, 3 of them one key's (taken just now: their compensations are on their way).
+    const tag = (keyId: string) => createHash('sha256').update(keyId).digest('hex').slice(0, 8);
+    const crowded = { [`${tag('other')}_ra`]: NOW_MS + 15_000, [`${tag('other')}_rb`]: NOW_MS + 15_000, [`${tag('other')}_rc`]: NOW_MS + 15_000, [`${tag('third')}_rd`]: NOW_MS + 15_000 };
+    serveAdmission(ddbMock, [issued.item, accountItem(), orgItem()]);
+    onAdmissionWrite(orgKey(PARTNER_ID))
+      .rejectsOnce(conditionFailed({ ...orgItem(), leases: crowded }))
+      .resolves({ Attributes: {} });
+
+    // Act
+    const admission = await admitTicket();
+
+    // Assess: admitted on the second write, nothing given back.
+    expect(admission.principal.keyId).toBe(issued.keyId);
+    expect(admissionWrites(orgKey(PARTNER_ID))).toHaveLength(2);
+    expect(compensations(KEY)).toHaveLength(0);
+  });
+
+  it('does not ask again when the full organization holds no more of any key’s leases than the key may', async () => {
+    // Prepare: 4 slots of 2 keys, 2 each: every one may be running.
+    const tag = (keyId: string) => createHash('sha256').update(keyId).digest('hex').slice(0, 8);
+    const full = { [`${tag('a')}_ra`]: NOW_MS + 15_000, [`${tag('a')}_rb`]: NOW_MS + 15_000, [`${tag('b')}_rc`]: NOW_MS + 15_000, [`${tag('b')}_rd`]: NOW_MS + 15_000 };
+    serveAdmission(ddbMock, [issued.item, accountItem(), orgItem()]);
+    onAdmissionWrite(orgKey(PARTNER_ID)).rejects(conditionFailed({ ...orgItem(), leases: full }));
+
+    // Act
+    const error = await rejection(admitTicket());
+
+    // Assess
+    expect(error.code).toBe('CONCURRENCY_LIMITED');
+    expect(admissionWrites(orgKey(PARTNER_ID))).toHaveLength(1);
   });
 
   it('answers CONCURRENCY_LIMITED when the organization holds 4 live leases, and gives back the key and account slots', async () => {
@@ -882,8 +917,8 @@ describe('admitRequest: requests in flight', () => {
     expect(resolveCounting(compensations(accountKey(ACCOUNT_ID))[0]).update).toContain(`REMOVE leases.${lease?.id}`);
   });
 
-  it('takes the slots layer by layer, key first: the account write waits for the key write', async () => {
-    // Prepare
+  it('takes every slot in one round trip: the key, account and organization writes are in flight together', async () => {
+    // Prepare: the key's write held unanswered.
     serveItems(ddbMock, [issued.item, accountItem(), orgItem()]);
     const held = gate();
     ddbMock.on(UpdateCommand).resolves({ Attributes: {} });
@@ -892,30 +927,7 @@ describe('admitRequest: requests in flight', () => {
       return { Attributes: {} };
     });
 
-    // Act
-    const admission = admitTicket();
-    await vi.waitFor(() => expect(ddbMock.commandCalls(UpdateCommand)).toHaveLength(1), { timeout: 10_000 });
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const inFlightWhileKeyHeld = ddbMock.commandCalls(UpdateCommand).length;
-    held.open();
-    await admission;
-
-    // Assess
-    expect(inFlightWhileKeyHeld).toBe(1);
-    expect(admissionWrites().map((input) => input.Key)).toEqual([KEY, accountKey(ACCOUNT_ID), orgKey(PARTNER_ID)]);
-  });
-
-  it('takes the account and organization slots together once the key admitted: two sequential round trips', async () => {
-    // Prepare
-    serveItems(ddbMock, [issued.item, accountItem(), orgItem()]);
-    const held = gate();
-    ddbMock.on(UpdateCommand).resolves({ Attributes: {} });
-    onAdmissionWrite(accountKey(ACCOUNT_ID)).callsFake(async () => {
-      await held.opened;
-      return { Attributes: {} };
-    });
-
-    // Act: the organization write is sent while the account write is still unanswered.
+    // Act: the account and organization writes are sent while the key's is still unanswered.
     const admission = admitTicket();
     await vi.waitFor(() => expect(admissionWrites().map((input) => input.Key)).toEqual([KEY, accountKey(ACCOUNT_ID), orgKey(PARTNER_ID)]), { timeout: 10_000 });
     held.open();
