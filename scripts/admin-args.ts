@@ -27,6 +27,7 @@ export const USAGE = `Usage: npm run -s admin -- <group> <verb> [--flags] [--sta
   (in a batch: --password-env NAME, the environment variable holding it).
 
   org create [--name N]                        -> {"partner_id"}
+  org rename --org O --name N                  (every member's web settings shows it at once)
   org archive --org O
   org restore --org O                          (old keys stay revoked)
   member set --org O --account A --role manager|member

@@ -215,6 +215,8 @@ async function dispatch(
       return office.accounts.resetPassword(required(values, 'account'), { clearTwoFactor: values['clear-two-factor'] });
     case 'org create':
       return office.organizations.create(values.name, request());
+    case 'org rename':
+      return office.organizations.rename(required(values, 'org'), required(values, 'name'));
     case 'org archive':
       return office.organizations.archive(required(values, 'org'));
     case 'org restore':

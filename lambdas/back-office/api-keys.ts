@@ -39,6 +39,7 @@ import { isConditionFailure, isWriteConflict } from '../shared/storage/condition
 import { auditPut, OPERATOR, type AuditSource } from './audit';
 import { BackOfficeError } from './errors';
 import type { IdentityStore } from './identity-store';
+import { orgEntriesOf, orgStandingOf, type OrgEntry } from './organization-entries';
 
 export const KEY_LIMIT_PER_ACCOUNT = 20;
 export const KEY_VALIDITY_DAYS = { min: 1, max: 365, default: 90 } as const;
@@ -83,6 +84,23 @@ export interface EarlierKeyCreation {
 }
 
 export const isEarlierKeyCreation = (value: unknown): value is EarlierKeyCreation => (value as EarlierKeyCreation | undefined)?.kind === 'earlier-key-creation';
+
+/**
+ * What a creation decides from, read together in one round trip (the settings API starts it beside its admission):
+ * the account, the organization of an organization key, the account's key entries (the count, an earlier attempt)
+ * and its organization entries (the standing of its other organization keys: organization-entries.ts).
+ */
+export interface KeyCreationReads {
+  readonly kind: 'key-creation-reads';
+  readonly accountId: string;
+  readonly partnerId: string | undefined;
+  readonly account: AccountItem | undefined;
+  readonly org: OrgItem | undefined;
+  readonly entries: readonly AccountKeyEntry[];
+  readonly orgEntries: readonly OrgEntry[];
+}
+
+export const isKeyCreationReads = (value: unknown): value is KeyCreationReads => (value as KeyCreationReads | undefined)?.kind === 'key-creation-reads';
 
 /** What an account entry of a key created with an idempotency key also holds. */
 interface CreationRecord {
@@ -129,8 +147,8 @@ export class ApiKeys {
   constructor(private readonly store: IdentityStore) {}
 
   /** Create a key (the admin CLI, the local seed, web settings without an idempotency key). */
-  async create(input: CreateKeyInput): Promise<CreatedKey> {
-    const creation = await this.mint(input, undefined);
+  async create(input: CreateKeyInput, reads?: KeyCreationReads): Promise<CreatedKey> {
+    const creation = await this.mint(input, undefined, reads);
     // Without an idempotency key there is no earlier attempt to find: a creation or an error.
     if (creation.outcome !== 'created') throw new Error(`Key creation without an idempotency key answered ${creation.outcome}`);
     return creation.key;
@@ -140,8 +158,24 @@ export class ApiKeys {
    * Create a key at most once per account and `idempotencyKey`: an earlier attempt of the same request (its answer
    * lost, or concurrent) answers that key (`replayed`, without its value), one of another request `conflict`.
    */
-  async createIdempotent(input: CreateKeyInput, idempotencyKey: string): Promise<KeyCreation> {
-    return this.mint(input, idempotencyKey);
+  async createIdempotent(input: CreateKeyInput, idempotencyKey: string, reads?: KeyCreationReads): Promise<KeyCreation> {
+    return this.mint(input, idempotencyKey, reads);
+  }
+
+  /** What a creation for `accountId` (and `partnerId`) decides from (KeyCreationReads): one round trip. */
+  async creationReads(accountId: string, partnerId: string | undefined): Promise<KeyCreationReads> {
+    const [account, org, entries, orgEntries] = await Promise.all([
+      this.store.getAccount(accountId),
+      partnerId === undefined ? undefined : this.store.getOrg(partnerId),
+      this.entriesOf(accountId),
+      orgEntriesOf(this.store, accountId),
+    ]);
+    return { kind: 'key-creation-reads', accountId, partnerId, account, org, entries, orgEntries };
+  }
+
+  /** The account's key created with `idempotencyKey`, among what a creation read. */
+  earlierIn(reads: KeyCreationReads, idempotencyKey: string): EarlierKeyCreation {
+    return { kind: 'earlier-key-creation', accountId: reads.accountId, idempotencyKey, entry: createdWith(reads.entries, idempotencyKey) };
   }
 
   /** The account's key created with `idempotencyKey`, if any: one consistent Query of its entries. */
@@ -167,7 +201,11 @@ export class ApiKeys {
     };
   }
 
-  private async mint(input: CreateKeyInput, idempotencyKey: string | undefined): Promise<KeyCreation> {
+  /**
+   * `reads`: what the first attempt decides from, when read for this account and organization already (beside the
+   * settings API's admission); an attempt after a lost race reads again.
+   */
+  private async mint(input: CreateKeyInput, idempotencyKey: string | undefined, reads?: KeyCreationReads): Promise<KeyCreation> {
     const kind = input.partnerId ? 'organization' : 'personal';
     const scopes = validateScopes(input.scopes, kind);
     const name = (input.name ?? '').trim();
@@ -175,14 +213,18 @@ export class ApiKeys {
     const now = this.store.clock();
     const expiresAt = expiryFor(input, now);
 
+    let given = reads !== undefined && reads.accountId === input.accountId && reads.partnerId === input.partnerId ? reads : undefined;
     return this.store.retryOnConflict(async () => {
-      const account = await this.store.getAccount(input.accountId);
+      // Everything in one round trip; the transaction's conditions guard what it decides from.
+      const read = given ?? (await this.creationReads(input.accountId, input.partnerId));
+      given = undefined;
+      const { account, entries } = read;
       if (!account) throw new BackOfficeError('ACCOUNT_NOT_FOUND', `No account ${input.accountId}`);
       if (account.status !== 'active') throw new BackOfficeError('ACCOUNT_INACTIVE', 'Deactivated accounts cannot create keys');
 
       let org: OrgItem | undefined;
       if (input.partnerId) {
-        org = await this.store.getOrg(input.partnerId);
+        org = read.org;
         if (!org) throw new BackOfficeError('ORG_NOT_FOUND', `No organization ${input.partnerId}`);
         // The grant first: an account that does not manage the organization learns nothing of its standing.
         if (!org.managers?.[input.accountId]) {
@@ -191,11 +233,12 @@ export class ApiKeys {
         if (org.status !== 'active') throw new BackOfficeError('PARTNER_INACTIVE', 'The organization is archived');
       }
 
-      // The snapshot just read decides the count, and finds an earlier attempt; the transaction's version condition guards both.
-      const entries = await this.entriesOf(input.accountId);
+      // The snapshot read decides the count, and finds an earlier attempt; the transaction's version condition guards both.
+      // (Another organization's state read earlier can only show its keys more alive than they are now: revocation is
+      // for good, so the count errs toward refusing, never toward a 21st key.)
       const earlier = idempotencyKey === undefined ? undefined : createdWith(entries, idempotencyKey);
       if (earlier) return this.replay(earlier, input);
-      const live = (await this.assessed(entries, account, org)).filter((k) => k.status === 'active');
+      const live = (await this.assessed(entries, account, read.orgEntries, org)).filter((k) => k.status === 'active');
       if (live.length >= KEY_LIMIT_PER_ACCOUNT) {
         throw new BackOfficeError('KEY_LIMIT', `At most ${KEY_LIMIT_PER_ACCOUNT} unexpired, unrevoked keys per account`);
       }
@@ -330,9 +373,10 @@ export class ApiKeys {
 
   /** An account's keys with their current status, never their values (only digests exist). */
   async list(accountId: string): Promise<{ account_id: string; keys: ListedKey[] }> {
-    // The account and the entries are read in parallel: one round trip.
-    const [account, entries] = await Promise.all([this.store.getAccount(accountId), this.entriesOf(accountId)]);
-    return { account_id: accountId, keys: await this.assessed(entries, account) };
+    // The account, its key entries and its organization entries (its organization keys' standing) in parallel: one round
+    // trip, and a second only for keys of an organization without the account's entry (organization-entries.ts).
+    const [account, entries, orgEntries] = await Promise.all([this.store.getAccount(accountId), this.entriesOf(accountId), orgEntriesOf(this.store, accountId)]);
+    return { account_id: accountId, keys: await this.assessed(entries, account, orgEntries) };
   }
 
   /** The account's key entries (consistent reads, every page). */
@@ -356,12 +400,15 @@ export class ApiKeys {
     return entries;
   }
 
-  /** Entries assessed against an account (and organization) already read; the other organizations in one batch. */
-  private async assessed(entries: readonly AccountKeyEntry[], account: AccountItem | undefined, knownOrg?: OrgItem): Promise<ListedKey[]> {
-    const partnerIds = new Set(entries.flatMap((e) => (e.partner_id ? [e.partner_id] : [])));
-    if (knownOrg) partnerIds.delete(knownOrg.partner_id);
-    const orgs = await this.store.getOrgs([...partnerIds]);
+  /**
+   * Entries assessed against an account (and organization) already read and the account's organization entries; only
+   * organizations without an entry of the account (it left them, or joined before the entries existed) in one batch.
+   */
+  private async assessed(entries: readonly AccountKeyEntry[], account: AccountItem | undefined, orgEntries: readonly OrgEntry[], knownOrg?: OrgItem): Promise<ListedKey[]> {
+    const orgs = new Map<string, Pick<OrgItem, 'status' | 'key_gen' | 'managers'>>(orgEntries.map((entry) => [entry.partner_id, orgStandingOf(entry)]));
     if (knownOrg) orgs.set(knownOrg.partner_id, knownOrg);
+    const unknown = [...new Set(entries.flatMap((e) => (e.partner_id && !orgs.has(e.partner_id) ? [e.partner_id] : [])))];
+    if (unknown.length > 0) for (const [partnerId, org] of await this.store.getOrgs(unknown)) orgs.set(partnerId, org);
     const now = this.store.clock();
     const keys = entries.map((entry): ListedKey => {
       const standing = assessKey(

@@ -13,6 +13,8 @@ export type BackOfficeCode =
   | 'PARTNER_INACTIVE'
   | 'PARTNER_MANAGER_REQUIRED'
   | 'MEMBER_NOT_FOUND'
+  /** An organization's members are bounded (organization-entries.ts MEMBERS_PER_ORGANIZATION). */
+  | 'MEMBER_LIMIT'
   | 'KEY_NOT_FOUND'
   | 'WEBHOOK_NOT_FOUND'
   | 'DELIVERY_NOT_FOUND'

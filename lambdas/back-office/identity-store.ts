@@ -100,18 +100,22 @@ export class IdentityStore {
    * transaction. The item is read first and the write is conditioned on it being unchanged
    * (`updated_at`), so the entries describe what changed; a change meanwhile reads again. When the
    * update's own condition does not hold (a restore of an active organization), nothing is written, no entry
-   * either, and the item is answered as it is.
+   * either, and the item is answered as it is. `alongside`: what else the change's items are built from, read
+   * beside the item (an organization's members, whose entries it rewrites): the `updated_at` condition makes the
+   * transaction apply only if that is still what holds, when every change of it moves the item's `updated_at`.
    */
-  async updateAudited<T extends { updated_at: string }>(
+  async updateAudited<T extends { updated_at: string }, R = undefined>(
     key: { pk: string; sk: string },
     update: { expression: string; condition: string; values: Record<string, unknown> },
-    audits: (current: T) => readonly { Put: { TableName: string; Item: Record<string, unknown> } }[],
+    audits: (current: T, alongside: R) => readonly ({ Put: { TableName: string; Item: Record<string, unknown> } })[],
     notFound: () => BackOfficeError,
+    alongside: () => Promise<R> = async () => undefined as R,
   ): Promise<T> {
     return this.retryOnConflict(async () => {
-      const current = (await this.getItem(key)) as T | undefined;
+      const [current, related] = (await Promise.all([this.getItem(key), alongside()])) as [T | undefined, R];
       if (!current) throw notFound();
       const uses = (name: string) => `${update.expression} ${update.condition}`.includes(name);
+      const names = { ...(uses('#status') ? { '#status': 'status' } : {}), ...(uses('#name') ? { '#name': 'name' } : {}) };
       try {
         await this.client.send(
           new TransactWriteCommand({
@@ -122,11 +126,11 @@ export class IdentityStore {
                   Key: key,
                   UpdateExpression: update.expression,
                   ConditionExpression: `(${update.condition}) AND updated_at = :read`,
-                  ExpressionAttributeNames: uses('#status') ? { '#status': 'status' } : undefined,
+                  ExpressionAttributeNames: Object.keys(names).length > 0 ? names : undefined,
                   ExpressionAttributeValues: { ...update.values, ':read': current.updated_at, ...(uses(':now') ? { ':now': this.clock().toISOString() } : {}) },
                 },
               },
-              ...audits(current),
+              ...audits(current, related),
             ],
           }),
         );

@@ -10,6 +10,9 @@
  * reads again. Without that, a promotion paused between its read and its
  * write would put back a grant that a concurrent demotion had just removed,
  * and the demoted creator's keys would work again: revocation always wins.
+ *
+ * Each membership has its copy in the account's partition (organization-entries.ts), written in the same
+ * transaction: what web settings shows of the account's organizations is one Query.
  */
 import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { membershipKey, orgKey, type MembershipItem, type Role } from '../shared/identity/access-items';
@@ -17,6 +20,7 @@ import { isConditionFailure, isWriteConflict } from '../shared/storage/condition
 import { auditPut, OPERATOR } from './audit';
 import { BackOfficeError, officeError } from './errors';
 import { randomId, type IdentityStore } from './identity-store';
+import { MEMBERS_PER_ORGANIZATION, membersOf, orgEntriesOf, orgEntryDelete, orgEntryPut } from './organization-entries';
 import { cancelledItem, repeatableRequest, requestRecordPut, RequestIdReused } from '../shared/storage/repeatable-requests';
 
 export class Memberships {
@@ -29,13 +33,18 @@ export class Memberships {
    */
   async set(partnerId: string, accountId: string, role: Role) {
     return this.store.retryOnConflict(async () => {
-      const [account, org, membership] = await Promise.all([
+      const [account, org, membership, members] = await Promise.all([
         this.store.getAccount(accountId),
         this.store.getOrg(partnerId),
         this.store.getMembership(partnerId, accountId),
+        membersOf(this.store, partnerId),
       ]);
       if (!account) throw new BackOfficeError('ACCOUNT_NOT_FOUND', `No account ${accountId}`);
       if (!org) throw new BackOfficeError('ORG_NOT_FOUND', `No organization ${partnerId}`);
+      // A change of the organization rewrites every member's entry in one transaction (organization-entries.ts).
+      if (!membership && members.length >= MEMBERS_PER_ORGANIZATION) {
+        throw new BackOfficeError('MEMBER_LIMIT', `An organization has at most ${MEMBERS_PER_ORGANIZATION} members`);
+      }
       const now = this.store.clock().toISOString();
       const current = org.managers?.[accountId];
       const grant = role === 'manager' ? (current ?? randomId('grant')) : undefined;
@@ -59,17 +68,21 @@ export class Memberships {
                 TableName: this.store.table,
                 Key: orgKey(partnerId),
                 UpdateExpression: grant ? 'SET managers.#account = :grant, updated_at = :now' : 'REMOVE managers.#account SET updated_at = :now',
-                // The grant exactly as read: a concurrent demotion, removal or promotion makes this attempt read again.
-                ConditionExpression: current === undefined ? 'attribute_exists(pk) AND attribute_not_exists(managers.#account)' : 'managers.#account = :current',
+                // The grant exactly as read: a concurrent demotion, removal or promotion makes this attempt read again. The
+                // organization as read (`updated_at`: a rename, archive, restore, or another membership added or removed)
+                // keeps the entry's copy exact and the member count within the bound.
+                ConditionExpression: `${current === undefined ? 'attribute_exists(pk) AND attribute_not_exists(managers.#account)' : 'managers.#account = :current'} AND updated_at = :read`,
                 ExpressionAttributeNames: { '#account': accountId },
                 ExpressionAttributeValues: {
                   ':now': now,
+                  ':read': org.updated_at,
                   ...(grant ? { ':grant': grant } : {}),
                   ...(current !== undefined ? { ':current': current } : {}),
                 },
               },
             },
             auditPut(this.store, accountId, 'membership.set', OPERATOR, { partner_id: partnerId, role }),
+            orgEntryPut(this.store.table, org, { account_id: accountId, role, grant }),
           ],
         }),
       );
@@ -78,11 +91,26 @@ export class Memberships {
   }
 
   /**
-   * The organizations an account belongs to, with its role and each organization's name and status:
-   * one Query of the membership items' account index (`gsi1`, eventually consistent: for display,
-   * never for a decision) and one batch read of the organizations.
+   * The organizations an account belongs to, with its role and each organization's name and status, by partner id:
+   * its organization entries (one consistent Query of its partition) and, beside them, the membership items' account
+   * index (`gsi1`) for memberships made before the entries existed; only those read their organization (one batch).
    */
   async ofAccount(accountId: string): Promise<{ partner_id: string; name: string; status: string; role: Role }[]> {
+    const [entries, memberships] = await Promise.all([orgEntriesOf(this.store, accountId), this.indexedMemberships(accountId)]);
+    const entered = new Set(entries.map((entry) => entry.partner_id));
+    const older = memberships.filter((m) => !entered.has(m.partner_id));
+    const orgs = await this.store.getOrgs(older.map((m) => m.partner_id));
+    return [
+      ...entries.map((entry) => ({ partner_id: entry.partner_id, name: entry.org_name, status: entry.org_status, role: entry.role })),
+      ...older.flatMap(({ partner_id, role }) => {
+        const org = orgs.get(partner_id);
+        return org ? [{ partner_id, name: org.name, status: org.status, role }] : [];
+      }),
+    ].sort((a, b) => a.partner_id.localeCompare(b.partner_id));
+  }
+
+  /** The account's memberships on `gsi1` (eventually consistent: a membership removed a moment ago may still show). */
+  private async indexedMemberships(accountId: string): Promise<{ partner_id: string; role: Role }[]> {
     const memberships: { partner_id: string; role: Role }[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
@@ -98,11 +126,7 @@ export class Memberships {
       for (const item of page.Items ?? []) memberships.push({ partner_id: String(item.partner_id), role: item.role as Role });
       startKey = page.LastEvaluatedKey;
     } while (startKey);
-    const orgs = await this.store.getOrgs(memberships.map((m) => m.partner_id));
-    return memberships.flatMap(({ partner_id, role }) => {
-      const org = orgs.get(partner_id);
-      return org ? [{ partner_id, name: org.name, status: org.status, role }] : [];
-    });
+    return memberships;
   }
 
   /**
@@ -137,6 +161,7 @@ export class Memberships {
               },
               auditPut(this.store, accountId, 'membership.removed', OPERATOR, { partner_id: partnerId }),
               ...(request ? [requestRecordPut(this.store.table, request, removed, now)] : []),
+              orgEntryDelete(this.store.table, accountId, partnerId),
             ],
           }),
         );

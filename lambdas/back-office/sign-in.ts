@@ -194,10 +194,11 @@ export class SignIn {
 
   /**
    * Confirm the signed-in account again before a sensitive change (creating a webhook callback): its
-   * password and, when two-factor is on, a code not used before.
+   * password and, when two-factor is on, a code not used before. `read`: the account's sign-in item when already read
+   * (the settings API reads it beside its admission); a code's use is conditioned on the item as it is then.
    */
-  async confirm(accountId: string, password: string, code: string | undefined): Promise<void> {
-    const signIn = await this.read(accountId);
+  async confirm(accountId: string, password: string, code: string | undefined, read?: SignInItem): Promise<void> {
+    const signIn = read?.account_id === accountId ? read : await this.read(accountId);
     await this.checkPassword(signIn, password);
     if (signIn.two_factor_secret) await this.useCode(signIn, signIn.two_factor_secret, code);
   }

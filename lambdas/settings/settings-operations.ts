@@ -7,7 +7,7 @@
  * session and counted the account's limits (settings-admission.ts).
  */
 import type { BackOffice, CreateKeyInput } from '../back-office/back-office';
-import { isEarlierKeyCreation, type EarlierKeyCreation, type KeyCreation } from '../back-office/api-keys';
+import type { KeyCreation, KeyCreationReads } from '../back-office/api-keys';
 import { decodeAuditCursor } from '../back-office/audit';
 import { SESSION_ABSOLUTE_MS } from '../back-office/sessions';
 import { viewRead, type SettingsOperation as Operation, type SettingsSession, type ViewReads } from './settings-pipeline';
@@ -16,7 +16,8 @@ import { isAcceptablePassword, PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS 
 import type { AccountItem } from '../shared/identity/access-items';
 import { COOKIE_HEADER } from '../shared/http/credential-headers';
 import { prefetchedOr, type Prefetch } from '../shared/http/pipeline';
-import { optionalIdempotencyKey, prefetchIdempotencyKey } from './idempotency-key';
+import type { ApiEvent } from '../shared/http/api-event';
+import { optionalIdempotencyKey } from './idempotency-key';
 import { reChecked } from './re-check';
 import { domain, officeOf, sessionOf, sessionView, sourceOf } from './settings-office';
 import { ApiError } from '../shared/errors';
@@ -60,13 +61,60 @@ const keysOperation: Operation = async (input) => {
   return { data: { keys: keys.map(({ key_id, name, partner_id, scopes, created_at, expires_at, status, reason }) => ({ key_id, name, partner_id, scopes, created_at, expires_at, status, ...(reason ? { reason } : {}) })) } };
 };
 
-/** The key creation's earlier attempt with the request's Idempotency-Key (the account's key entries), read beside its admission. */
+/** What a key creation decides from (its earlier attempt, the count, the organization) and the sign-in item its re-check reads. */
+interface KeyCreationPrefetch {
+  readonly kind: 'key-creation';
+  readonly reads: KeyCreationReads;
+  readonly signIn: SignInItem | undefined;
+}
+const isKeyCreationPrefetch = (value: unknown): value is KeyCreationPrefetch => (value as KeyCreationPrefetch | undefined)?.kind === 'key-creation';
+
+/** The body's `partner_id` as the request sent it, for a read only: the contract has not judged the body yet. */
+function partnerIdOf(body: ApiEvent['body']): string | undefined {
+  try {
+    const partnerId = (JSON.parse(body?.toString('utf8') ?? '') as { partner_id?: unknown } | null)?.partner_id;
+    return typeof partnerId === 'string' && partnerId.length > 0 && partnerId.length <= 128 ? partnerId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Everything the key creation reads, beside its admission (one round trip): the creation's reads (the account, the
+ * organization the body names, the account's key and organization entries) and the sign-in item. The operation uses
+ * the creation's reads only when they are for its validated body's organization (api-keys.ts mint).
+ */
 const prefetchKeyCreation: Prefetch<SettingsSession> = ({ event, caller, platform }) => {
-  const idempotencyKey = prefetchIdempotencyKey(event.headers);
-  return idempotencyKey ? officeOf(platform).keys.earlierCreation(caller.accountId, idempotencyKey) : undefined;
+  const office = officeOf(platform);
+  return Promise.all([office.keys.creationReads(caller.accountId, partnerIdOf(event.body)), office.signIn.get(caller.accountId)]).then(
+    ([reads, signIn]): KeyCreationPrefetch => ({ kind: 'key-creation', reads, signIn }),
+  );
 };
 
-export const settingsPrefetch: Readonly<Record<string, Prefetch<SettingsSession>>> = { 'settings-key-create': prefetchKeyCreation };
+/** The audit page a view's cursor names, tagged with its account and cursor so the operation knows it for its own. */
+interface AuditPageRead {
+  readonly kind: 'audit-page';
+  readonly accountId: string;
+  readonly cursor: string | undefined;
+  readonly page: Awaited<ReturnType<BackOffice['audit']['page']>>;
+}
+const isAuditPageRead = (value: unknown): value is AuditPageRead => (value as AuditPageRead | undefined)?.kind === 'audit-page';
+
+/**
+ * The audit view's page (one Query, whatever its depth: the cursor is the last entry's sort key), read beside its
+ * admission. A cursor given more than once, or not one this view gave, reads nothing: the operation answers 400.
+ */
+const prefetchAuditPage: Prefetch<SettingsSession> = ({ event, caller, platform }) => {
+  const cursors = event.query.get('cursor');
+  if (cursors !== undefined && cursors.length !== 1) return undefined;
+  const cursor = cursors?.[0];
+  if (cursor !== undefined && decodeAuditCursor(cursor) === undefined) return undefined;
+  return officeOf(platform)
+    .audit.page(caller.accountId, cursor)
+    .then((page): AuditPageRead => ({ kind: 'audit-page', accountId: caller.accountId, cursor, page }));
+};
+
+export const settingsPrefetch: Readonly<Record<string, Prefetch<SettingsSession>>> = { 'settings-key-create': prefetchKeyCreation, 'settings-audit': prefetchAuditPage };
 
 /** 201 with the new key and its value; 200 with the key an earlier attempt of the same request created, without it. */
 function keyAnswer(creation: KeyCreation) {
@@ -90,21 +138,24 @@ const keyCreateOperation: Operation = async (input) => {
     permanent: body.permanent,
     source: sourceOf(input),
   };
+  // Read beside the admission (or now, when that read failed): so the call's sequential round trips are the session,
+  // the admission with these reads, the account's change quotas, and the key's transaction.
+  const ours = (read: unknown): read is KeyCreationPrefetch => isKeyCreationPrefetch(read) && read.reads.accountId === accountId;
+  const { reads, signIn } = await prefetchedOr(input, async (): Promise<KeyCreationPrefetch> => ({ kind: 'key-creation', reads: await office.keys.creationReads(accountId, body.partner_id), signIn: undefined }), ours);
   // An earlier attempt of this request is answered before the re-check: the answer shows no key value (that was shown
   // once), nothing the session cannot list, and a retry needs no second two-factor code (the first was used).
   if (idempotencyKey) {
-    const ours = (read: unknown): read is EarlierKeyCreation => isEarlierKeyCreation(read) && read.idempotencyKey === idempotencyKey && read.accountId === accountId;
-    const earlier = await prefetchedOr(input, () => office.keys.earlierCreation(accountId, idempotencyKey), ours);
+    const earlier = office.keys.earlierIn(reads, idempotencyKey);
     if (earlier.entry) return keyAnswer(office.keys.replay(earlier.entry, request));
   }
   // A session alone (stolen, or a browser left open) does not mint a key: the password, and a code when two-factor is on;
   // counted on the account's change quotas once they passed (re-check.ts).
   await domain(() => reChecked(input, office, async (accepted) => {
-    await office.signIn.confirm(accountId, body.password, body.two_factor_code);
+    await office.signIn.confirm(accountId, body.password, body.two_factor_code, signIn);
     await accepted();
   }));
-  if (!idempotencyKey) return keyAnswer({ outcome: 'created', key: await domain(() => office.keys.create(request)) });
-  return keyAnswer(await domain(() => office.keys.createIdempotent(request, idempotencyKey)));
+  if (!idempotencyKey) return keyAnswer({ outcome: 'created', key: await domain(() => office.keys.create(request, reads)) });
+  return keyAnswer(await domain(() => office.keys.createIdempotent(request, idempotencyKey, reads)));
 };
 
 const keyRevokeOperation: Operation = async (input) => {
@@ -166,7 +217,11 @@ const signOutEverywhereOperation: Operation = async (input) => {
 const auditOperation: Operation = async (input) => {
   const cursor = (input.query as { cursor?: string }).cursor;
   if (cursor !== undefined && decodeAuditCursor(cursor) === undefined) throw new ApiError('INVALID_CURSOR', 'The cursor is not one this view gave: start again without it.');
-  return { data: await domain(() => officeOf(input.platform).audit.page(sessionOf(input).accountId, cursor)) };
+  const { accountId } = sessionOf(input);
+  // The page read beside the admission when it is this call's (the same account and cursor), else read now.
+  const ours = (read: unknown): read is AuditPageRead => isAuditPageRead(read) && read.accountId === accountId && read.cursor === cursor;
+  const read = await prefetchedOr(input, async () => ({ kind: 'audit-page' as const, accountId, cursor, page: await domain(() => officeOf(input.platform).audit.page(accountId, cursor)) }), ours);
+  return { data: read.page };
 };
 
 export const settingsOperations = {

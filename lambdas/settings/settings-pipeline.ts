@@ -94,7 +94,7 @@ export interface SettingsFunction extends FunctionDefinition<SettingsOperationIn
   readonly admissionHolders?: AdmissionHolders;
   /** Per view route, the reads started beside its admission (see ViewReads). */
   readonly viewReads?: Readonly<Record<string, ViewReads>>;
-  /** Per route that changes something, the reads started beside its admission (a creation's earlier attempt: see Prefetch). */
+  /** Per route, the reads started beside its admission that need the raw request (a creation's reads, an audit page's cursor: see Prefetch). */
   readonly prefetch?: Readonly<Record<string, Prefetch<SettingsSession>>>;
 }
 

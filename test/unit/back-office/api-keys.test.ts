@@ -444,8 +444,10 @@ describe('listKeys', () => {
     serveItems(ddbMock, [accountItem({ cred_gen: 1 })]);
     const first = keyEntry({ created_at: '2025-02-01T00:00:00.000Z' });
     const second = keyEntry({ created_at: '2025-02-02T00:00:00.000Z' });
+    // The key entries' Query (the organization entries' finds none, beside it).
+    const ofKeys = { ExpressionAttributeValues: { ':prefix': 'KEY#' } };
     ddbMock
-      .on(QueryCommand)
+      .on(QueryCommand, ofKeys)
       .resolvesOnce({ Items: [first], LastEvaluatedKey: { pk: first.pk, sk: first.sk } })
       .resolves({ Items: [second] });
 
@@ -454,6 +456,7 @@ describe('listKeys', () => {
 
     // Assess
     expect(keys.map((k) => k.key_id)).toEqual([first.key_id, second.key_id]);
-    expect(ddbMock.commandCalls(QueryCommand)[1].args[0].input.ExclusiveStartKey).toEqual({ pk: first.pk, sk: first.sk });
+    const keyQueries = ddbMock.commandCalls(QueryCommand).filter((call) => call.args[0].input.ExpressionAttributeValues?.[':prefix'] === 'KEY#');
+    expect(keyQueries[1].args[0].input.ExclusiveStartKey).toEqual({ pk: first.pk, sk: first.sk });
   });
 });

@@ -5,11 +5,12 @@
  * promotion can never put back a grant a concurrent demotion removed);
  * removal always applies.
  */
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { membershipKey, orgKey } from '../../../lambdas/shared/identity/access-items';
 import { ACCOUNT_ID, GRANT, PARTNER_ID, accountItem, orgItem, serveItems, type StoredItem } from '../support/identity-fixtures';
 import { failure, membershipItem, transactionCanceled, useMockedBackOffice } from './mocked-back-office';
+import { MEMBERS_PER_ORGANIZATION, orgEntryKey } from '../../../lambdas/back-office/organization-entries';
 
 const { ddbMock, office, transactions } = useMockedBackOffice();
 
@@ -17,6 +18,48 @@ const membershipPut = (n = 0) => transactions()[n].TransactItems?.[0].Put;
 const orgUpdate = (n = 0) => transactions()[n].TransactItems?.[1].Update;
 
 describe('setting and removing a role', () => {
+  it("writes the account's organization entry (role, grant, the organization's name, status and key generation) in the role's transaction, conditioned on the organization as read", async () => {
+    // Prepare
+    serveItems(ddbMock, [accountItem(), orgItem({ managers: {}, name: 'Acme', key_gen: 3, updated_at: '2025-02-02T00:00:00.000Z' })]);
+    ddbMock.on(TransactWriteCommand).resolves({});
+
+    // Act
+    await office.memberships.set(PARTNER_ID, ACCOUNT_ID, 'manager');
+
+    // Assess
+    const items = transactions()[0].TransactItems ?? [];
+    const grant = membershipPut()?.Item?.grant as string;
+    expect(items.map((item) => item.Put?.Item?.sk ?? item.Update?.Key?.sk)).toContain(orgEntryKey(ACCOUNT_ID, PARTNER_ID).sk);
+    expect(items.find((item) => item.Put?.Item?.type === 'org_entry')?.Put?.Item).toEqual({
+      ...orgEntryKey(ACCOUNT_ID, PARTNER_ID),
+      type: 'org_entry',
+      partner_id: PARTNER_ID,
+      account_id: ACCOUNT_ID,
+      role: 'manager',
+      grant,
+      org_name: 'Acme',
+      org_status: 'active',
+      org_key_gen: 3,
+    });
+    expect(orgUpdate()?.ExpressionAttributeValues).toMatchObject({ ':read': '2025-02-02T00:00:00.000Z' });
+  });
+
+  it(`refuses a ${MEMBERS_PER_ORGANIZATION + 1}th member with MEMBER_LIMIT (an organization's change rewrites every member's entry in one transaction), and still changes a member's role`, async () => {
+    // Prepare
+    const others = Array.from({ length: MEMBERS_PER_ORGANIZATION }, (_, i) => membershipItem({ account_id: `acc_other_${i}` }));
+    serveItems(ddbMock, [accountItem(), accountItem({ account_id: 'acc_other_0' }), orgItem({ managers: {} }), membershipItem({ account_id: 'acc_other_0' })]);
+    ddbMock.on(QueryCommand).resolves({ Items: others });
+    ddbMock.on(TransactWriteCommand).resolves({});
+
+    // Act
+    const error = await failure(office.memberships.set(PARTNER_ID, ACCOUNT_ID, 'member'));
+    await office.memberships.set(PARTNER_ID, 'acc_other_0', 'manager');
+
+    // Assess
+    expect(error.code).toBe('MEMBER_LIMIT');
+    expect(transactions()).toHaveLength(1);
+  });
+
   it('setMember manager mints a grant and records it on the membership and the organization', async () => {
     // Prepare
     serveItems(ddbMock, [accountItem(), orgItem({ managers: {} })]);
@@ -115,7 +158,7 @@ describe('setMember: conditioned on what it read', () => {
 
     // Assess
     expect(membershipPut()?.ConditionExpression).toBe('attribute_not_exists(pk)');
-    expect(orgUpdate()?.ConditionExpression).toBe('attribute_exists(pk) AND attribute_not_exists(managers.#account)');
+    expect(orgUpdate()?.ConditionExpression).toBe('attribute_exists(pk) AND attribute_not_exists(managers.#account) AND updated_at = :read');
     expect(orgUpdate()?.ExpressionAttributeValues).not.toHaveProperty(':current');
   });
 
@@ -129,7 +172,7 @@ describe('setMember: conditioned on what it read', () => {
     await office.memberships.set(PARTNER_ID, ACCOUNT_ID, role);
 
     // Assess
-    expect(orgUpdate()?.ConditionExpression).toBe('managers.#account = :current');
+    expect(orgUpdate()?.ConditionExpression).toBe('managers.#account = :current AND updated_at = :read');
     expect(orgUpdate()?.ExpressionAttributeValues).toMatchObject({ ':current': GRANT });
     expect(membershipPut()).toMatchObject({
       ConditionExpression: '#role = :role AND updated_at = :updated AND #grant = :read_grant',
@@ -173,7 +216,7 @@ describe('setMember: conditioned on what it read', () => {
     const written = (orgUpdate(1)?.ExpressionAttributeValues ?? {})[':grant'];
     expect(written).toMatch(/^grant_[0-9a-f]{20}$/);
     expect(written).not.toBe(GRANT);
-    expect(orgUpdate(1)?.ConditionExpression).toBe('attribute_exists(pk) AND attribute_not_exists(managers.#account)');
+    expect(orgUpdate(1)?.ConditionExpression).toBe('attribute_exists(pk) AND attribute_not_exists(managers.#account) AND updated_at = :read');
     expect(membershipPut(1)?.ExpressionAttributeValues).toMatchObject({ ':role': 'member' });
   });
 

@@ -4,7 +4,7 @@
  * fixed clock, the failures DynamoDB answers with, and what was sent.
  */
 import { ConditionalCheckFailedException, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, expect, vi } from 'vitest';
 import { createBackOffice, BackOfficeError } from '../../../lambdas/back-office/back-office';
@@ -27,6 +27,8 @@ export function useMockedBackOffice() {
   beforeEach(() => {
     // No waiting between attempts of a read-modify-write.
     vi.spyOn(Math, 'random').mockReturnValue(0);
+    // A Query a test does not answer finds nothing (an organization's members, an account's organization entries).
+    ddbMock.on(QueryCommand).resolves({ Items: [] });
   });
   afterEach(() => {
     ddbMock.reset();

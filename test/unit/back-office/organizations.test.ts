@@ -3,11 +3,12 @@
  * organization raises its key generation in one conditional transaction with
  * its managers' audit entries, and restoring an active one changes nothing.
  */
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { orgKey } from '../../../lambdas/shared/identity/access-items';
 import { orgItem, PARTNER_ID, serveItems } from '../support/identity-fixtures';
-import { failure, TABLE, transactionCanceled, useMockedBackOffice } from './mocked-back-office';
+import { failure, membershipItem, TABLE, transactionCanceled, useMockedBackOffice } from './mocked-back-office';
+import { orgEntryKey } from '../../../lambdas/back-office/organization-entries';
 
 const { ddbMock, office } = useMockedBackOffice();
 
@@ -54,6 +55,38 @@ describe('organization lifecycle', () => {
 
     // Assess
     expect(error.code).toBe('ORG_NOT_FOUND');
+    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
+  });
+});
+
+describe('renaming', () => {
+  it("renames the organization and writes every member's organization entry in one transaction conditioned on the organization as read", async () => {
+    // Prepare
+    serveItems(ddbMock, [orgItem({ name: 'Old', key_gen: 2, updated_at: '2025-02-01T00:00:00.000Z' })]);
+    ddbMock.on(QueryCommand).resolves({ Items: [membershipItem({ account_id: 'acc_m1', role: 'manager', grant: 'grant_1' }), membershipItem({ account_id: 'acc_m2' })] });
+    ddbMock.on(TransactWriteCommand).resolves({});
+
+    // Act
+    const result = await office.organizations.rename(PARTNER_ID, 'New');
+
+    // Assess
+    expect(result.partner_id).toBe(PARTNER_ID);
+    const transactions = ddbMock.commandCalls(TransactWriteCommand);
+    expect(transactions).toHaveLength(1);
+    const [update, ...entries] = transactions[0].args[0].input.TransactItems ?? [];
+    expect(update.Update).toMatchObject({ Key: orgKey(PARTNER_ID), ExpressionAttributeNames: { '#name': 'name' }, ExpressionAttributeValues: { ':name': 'New', ':read': '2025-02-01T00:00:00.000Z' } });
+    expect(entries.map((e) => e.Put?.Item)).toEqual([
+      { ...orgEntryKey('acc_m1', PARTNER_ID), type: 'org_entry', partner_id: PARTNER_ID, account_id: 'acc_m1', role: 'manager', grant: 'grant_1', org_name: 'New', org_status: 'active', org_key_gen: 2 },
+      { ...orgEntryKey('acc_m2', PARTNER_ID), type: 'org_entry', partner_id: PARTNER_ID, account_id: 'acc_m2', role: 'member', org_name: 'New', org_status: 'active', org_key_gen: 2 },
+    ]);
+  });
+
+  it('refuses an empty name before touching the table', async () => {
+    // Act
+    const error = await failure(office.organizations.rename(PARTNER_ID, '  '));
+
+    // Assess
+    expect(error.code).toBe('INVALID_ARGUMENT');
     expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(0);
   });
 });
