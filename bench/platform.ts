@@ -54,21 +54,11 @@ export const benchPlatform = (limits: readonly Limit[], overrides: Partial<Platf
   createPlatform({ limits, edgeGuard: undefined, ...overrides });
 
 /**
- * The deployed handlers by endpoint group, with the groups that count limits rebuilt on the given platform
- * (lambdas/service/functions.ts: each group's own definition behind its front door).
+ * The deployed handlers by endpoint group, each rebuilt on the given platform (lambdas/service/functions.ts: each
+ * group's own definition behind its front door): every group, so that one added later (sign-in was) counts its limits
+ * on the bench's platform too, not the deployed table's.
  */
 export function benchHandlers(platform: () => Platform): Record<string, ApiHandler> {
-  const rebuilt: readonly EndpointGroup[] = [
-    'identity',
-    'records',
-    'entitlements',
-    'invitations',
-    'tickets',
-    // The player site: its limits count by source IP and join link, and the bench's claims all come from 127.0.0.1.
-    'player',
-    // Web settings: limits per account (and sign-ins per IP and e-mail), looked up through its session.
-    'settings',
-    'webhooks',
-  ];
+  const rebuilt = Object.keys(FUNCTION_BUILDERS) as EndpointGroup[];
   return { ...HANDLERS, ...Object.fromEntries(rebuilt.map((group) => [group, FUNCTION_BUILDERS[group](platform)])) };
 }

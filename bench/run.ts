@@ -11,6 +11,7 @@
  *                                baselines too for their ratios); bench/results.json is left alone
  *                                unless --out names a file
  */
+import { floorResults, floorTable } from './floors';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -182,6 +183,7 @@ async function main(): Promise<void> {
     webhook_delivery: webhooks,
     quota_peers: quotaPeerComparison(latency, quotaPeerBursts),
     endpoint_costs: endpointCosts,
+    floors: floorResults(endpointCosts),
     password_hash: passwordHashes,
     admin_cli: adminCli,
     settings_load: settingsLoad,
@@ -280,6 +282,10 @@ async function main(): Promise<void> {
     '(scripts/build-admin.ts) against tsx scripts/admin.ts, the path it replaced. npm run: npm\'s own start added (on --help: npm runs in the',
     'project\'s folder, whose state file is the developer\'s). --batch: a run of 20 org create lines over 20. ×tsx: over the tsx row of the same command.',
     adminCliTable(adminCli),
+    '',
+    'Each operation at its floor (bench/floors.ts): sequential DynamoDB round trips and billed write units per call (AWS: 2 per transaction item,',
+    '1 per refused conditional write) from the endpoint-costs rows, one call at a time on a warm container, beside the fewest the operation can cost.',
+    floorTable(floorResults(endpointCosts)),
     '',
     resultsFile ? `Wrote ${resultsFile} in ${results.duration_s} s.` : `Ran ${scenarios.map((s) => s.name).join(', ')} in ${results.duration_s} s (--only: no results file; --out <file> writes one).`,
     '',
