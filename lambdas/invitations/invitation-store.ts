@@ -68,7 +68,19 @@ const CLAIMING = -1;
 /** Creation sequence numbers per block of the joined index: a ticket page reads at most this many entries beyond its own. */
 export const JOINED_BLOCK = 50;
 const joinedBlock = (seq: number) => Math.floor((seq - 1) / JOINED_BLOCK);
-export const joinedEntryKey = (partnerId: string, seq: number) => ({ pk: `INVJOINED#${partnerId}#${joinedBlock(seq)}`, sk: seqKey(seq) });
+
+/** What a claim writes of its submission: the player's data and the digests of the browser's credential and of the submission's id. */
+export interface ClaimWrite {
+  readonly player: Readonly<Record<string, string>>;
+  readonly credentialDigest: string;
+  readonly submissionDigest?: string;
+}
+
+/** A ticket to put in the claim's joining transaction (the ticket bridge's `creationFor`: the bridge owns the item's shape). */
+export interface TicketPut {
+  readonly ticket: { readonly id: string; readonly status: string };
+  readonly put: { readonly Put: { readonly TableName: string; readonly Item: Record<string, unknown>; readonly ConditionExpression: string } };
+}
 
 export interface CreationScope {
   readonly keyId: string;
@@ -254,6 +266,71 @@ export class InvitationStore {
   }
 
   /**
+   * A claim in one transaction (claim.ts), when the ticket store answers: `pending` and unexpired → `joined`, with the
+   * player's data, the digests of the browser's credential and of the submission's id (its resubmission is answered
+   * again, reissueCredential), `claim_started_at` (the credential's 90 days count from it), the ticket id and
+   * `joined_at`, the draft notes erased (the fingerprint stays); the ticket's Put (the ticket bridge's item,
+   * conditioned on its absence); the organization's active entry released and the join counted in its block;
+   * `invitation.joined`. Four items: no marker (nothing is left in between to find) and no joined-index entry (the
+   * ticket list reads joined invitations from gsi1, joinedPage).
+   *
+   * Of any number of concurrent claims exactly one passes; the others get the invitation as the failed condition saw
+   * it (`current`, the cancellation's old image: no read), undefined when there is none. The SDK's retry of a try whose
+   * answer was lost carries the same ClientRequestToken and is not applied twice. A conflict with another write to
+   * the organization item (a creation, another claim) wrote nothing: tried again from a fresh read.
+   */
+  async claimAndJoin(
+    read: InvitationItem,
+    claim: ClaimWrite,
+    ticketFor: (item: InvitationItem) => TicketPut,
+    now: Date,
+  ): Promise<{ joined: InvitationItem } | { current: InvitationItem | undefined }> {
+    let known: InvitationItem | undefined = read;
+    return this.retryOnConflict(read.id, async () => {
+      const item = known ?? (await this.find(read.id));
+      known = undefined;
+      if (!item || stateAt(item, now) !== 'pending') return { current: item };
+      const { ticket, put } = ticketFor(item);
+      const at = now.toISOString();
+      const { item: event } = eventItem(item.partner_id, { type: 'invitation.joined', data: { ticket_id: ticket.id, invitation_id: item.id, status: ticket.status } }, now);
+      const joining = this.invitationUpdate(
+        item.id,
+        `SET #state = :joined, ticket_id = :ticket, joined_at = :now, claim_started_at = :now, player = :player, credential_digest = :digest${claim.submissionDigest === undefined ? '' : ', submission_digest = :submission'} REMOVE notes`,
+        '#state = :pending AND expires_at > :now',
+        {
+          ':joined': 'joined',
+          ':pending': 'pending',
+          ':ticket': ticket.id,
+          ':now': at,
+          ':player': claim.player,
+          ':digest': claim.credentialDigest,
+          ...(claim.submissionDigest === undefined ? {} : { ':submission': claim.submissionDigest }),
+        },
+      );
+      try {
+        await this.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Update: { ...joining.Update, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
+              put,
+              this.activeEntry(item.partner_id, item.seq, 'release', joinedBlock(item.seq)),
+              { Put: { TableName: this.table, Item: event, ConditionExpression: 'attribute_not_exists(pk)' } },
+            ],
+          }),
+        );
+      } catch (error) {
+        // Another claim (or a revoke) came first: the invitation as it is now came back with the cancellation.
+        const current = cancelledItem(error, 0) as InvitationItem | undefined;
+        if (current) return { current };
+        throw error;
+      }
+      const { notes: _erased, ...kept } = item;
+      const submission = claim.submissionDigest === undefined ? {} : { submission_digest: claim.submissionDigest };
+      return { joined: { ...kept, state: 'joined', ticket_id: ticket.id, claim_started_at: at, player: claim.player, credential_digest: claim.credentialDigest, ...submission } };
+    });
+  }
+
+  /**
    * Start a claim: `pending` and unexpired → `claiming`, with the player's
    * data, the digest of the credential their browser will hold and the digest
    * of the submission's id (when it has one: its resubmission is answered
@@ -267,7 +344,7 @@ export class InvitationStore {
    */
   async beginClaim(
     id: string,
-    claim: { player: Readonly<Record<string, string>>; credentialDigest: string; submissionDigest?: string },
+    claim: ClaimWrite,
     now: Date,
     /** The invitation as the caller just read it (saves the first read). */
     read?: InvitationItem,
@@ -364,7 +441,6 @@ export class InvitationStore {
               ':now': now.toISOString(),
             }),
             this.activeEntry(item.partner_id, item.seq, 'release', joinedBlock(item.seq)),
-            { Put: { TableName: this.table, Item: { ...joinedEntryKey(item.partner_id, item.seq), kind: 'invitation_joined', invitation_id: item.id }, ConditionExpression: 'attribute_not_exists(pk)' } },
             ...(item.claim_bucket ? [{ Delete: { TableName: this.table, Key: claimMarkerKey(item.claim_bucket, item.id) } }] : []),
             { Put: { TableName: this.table, Item: event, ConditionExpression: 'attribute_not_exists(pk)' } },
           ],
@@ -499,10 +575,13 @@ export class InvitationStore {
   /**
    * Page `page` (1-based) of the organization's joined invitations, newest
    * created first. The organization item counts joined invitations per
-   * block of JOINED_BLOCK creation numbers; the page's blocks are found from
-   * those counts and read in parallel (one Query each, at most one block's
-   * worth of entries beyond the page), then the invitations in one
-   * BatchGetItem: three round trips, however deep the page.
+   * block of JOINED_BLOCK creation numbers (the joining transactions count
+   * them); the page's blocks are found from those counts and read in
+   * parallel from gsi1, where every invitation is listed by creation number
+   * (one Query each of the block's range, the joined ones kept: at most one
+   * block's worth beyond the page): two round trips, however deep the page.
+   * The index is eventually consistent, as the invitations list is: an
+   * invitation that joined a moment ago may be counted before it is listed.
    */
   async joinedPage(partnerId: string, page: number): Promise<{ items: InvitationItem[]; total: number }> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: organizationKey(partnerId), ConsistentRead: true }));
@@ -526,34 +605,36 @@ export class InvitationStore {
       needed -= count - skip;
       skip = 0;
     }
-    const entries = (
-      await Promise.all(
-        blocks.map(async ({ block, skip: offset }) => {
-          const { Items = [] } = await this.client.send(
-            new QueryCommand({
-              TableName: this.table,
-              KeyConditionExpression: 'pk = :pk',
-              ExpressionAttributeValues: { ':pk': `INVJOINED#${partnerId}#${block}` },
-              ScanIndexForward: false,
-              ConsistentRead: true,
-            }),
-          );
-          return Items.slice(offset);
+    const items = await Promise.all(blocks.map(async ({ block, skip: offset }) => (await this.joinedInBlock(partnerId, block)).slice(offset)));
+    return { items: items.flat().slice(0, INVITATION_PAGE_SIZE), total };
+  }
+
+  /** The joined invitations of one block of creation numbers, newest first: one Query of gsi1 (more only past 1 MB). */
+  private async joinedInBlock(partnerId: string, block: number): Promise<InvitationItem[]> {
+    const items: InvitationItem[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const { Items = [], LastEvaluatedKey } = await this.client.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: 'gsi1',
+          KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :low AND :high',
+          FilterExpression: '#state = :joined',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':pk': `INVORG#${partnerId}`,
+            ':low': seqKey(block * JOINED_BLOCK + 1),
+            ':high': seqKey((block + 1) * JOINED_BLOCK),
+            ':joined': 'joined',
+          },
+          ScanIndexForward: false,
+          ExclusiveStartKey: start,
         }),
-      )
-    )
-      .flat()
-      .slice(0, INVITATION_PAGE_SIZE);
-    if (entries.length === 0) return { items: [], total };
-    const byId = new Map<string, InvitationItem>();
-    let keys: Array<Record<string, unknown>> = entries.map((entry) => invitationKey(String(entry.invitation_id)));
-    // Keys DynamoDB leaves unprocessed (throttling) are asked again.
-    for (let attempt = 0; keys.length > 0 && attempt < 5; attempt += 1) {
-      const { Responses, UnprocessedKeys } = await this.client.send(new BatchGetCommand({ RequestItems: { [this.table]: { Keys: keys, ConsistentRead: true } } }));
-      for (const item of Responses?.[this.table] ?? []) byId.set(item.id as string, item as InvitationItem);
-      keys = (UnprocessedKeys?.[this.table]?.Keys ?? []) as Array<Record<string, unknown>>;
-    }
-    return { items: entries.flatMap((entry) => byId.get(String(entry.invitation_id)) ?? []), total };
+      );
+      items.push(...(Items as InvitationItem[]));
+      start = LastEvaluatedKey;
+    } while (start);
+    return items;
   }
 
   /** What a creation of `scope` decides on: its invitation, if it exists (a replay), and the organization item. One consistent BatchGetItem. */

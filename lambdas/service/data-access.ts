@@ -74,9 +74,12 @@ export const GROUP_DATA_ACCESS: Readonly<Record<EndpointGroup, readonly TableAcc
     { table: 'domain', actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'] },
     { table: 'domain', actions: ['dynamodb:Query'], indexes: ['gsi1'] },
   ],
-  // lambdas/tickets: the organization item and the joined index's partitions (Query on the table),
-  // the invitations (BatchGetItem, GetItem) and the ticket (GetItem).
-  tickets: [{ table: 'domain', actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'] }],
+  // lambdas/tickets: the organization item, the invitation and the ticket (GetItem), and the joined
+  // invitations of the list's blocks (Query of gsi1).
+  tickets: [
+    { table: 'domain', actions: ['dynamodb:GetItem'] },
+    { table: 'domain', actions: ['dynamodb:Query'], indexes: ['gsi1'] },
+  ],
   // lambdas/player: the invitation and the ticket (GetItem), the conversation (Query), the claim's and the
   // ticket's transactions (Put, Update, Delete of the claim marker).
   player: [{ table: 'domain', actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'] }],

@@ -4,21 +4,26 @@
  *
  * | item | pk | sk | holds |
  * |---|---|---|---|
- * | ticket | `TICKET#<ticket id>` | `TICKET` | the TicketItem, the player's data, `entry_count` |
+ * | ticket | `TICKET#<ticket id>` | `TICKET` | the TicketItem, the player's data, `entry_count`, `brief` (the draft notes, when there were any) |
  * | entry | `TICKET#<ticket id>` | `ENTRY#<000001…>` | one conversation entry: author (organization, staff, user, system), text, time |
  * | request | `REQUEST#<digest>` | `REQUEST` | a change's request id (shared/storage/repeatable-requests.ts): a resubmission answers the first change |
  *
- * The draft notes are the first entry (author `organization`): the ticket's brief for the staff who handle it, not a
- * message. `message_count` counts staff and player messages only, no `ticket.message.created` is emitted for the
- * brief, and the player's view does not show it (docs/invitations.md, "Draft notes"). Entries are
- * items of their own so a conversation never meets DynamoDB's 400 KB item
- * limit; a page of the latest ones is one Query.
+ * The draft notes are the ticket's brief for the staff who handle it (`brief` on the ticket item), not a message:
+ * `message_count` counts staff and player messages only, no `ticket.message.created` is emitted for the brief, and the
+ * player's view does not show it (docs/invitations.md, "Draft notes"). Kept on the ticket item, the brief costs the
+ * claim's transaction no item of its own (tickets created before issue 34 hold it as their entry 1, author
+ * `organization`, which the player's view skips the same way). Entries are items of their own so a conversation never
+ * meets DynamoDB's 400 KB item limit; a page of the latest ones is one Query.
  *
  * Creating the ticket of an invitation is idempotent: the ticket id is
  * derived from the invitation id and the Put is conditioned on its absence,
- * so a second creation finds and confirms the first ticket. Any failure of
- * the store (timeouts included) is a TicketServiceUnavailable, which the API
- * answers 503 TICKET_SERVICE_UNAVAILABLE with Retry-After.
+ * so a second creation finds and confirms the first ticket. The claim puts
+ * the ticket inside its own joining transaction (`creationFor`: the bridge
+ * still decides the item's shape); `createForInvitation` is the path of a
+ * claim that could not (the store was unavailable: the claim went on as
+ * `claiming`, finished later). Any failure of the store (timeouts included)
+ * is a TicketServiceUnavailable, which the API answers 503
+ * TICKET_SERVICE_UNAVAILABLE with Retry-After.
  */
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { eventItem } from '../outbox/outbox';
@@ -38,7 +43,18 @@ export interface TicketRequest {
   readonly player: { readonly in_game_name: string; readonly game_account_id: string };
 }
 
+/** A ticket to create inside another write's transaction: the ticket, and its Put (conditioned on its absence). */
+export interface TicketCreation {
+  readonly ticket: TicketItem;
+  readonly put: { readonly Put: { readonly TableName: string; readonly Item: Record<string, unknown>; readonly ConditionExpression: string } };
+}
+
 export interface TicketBridge {
+  /**
+   * The Put that creates the invitation's ticket, for the claim's joining transaction (claim.ts). Makes no call; throws
+   * TicketServiceUnavailable while the store is unavailable, and the claim then takes the path that needs no ticket yet.
+   */
+  creationFor(request: TicketRequest, now: Date): TicketCreation;
   /** The invitation's ticket, created now or found (never a second one). */
   createForInvitation(request: TicketRequest, now: Date): Promise<TicketItem>;
   get(ticketId: string): Promise<TicketItem | undefined>;
@@ -106,7 +122,7 @@ export class DynamoTicketBridge implements TicketBridge {
     if (this.outage?.()) throw new TicketServiceUnavailable({ cause: new Error('ticket bridge switched off (local stack)') });
   }
 
-  async createForInvitation(request: TicketRequest, now: Date): Promise<TicketItem> {
+  creationFor(request: TicketRequest, now: Date): TicketCreation {
     this.available();
     const ticket: TicketItem = {
       id: ticketIdFor(request.invitationId),
@@ -119,18 +135,14 @@ export class DynamoTicketBridge implements TicketBridge {
       // The brief (the draft notes) is not a message: staff and player messages count from 0.
       message_count: 0,
     };
-    const put = {
-      TableName: this.table,
-      Item: { ...ticketKey(ticket.id), kind: 'ticket', ...ticket, player: request.player, entry_count: request.notes ? 1 : 0 },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    };
+    const item = { ...ticketKey(ticket.id), kind: 'ticket', ...ticket, player: request.player, entry_count: 0, ...(request.notes ? { brief: request.notes } : {}) };
+    return { ticket, put: { Put: { TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } } };
+  }
+
+  async createForInvitation(request: TicketRequest, now: Date): Promise<TicketItem> {
+    const { ticket, put } = this.creationFor(request, now);
     try {
-      if (request.notes) {
-        const entry = { ...entryKey(ticket.id, 1), kind: 'ticket_entry', seq: 1, author: 'organization', text: request.notes, at: ticket.created_at };
-        await this.client.send(new TransactWriteCommand({ TransactItems: [{ Put: put }, { Put: { TableName: this.table, Item: entry } }] }));
-      } else {
-        await this.client.send(new PutCommand(put));
-      }
+      await this.client.send(new PutCommand(put.Put));
       return ticket;
     } catch (error) {
       if (isConditionFailure(error)) {

@@ -64,8 +64,8 @@ async function expectNoProblems(problems: PageProblems, expectedStatuses: number
   expect(problems.consoleErrors.filter((e) => !expectedStatuses.includes(statusOf(e)))).toEqual([]);
 }
 
-/** The claim's first transaction (beginClaim: pending → claiming). */
-const claimTransaction = (input: Readonly<Record<string, unknown>>) => JSON.stringify(input).includes('claim_bucket');
+/** The claim's transaction (claimAndJoin: pending → joined with the ticket; the one write carrying the credential's digest). */
+const claimTransaction = (input: Readonly<Record<string, unknown>>) => JSON.stringify(input).includes('credential_digest');
 
 async function domainItems() {
   return (await stack.client.send(new ScanCommand({ TableName: stack.tables.domain, ConsistentRead: true }))).Items ?? [];
@@ -98,7 +98,7 @@ describe('the join page when the claim’s answer is lost', { timeout: 240_000 }
     expect(await page.isEnabled('#claim-submit')).toBe(true);
     expect(await page.inputValue('#in-game-name')).toBe(player.in_game_name);
     expect(await context.cookies()).toEqual([]);
-    expect(await invitationOf(inv.id)).toMatchObject({ state: 'claiming' });
+    expect(await invitationOf(inv.id)).toMatchObject({ state: 'joined' });
     await screenshot(page, '01-answer-lost');
 
     // Act 2: the player submits again from the same page.
@@ -133,18 +133,18 @@ describe('the join page when the claim’s answer is lost', { timeout: 240_000 }
     expect(await ticketsOf(inv.id)).toHaveLength(1);
   });
 
-  it('reaches the ticket when the link is opened again in the same browser after the tab was closed (every try lost: 500)', async () => {
+  it('reaches the ticket when the link is opened again in the same browser after the tab was closed (the function died: 502)', async () => {
     // Prepare
     const inv = await invitation();
     const first = await newPage();
     await first.page.goto(inv.link);
     await shown(first.page, 'claim');
-    faults.arm({ component: 'api', call: 'TransactWriteItems', matches: claimTransaction, effect: 'fail-after' });
+    faults.arm({ component: 'api', call: 'TransactWriteItems', matches: claimTransaction, effect: 'crash-after' });
     await fillAndSubmit(first.page);
     await first.page.waitForSelector('#claim-error:not([hidden])');
     expect(await text(first.page, '#claim-error')).toBe(LOST);
-    await screenshot(first.page, '05-answer-lost-500');
-    await expectNoProblems(first.problems, [500]);
+    await screenshot(first.page, '05-answer-lost-502');
+    await expectNoProblems(first.problems, [502]);
     await first.page.close();
 
     // Act: the same browser opens the link again.

@@ -25,6 +25,17 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 
+/** A ticket store that does not answer: the claim takes the path without a ticket (pending → claiming). */
+const failing: TicketBridge = {
+  creationFor: () => {
+    throw new TicketServiceUnavailable();
+  },
+  createForInvitation: async () => {
+    throw new TicketServiceUnavailable();
+  },
+  get: async () => undefined,
+};
+
 let serial = 0;
 const player = { in_game_name: 'Steve', game_account_id: '069a79f4-44e9-4726-a5be-fca90e38aaf5' };
 
@@ -78,12 +89,6 @@ describe('claiming an invitation', () => {
   it('stays claiming when the ticket store fails (holding its slot past expiry, never reusable), then finishes with one ticket', async () => {
     const created = new Date();
     const { item } = await newInvitation('notes', created);
-    const failing: TicketBridge = {
-      createForInvitation: async () => {
-        throw new TicketServiceUnavailable();
-      },
-      get: async () => undefined,
-    };
     const first = await claimInvitation({ invitations, tickets: failing }, item.id, player, new Date());
     expect(first).toMatchObject({ outcome: 'claiming', credential: expect.any(String) });
     const afterExpiry = new Date(Date.parse(item.expires_at) + 1000);
@@ -105,12 +110,6 @@ describe('claiming an invitation', () => {
 
   it('is finished by the reconciler once the ticket store is back: one ticket, one event, the marker removed, concurrent runs included', async () => {
     const { item } = await newInvitation('notes');
-    const failing: TicketBridge = {
-      createForInvitation: async () => {
-        throw new TicketServiceUnavailable();
-      },
-      get: async () => undefined,
-    };
     const started = new Date();
     expect(await claimInvitation({ invitations, tickets: failing }, item.id, player, started)).toMatchObject({ outcome: 'claiming' });
     expect((await domainItems('CLAIMING#')).filter((m) => m.invitation_id === item.id)).toHaveLength(1);

@@ -89,9 +89,9 @@ let address = 40;
 /** A browser at an address no other test of this file used. */
 const newBrowser = () => browserAt(`127.0.0.${(address += 1)}`);
 
-/** The claim's first transaction (beginClaim: pending → claiming, the marker, the organization's entry). */
-const claimTransaction = (input: Readonly<Record<string, unknown>>) => JSON.stringify(input).includes('claim_bucket');
-/** The joining transaction (completeClaim: claiming → joined). */
+/** The claim's transaction (claimAndJoin: pending → joined with the ticket and the event; beginClaim while the ticket store is down). */
+const claimTransaction = (input: Readonly<Record<string, unknown>>) => JSON.stringify(input).includes('credential_digest');
+/** A joining transaction (claimAndJoin; completeClaim: claiming → joined). */
 const joiningTransaction = (input: Readonly<Record<string, unknown>>) => JSON.stringify(input).includes('joined_at');
 /** The re-issue of the credential to a resubmission (a single UpdateItem of the invitation's credential digest). */
 const credentialReissue = (input: Readonly<Record<string, unknown>>) => String(input.UpdateExpression ?? '').includes('credential_digest');
@@ -124,12 +124,33 @@ async function expectWorkingCredential(browser: ReturnType<typeof browserAt>, pa
 }
 
 describe('a claim applied while its answer was lost', () => {
-  it('answers the same browser again (fail-after: every try lost, 500): 201, a working cookie, the undelivered credential revoked, one ticket', async () => {
+  it('answers what happened when every try of the claim’s transaction lost its answer (fail-after): 201 at once, a working cookie, one ticket, one event', async () => {
+    // Prepare
+    const inv = await invitation();
+    const browser = newBrowser();
+    const rule = faults.arm({ component: 'api', call: 'TransactWriteItems', matches: claimTransaction, effect: 'fail-after' });
+
+    // Act
+    const lost = await browser.claim(inv.page, { token: inv.token, ...player, submission_id: submissionId() });
+
+    // Assess
+    expect(rule.fired()).toBe(true);
+    expect(lost.status).toBe(201);
+    expect(lost.body?.data).toMatchObject({ invitation: { id: inv.id, state: 'joined' }, access: 'player', ticket: { status: 'open' } });
+    const tickets = await ticketsOf(inv.id);
+    expect(tickets).toHaveLength(1);
+    expect(lost.body?.data.ticket.id).toBe(tickets[0].id);
+    expect((await stored(inv.id)).credential_digest).toBe(credentialDigest(credentialOf(lost.cookie!)));
+    await expectWorkingCredential(browser, inv.page, lost.cookie!, String(tickets[0].id));
+    expect(await joinedEvents(inv.org.partner_id)).toHaveLength(1);
+  });
+
+  it('answers the same browser again after the answer never reached it (crash-after: 502): a new cookie, the undelivered credential revoked, one ticket', async () => {
     // Prepare
     const inv = await invitation();
     const browser = newBrowser();
     const submission = submissionId();
-    const rule = faults.arm({ component: 'api', call: 'TransactWriteItems', matches: claimTransaction, effect: 'fail-after' });
+    faults.arm({ component: 'api', call: 'TransactWriteItems', matches: claimTransaction, effect: 'crash-after' });
 
     // Act
     const lost = await browser.claim(inv.page, { token: inv.token, ...player, submission_id: submission });
@@ -137,13 +158,11 @@ describe('a claim applied while its answer was lost', () => {
     const again = await browser.claim(inv.page, { token: inv.token, ...player, submission_id: submission });
 
     // Assess
-    expect(rule.fired()).toBe(true);
-    expect(lost.status).toBe(500);
+    expect(lost.status).toBe(502);
     expect(lost.cookie).toBeUndefined();
-    expect(afterLost).toMatchObject({ state: 'claiming' });
+    expect(afterLost).toMatchObject({ state: 'joined' });
     expect(again.status).toBe(201);
     expect(again.body?.data).toMatchObject({ invitation: { id: inv.id, state: 'joined' }, access: 'player', ticket: { status: 'open' } });
-    expect(again.cookie).toBeDefined();
     const tickets = await ticketsOf(inv.id);
     expect(tickets).toHaveLength(1);
     expect(again.body?.data.ticket.id).toBe(tickets[0].id);
@@ -232,7 +251,7 @@ describe('a claim applied while its answer was lost', () => {
     await expectWorkingCredential(browser, inv.page, again.cookie!, String(joined.ticket_id));
   });
 
-  it('answers the same browser again after the reconciler finished the claim the crash left behind', async () => {
+  it('answers the same browser again after a crash and a reconciler run (which finds nothing left to finish)', async () => {
     // Prepare
     const inv = await invitation();
     const browser = newBrowser();
@@ -262,8 +281,8 @@ describe('a claim applied while its answer was lost', () => {
     const inv = await invitation();
     const browser = newBrowser();
     const submission = submissionId();
-    faults.arm({ component: 'api', call: 'TransactWriteItems', matches: claimTransaction, effect: 'fail-after' });
-    expect((await browser.claim(inv.page, { token: inv.token, ...player, submission_id: submission })).status).toBe(500);
+    faults.arm({ component: 'api', call: 'TransactWriteItems', matches: claimTransaction, effect: 'crash-after' });
+    expect((await browser.claim(inv.page, { token: inv.token, ...player, submission_id: submission })).status).toBe(502);
     const rule = faults.arm({ component: 'api', call: 'UpdateItem', matches: credentialReissue, effect: 'lose-answer' });
 
     // Act

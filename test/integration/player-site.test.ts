@@ -490,7 +490,8 @@ describe('what a player call costs in DynamoDB', () => {
       // The holder: a token's view and claim read the invitation beside the limits' writes (one round trip less);
       // the credential's read comes before the limits' round trip (the possession check needs it).
       ['player-view', 200, 1, 2],
-      ['player-claim', 201, 5, 16],
+      // The claim: one transaction after the limits' round trip (issue 34: pending → joined with the ticket and the event).
+      ['player-claim', 201, 3, 8],
       ['player-message', 201, 5, 4],
       ['player-view', 200, 3, 2],
     ]);

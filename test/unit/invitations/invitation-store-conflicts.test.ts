@@ -8,6 +8,7 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { InvitationItem } from '../../../lambdas/invitations/invitation-model';
@@ -51,6 +52,29 @@ describe('invitation writes that lose a conflict on the organization item', () =
     expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(2);
     // The caller's read saved the first GetItem; the retry read again.
     expect(ddbMock.commandCalls(GetCommand)).toHaveLength(1);
+  });
+
+  it('claim in one transaction: reads again and joins the still-pending invitation, with its ticket', async () => {
+    ddbMock.on(TransactWriteCommand).rejectsOnce(conflict()).resolves({});
+    const ticketFor = (item: InvitationItem) => ({ ticket: { id: 'tkt_1', status: 'open' }, put: { Put: { TableName: 'domain', Item: { pk: 'TICKET#tkt_1', sk: 'TICKET', invitation_id: item.id }, ConditionExpression: 'attribute_not_exists(pk)' } } });
+    const outcome = await store().claimAndJoin(pending, player, ticketFor, NOW);
+    expect(outcome).toMatchObject({ joined: { id: pending.id, state: 'joined', ticket_id: 'tkt_1' } });
+    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(2);
+    expect(ddbMock.commandCalls(TransactWriteCommand)[1].args[0].input.TransactItems).toHaveLength(4);
+    expect(ddbMock.commandCalls(GetCommand)).toHaveLength(1);
+  });
+
+  it('claim in one transaction: another claim came first, answered from the cancellation without a read', async () => {
+    const joined = { ...pending, state: 'joined', ticket_id: 'tkt_1' };
+    const lost = new TransactionCanceledException({
+      message: 'Transaction cancelled',
+      $metadata: { httpStatusCode: 400 },
+      CancellationReasons: [{ Code: 'ConditionalCheckFailed', Item: marshall(joined) }, { Code: 'ConditionalCheckFailed' }, { Code: 'None' }, { Code: 'None' }],
+    });
+    ddbMock.on(TransactWriteCommand).rejects(lost);
+    const ticketFor = () => ({ ticket: { id: 'tkt_1', status: 'open' }, put: { Put: { TableName: 'domain', Item: { pk: 'TICKET#tkt_1', sk: 'TICKET' }, ConditionExpression: 'attribute_not_exists(pk)' } } });
+    expect(await store().claimAndJoin(pending, player, ticketFor, NOW)).toEqual({ current: joined });
+    expect(ddbMock.commandCalls(GetCommand)).toHaveLength(0);
   });
 
   it('revoke: reads again and revokes', async () => {
