@@ -127,12 +127,40 @@ export function pageRange(total: number, page: number, slack: number): { lowest:
   return { lowest: Math.max(1, highest - INVITATION_PAGE_SIZE + 1), highest: Math.max(1, highest + slack) };
 }
 
+/**
+ * The blocks of the joined index that page `page` (1-based, newest first) takes, and how many joined invitations of
+ * the first to pass over, from the organization item's joined counts per block.
+ */
+export function joinedPageBlocks(joined: Readonly<Record<string, number>>, page: number): Array<{ block: number; skip: number }> {
+  const counts = Object.entries(joined)
+    .map(([block, count]) => [Number(block), count] as const)
+    .filter(([, count]) => count > 0)
+    .sort(([a], [b]) => b - a);
+  let skip = (page - 1) * INVITATION_PAGE_SIZE;
+  // The newest blocks first: pass over whole blocks before the page, then take blocks until the page is covered.
+  const blocks: Array<{ block: number; skip: number }> = [];
+  let needed = INVITATION_PAGE_SIZE;
+  for (const [block, count] of counts) {
+    if (needed <= 0) break;
+    if (skip >= count) {
+      skip -= count;
+      continue;
+    }
+    blocks.push({ block, skip });
+    needed -= count - skip;
+    skip = 0;
+  }
+  return blocks;
+}
+
 /** Lost races on the organization item are retried from what the failed write returned; production allows 4 in flight per organization. */
 const MAX_ATTEMPTS = 80;
 
 export class InvitationStore {
   /** Per organization, the most invitations this container has seen it hold (page). */
   private readonly seqSeen = new Map<string, number>();
+  /** Per organization, the joined counts per block this container last read (joinedPage). */
+  private readonly joinedSeen = new Map<string, Readonly<Record<string, number>>>();
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -579,33 +607,24 @@ export class InvitationStore {
    * them); the page's blocks are found from those counts and read in
    * parallel from gsi1, where every invitation is listed by creation number
    * (one Query each of the block's range, the joined ones kept: at most one
-   * block's worth beyond the page): two round trips, however deep the page.
+   * block's worth beyond the page): two round trips, however deep the page;
+   * one when this container's last counts already named the page's blocks
+   * (their queries start beside the counts' read).
    * The index is eventually consistent, as the invitations list is: an
    * invitation that joined a moment ago may be counted before it is listed.
    */
   async joinedPage(partnerId: string, page: number): Promise<{ items: InvitationItem[]; total: number }> {
+    // The blocks the counts this container last saw imply, read beside the counts themselves (as `page` does with
+    // the count of invitations): a block read is all of the block, usable whatever the fresh counts say of the page.
+    const seen = this.joinedSeen.get(partnerId);
+    const early = new Map(seen ? joinedPageBlocks(seen, page).map(({ block }) => [block, this.joinedInBlock(partnerId, block)] as const) : []);
+    for (const read of early.values()) read.catch(() => undefined);
     const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: organizationKey(partnerId), ConsistentRead: true }));
-    const counts = Object.entries((Item as OrganizationItem | undefined)?.joined ?? {})
-      .map(([block, count]) => [Number(block), count] as const)
-      .filter(([, count]) => count > 0)
-      .sort(([a], [b]) => b - a);
-    const total = counts.reduce((sum, [, count]) => sum + count, 0);
-    let skip = (page - 1) * INVITATION_PAGE_SIZE;
-    if (skip >= total) return { items: [], total };
-    // The newest blocks first: pass over whole blocks before the page, then take blocks until the page is covered.
-    const blocks: Array<{ block: number; skip: number }> = [];
-    let needed = INVITATION_PAGE_SIZE;
-    for (const [block, count] of counts) {
-      if (needed <= 0) break;
-      if (skip >= count) {
-        skip -= count;
-        continue;
-      }
-      blocks.push({ block, skip });
-      needed -= count - skip;
-      skip = 0;
-    }
-    const items = await Promise.all(blocks.map(async ({ block, skip: offset }) => (await this.joinedInBlock(partnerId, block)).slice(offset)));
+    const joined = (Item as OrganizationItem | undefined)?.joined ?? {};
+    this.joinedSeen.set(partnerId, joined);
+    const total = Object.values(joined).reduce((sum, count) => sum + Math.max(0, count), 0);
+    const blocks = joinedPageBlocks(joined, page);
+    const items = await Promise.all(blocks.map(async ({ block, skip: offset }) => (await (early.get(block) ?? this.joinedInBlock(partnerId, block))).slice(offset)));
     return { items: items.flat().slice(0, INVITATION_PAGE_SIZE), total };
   }
 
