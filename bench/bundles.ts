@@ -84,28 +84,58 @@ export interface ImportTimes {
 }
 
 /**
- * `runs` fresh processes per bundle and per NODE_OPTIONS value, interleaved
- * so that a slow moment of the machine is spread over every bundle. Result:
- * bundle name → NODE_OPTIONS value → times.
+ * The cold-start targets (issue 34): a function's bytes loaded and import() time within these multiples of the bare
+ * DynamoDB document-client handler's; `system`, which calls no table, within a tighter one.
+ */
+export const COLD_START_TARGET = 1.3;
+export const COLD_START_TARGETS: Readonly<Record<string, number>> = { system: 1.1 };
+export const coldStartTarget = (name: string): number => COLD_START_TARGETS[name] ?? COLD_START_TARGET;
+
+/** One bundle's import() times, and the median of its ratios to the baseline's import() timed right beside each. */
+export interface PairedImportTimes {
+  readonly times: ImportTimes;
+  /** Median over the runs of (this bundle's time / the baseline's, timed next to it); undefined for the baseline itself. */
+  readonly ratio?: number;
+}
+
+const summarize = (values: readonly number[]): ImportTimes => ({ median_ms: round(median(values), 2), runs_ms: values.map((v) => round(v, 2)) });
+
+/**
+ * `runs` fresh processes per bundle and per NODE_OPTIONS value, each bundle's timed in one loop with the baseline's
+ * (`baselineName`) right beside it, in turn before and after it: a ratio compares two imports of the same moment of
+ * the machine, so its drift between rows (the other engineers' tests, a busy core) does not decide it. Result:
+ * bundle name → NODE_OPTIONS value → times (the baseline's: every one of its paired runs).
  */
 export async function timeImports(
   node: string,
   bundles: readonly BuiltBundle[],
+  baselineName: string,
   nodeOptions: readonly string[],
   runs: number,
-): Promise<Map<string, Map<string, ImportTimes>>> {
-  const samples = new Map(bundles.map((b) => [b.name, new Map(nodeOptions.map((o) => [o, [] as number[]]))]));
+): Promise<Map<string, Map<string, PairedImportTimes>>> {
+  const baseline = bundles.find((bundle) => bundle.name === baselineName);
+  if (!baseline) throw new Error(`timeImports: no bundle named ${baselineName}`);
+  const others = bundles.filter((bundle) => bundle !== baseline);
+  const samples = new Map(others.map((b) => [b.name, new Map(nodeOptions.map((o) => [o, { own: [] as number[], ratios: [] as number[] }]))]));
+  const baselineSamples = new Map(nodeOptions.map((o) => [o, [] as number[]]));
   for (let i = 0; i < runs; i += 1) {
-    for (const bundle of bundles) {
+    for (const bundle of others) {
       for (const options of nodeOptions) {
-        samples.get(bundle.name)?.get(options)?.push(await timeImport(node, bundle.file, options));
+        const pair = i % 2 === 0 ? [baseline, bundle] : [bundle, baseline];
+        const [first, second] = [await timeImport(node, pair[0].file, options), await timeImport(node, pair[1].file, options)];
+        const [base, own] = pair[0] === baseline ? [first, second] : [second, first];
+        baselineSamples.get(options)?.push(base);
+        const sample = samples.get(bundle.name)?.get(options);
+        sample?.own.push(own);
+        sample?.ratios.push(own / base);
       }
     }
   }
-  return new Map(
-    [...samples].map(([name, byOptions]) => [
+  return new Map<string, Map<string, PairedImportTimes>>([
+    [baseline.name, new Map([...baselineSamples].map(([options, values]) => [options, { times: summarize(values) }]))],
+    ...[...samples].map(([name, byOptions]): [string, Map<string, PairedImportTimes>] => [
       name,
-      new Map([...byOptions].map(([options, values]) => [options, { median_ms: round(median(values), 2), runs_ms: values.map((v) => round(v, 2)) }])),
+      new Map([...byOptions].map(([options, { own, ratios }]) => [options, { times: summarize(own), ratio: round(median(ratios), 2) }])),
     ]),
-  );
+  ]);
 }

@@ -22,6 +22,7 @@ import type { ApiHandler } from '../lambdas/shared/http/pipeline';
 import type { EndpointGroup } from '../lambdas/shared/http/routes';
 import { LIMITS, type Limit } from '../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../lambdas/shared/platform';
+import { createDocumentClient } from '../lambdas/shared/storage/dynamo-client';
 import { HANDLERS } from '../local/handlers';
 
 /** Quotas no bench run can reach. */
@@ -51,7 +52,9 @@ export const latencyLimits = (): Limit[] =>
  * in-process edge guard. Create it after the local stack is up.
  */
 export const benchPlatform = (limits: readonly Limit[], overrides: Partial<Platform> = {}): Platform =>
-  createPlatform({ limits, edgeGuard: undefined, ...overrides });
+  // The client built now, as the deployed functions' stores would (a deployed platform builds it on first use): the
+  // scenarios add middleware to it and destroy it.
+  createPlatform({ limits, edgeGuard: undefined, documentClient: createDocumentClient(), ...overrides });
 
 /**
  * The deployed handlers by endpoint group, each rebuilt on the given platform (lambdas/service/functions.ts: each

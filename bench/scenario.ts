@@ -250,6 +250,11 @@ export interface BundleRow {
   readonly import_plain: ImportTime;
   /** Name of the bundle row this one is compared with. */
   readonly baseline?: string;
+  /**
+   * Against `baseline` and the cold-start target (bench/bundles.ts coldStartTarget): bytes loaded, and the median of
+   * the import() ratios each timed beside the baseline's in one loop (timeImports); met when both are within it.
+   */
+  readonly cold_start?: { readonly target: number; readonly kib_ratio: number; readonly import_ratio: number; readonly import_plain_ratio: number; readonly met: boolean };
 }
 
 /** The hot-organization run: every quota decision of one burst, and the counters DynamoDB holds afterwards. */

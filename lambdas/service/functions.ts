@@ -16,13 +16,13 @@ import { createPartnerApiHandler } from '../shared/http/partner-api-pipeline';
 import type { ApiHandler } from '../shared/http/pipeline';
 import type { EndpointGroup } from '../shared/http/routes';
 import type { Platform } from '../shared/platform';
-import { definition as system } from '../system/handler';
+import { createSystemHandler, definition as system } from '../system/handler';
 import { definition as tickets } from '../tickets/handler';
 import { definition as webhooks } from '../webhooks/handler';
 
 /** A group's handler on `platform` (default: the deployed one, from the environment). */
 export const FUNCTION_BUILDERS: Readonly<Record<EndpointGroup, (platform?: () => Platform) => ApiHandler>> = {
-  system: (platform) => createPartnerApiHandler({ ...system, platform }),
+  system: (platform) => createSystemHandler({ ...system, platform }),
   identity: (platform) => createPartnerApiHandler({ ...identity, platform }),
   records: (platform) => createPartnerApiHandler({ ...records, platform }),
   entitlements: (platform) => createPartnerApiHandler({ ...entitlements, platform }),

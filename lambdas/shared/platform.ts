@@ -4,10 +4,16 @@
  * memories (immutable key facts, last seen windows, rejection-log sampling),
  * the limits, the in-process edge guard and the clock. Tests and the local
  * stack pass their own.
+ *
+ * The DynamoDB client and the admission store are built on their first call,
+ * the SDK's modules imported then (deferred-object.ts): this module imports
+ * nothing of the SDK, so the system function, which calls no table, loads
+ * none of it (docs/infrastructure.md "Cold start").
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { deferredObject } from './deferred-object';
 import { KeyFactsCache } from './identity/key-authentication';
-import { AdmissionStore } from './limits/admission-store';
+import type { AdmissionStore } from './limits/admission-store';
 import { RateLogSampler } from './limits/rejection-log';
 import { WindowMemory } from './limits/window-memory';
 import { EdgeGuard } from './limits/edge-guard';
@@ -15,11 +21,12 @@ import { LIMITS, type Limit } from './limits/limits-table';
 import type { Surface } from './http/routes';
 import type { Sealer } from './sealing';
 import { secretSource, type SecretId, type SecretSource } from './secrets';
-import { createDocumentClient, requireTable, tableNamesFromEnv, type TableNames } from './storage/dynamo-client';
+import { requireTable, tableNamesFromEnv, type TableNames } from './storage/table-names';
 
 export type Clock = () => Date;
 
 export interface Platform {
+  /** Built on first use (storage/dynamo-client.ts createDocumentClient), unless given. */
   readonly documentClient: DynamoDBDocumentClient;
   /** The tables this function is granted (only those: see dataAccessOf in http/routes.ts). */
   readonly tables: TableNames;
@@ -67,15 +74,28 @@ export interface LocalSwitches {
 }
 
 export function createPlatform(overrides: Partial<Platform> = {}): Platform {
-  const documentClient = overrides.documentClient ?? createDocumentClient();
   const tables = overrides.tables ?? tableNamesFromEnv();
   const limits = overrides.limits ?? LIMITS;
+  let documentClient = overrides.documentClient;
   let admissionStore = overrides.admissionStore;
-  return {
-    documentClient,
+  const platform: Platform = {
+    get documentClient() {
+      documentClient ??= deferredObject(async () => (await import('./storage/dynamo-client')).createDocumentClient(), ['send', 'destroy'], { destroy: () => undefined });
+      return documentClient;
+    },
     tables,
     get admissionStore() {
-      admissionStore ??= new AdmissionStore(documentClient, requireTable(tables, 'access'));
+      if (!admissionStore) {
+        // Refused here, as before the store was deferred, when the function is not granted the table.
+        const table = requireTable(tables, 'access');
+        admissionStore = deferredObject(async () => new (await import('./limits/admission-store')).AdmissionStore(platform.documentClient, table), [
+          'read',
+          'apply',
+          'compensate',
+          'release',
+          'claimRateLogSlot',
+        ]);
+      }
       return admissionStore;
     },
     keyCache: overrides.keyCache ?? new KeyFactsCache(),
@@ -89,6 +109,7 @@ export function createPlatform(overrides: Partial<Platform> = {}): Platform {
     secret: overrides.secret ?? memoizedSecrets(),
     ...(overrides.localSwitches ? { localSwitches: overrides.localSwitches } : {}),
   };
+  return platform;
 }
 
 function surfaceOption(overrides: Partial<Platform>): { surface?: Surface } {

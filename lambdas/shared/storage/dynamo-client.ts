@@ -16,7 +16,6 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { currentRequestScope } from '../observability/request-scope';
 import { traceAwsClient } from '../observability/tracer';
 import { DynamoRetryStrategy } from './retry-budget';
-import { TABLE_IDS, tableEnvName, type TableId } from './table-definitions';
 
 interface CapacityEntry {
   CapacityUnits?: number;
@@ -136,25 +135,5 @@ export function createDocumentClient(client = new DynamoDBClient({ ...DYNAMO_CLI
   });
 }
 
-export type TableNames = Readonly<Partial<Record<TableId, string>>>;
-
-/**
- * Table names of this deployment, from the environment the stack sets. A
- * function gets only the tables it is granted (least privilege, declared
- * next to the routes): the others are absent.
- */
-export function tableNamesFromEnv(env: NodeJS.ProcessEnv = process.env): TableNames {
-  const names: Partial<Record<TableId, string>> = {};
-  for (const id of TABLE_IDS) {
-    const name = env[tableEnvName(id)];
-    if (name) names[id] = name;
-  }
-  return names;
-}
-
-/** The name of a table this function must have been granted; a clear error otherwise. */
-export function requireTable(tables: TableNames, id: TableId): string {
-  const name = tables[id];
-  if (!name) throw new Error(`Environment variable ${tableEnvName(id)} is not set: this function is not granted the ${id} table (see dataAccessOf in lambdas/service/data-access.ts)`);
-  return name;
-}
+/** Where the stores have always found them (table-names.ts holds them, without the SDK). */
+export { requireTable, tableNamesFromEnv, type TableNames } from './table-names';

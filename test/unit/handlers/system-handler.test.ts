@@ -7,14 +7,12 @@ import '../support/handler-environment';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createPartnerApiHandler } from '../../../lambdas/shared/http/partner-api-pipeline';
-import { ROUTE_CONTRACTS } from '../../../lambdas/service/contracts';
 import { createPlatform } from '../../../lambdas/shared/platform';
-import { tableNamesFromEnv } from '../../../lambdas/shared/storage/dynamo-client';
-import { handler } from '../../../lambdas/system/handler';
-import { health } from '../../../lambdas/system/health';
+import { tableNamesFromEnv } from '../../../lambdas/shared/storage/table-names';
+import { createSystemHandler, definition, handler } from '../../../lambdas/system/handler';
 import { lambdaContext, parseBody, proxyEvent } from '../support/api-gateway-event';
 import { accountItem, bearer, issueKey, serveAdmission } from '../support/identity-fixtures';
+import { captureLogs } from '../../support/log-capture';
 
 const ddbMock = mockClient(DynamoDBDocumentClient);
 
@@ -55,6 +53,20 @@ describe('system handler', () => {
     // Assess
     expect(response.statusCode).toBe(200);
     expect(ddbMock.calls()).toHaveLength(0);
+  });
+
+  it("logs GET /health's call, as every request that needs no key (its own composition keeps the partner API's rule)", async () => {
+    // Prepare
+    const logs = captureLogs();
+    const event = proxyEvent({ method: 'GET', path: '/health', requestId: 'req-health-log' });
+
+    // Act
+    await handler(event, lambdaContext());
+
+    // Assess
+    const calls = logs.lines().filter((line) => line.message === 'request');
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ method: 'GET', status: 200, route: 'health', request_id: 'req-health-log' });
   });
 
   it('answers a path no route declares with 404 NOT_FOUND in the error envelope', async () => {
@@ -126,7 +138,7 @@ describe('system handler', () => {
 });
 
 describe('system handler without any table (as deployed: it is granted none)', () => {
-  const tableless = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS, operations: { health }, platform: () => createPlatform({ tables: tableNamesFromEnv({}), edgeGuard: undefined }) });
+  const tableless = createSystemHandler({ ...definition, platform: () => createPlatform({ tables: tableNamesFromEnv({}), edgeGuard: undefined }) });
 
   it.each([
     { path: '/health', resource: '/health', status: 200 },

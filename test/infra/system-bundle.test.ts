@@ -1,0 +1,55 @@
+/**
+ * The system function (GET /health and the 404s) calls no table: what its cold start loads, bundled with the stack's
+ * own esbuild options (lib/config/bundling.ts), holds no DynamoDB client. The platform's client and admission store
+ * are imported on their first call (platform.ts), which this function never makes: their chunks are in the asset,
+ * loaded by nothing. Read from esbuild's metafile (which modules each output holds, which outputs the handler's file
+ * imports statically), not from timings.
+ */
+import { buildSync, type Metafile } from 'esbuild';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { handlerEntry } from '../../lib/constructs/api-function';
+import { PROJECT_ROOT } from '../../lib/constructs/service-function';
+import { lambdaBuildOptions } from '../../lib/config/bundling';
+
+/** The modules of `group`'s bundle by output file, the stack's options, nothing written. */
+function bundleInputs(group: 'system' | 'identity'): Metafile['outputs'] {
+  const options = lambdaBuildOptions(PROJECT_ROOT, handlerEntry(group), join(PROJECT_ROOT, 'node_modules', '.cache', 'system-bundle-test', group));
+  return buildSync({ ...options, write: false, logLevel: 'silent' }).metafile.outputs;
+}
+
+const DYNAMODB_CLIENT = /node_modules\/@aws-sdk\/(client-dynamodb|lib-dynamodb)\//;
+
+/** The outputs a cold start loads: the handler's file and what it imports statically, transitively (not `import()`). */
+function coldStartOutputs(outputs: Metafile['outputs']): Metafile['outputs'][string][] {
+  const entry = Object.keys(outputs).find((file) => file.endsWith('/index.mjs'));
+  const loaded = new Set<string>();
+  for (let pending = entry ? [entry] : [], next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (loaded.has(next)) continue;
+    loaded.add(next);
+    for (const imported of outputs[next].imports) if (imported.kind === 'import-statement' && outputs[imported.path]) pending.push(imported.path);
+  }
+  return [...loaded].map((file) => outputs[file]);
+}
+
+const modulesMatching = (outputs: Metafile['outputs'], pattern: RegExp) =>
+  coldStartOutputs(outputs).flatMap((output) => Object.keys(output.inputs).filter((input) => pattern.test(input)));
+
+describe('the system function’s bundle', () => {
+  it('loads no module of @aws-sdk/client-dynamodb or @aws-sdk/lib-dynamodb at its cold start', () => {
+    // Act
+    const outputs = bundleInputs('system');
+
+    // Assess
+    expect(coldStartOutputs(outputs).length).toBeGreaterThan(0);
+    expect(modulesMatching(outputs, DYNAMODB_CLIENT)).toEqual([]);
+  });
+
+  it('is told apart from a function that calls DynamoDB, whose cold start loads the client (the check sees it)', () => {
+    // Act
+    const outputs = bundleInputs('identity');
+
+    // Assess
+    expect(modulesMatching(outputs, /node_modules\/@aws-sdk\/client-dynamodb\//).length).toBeGreaterThan(0);
+  });
+});
