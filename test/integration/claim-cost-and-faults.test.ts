@@ -5,7 +5,6 @@
  * fault at its call site (local/fault-injection.ts) answers what happened, leaves nothing stuck and never makes a
  * second ticket or a second `invitation.joined`.
  */
-import { randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -13,7 +12,8 @@ import { credentialDigest } from '../../lambdas/invitations/claim';
 import { invitationKey, organizationKey } from '../../lambdas/invitations/invitation-store';
 import { FaultPlan } from '../../local/fault-injection';
 import { captureLogs } from '../support/log-capture';
-import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
+import { startTestStack, type TestStack } from '../support/test-stack';
+import { CLAIMING_PLAYER, invitationToClaim, submissionId } from '../support/claim-world';
 
 const faults = new FaultPlan();
 let stack: TestStack;
@@ -24,23 +24,10 @@ beforeAll(async () => {
 afterAll(() => stack?.stop());
 afterEach(() => faults.reset());
 
-let serial = 0;
-const player = { in_game_name: 'Steve', game_account_id: '069a79f4-44e9-4726-a5be-fca90e38aaf5' };
-const submissionId = () => randomBytes(32).toString('base64url');
+const player = CLAIMING_PLAYER;
 
 /** A fresh invitation of a fresh organization: its id, page (the link without its fragment) and token. */
-async function invitation(notes?: string) {
-  const org = await createOrgWithManagerKey(stack.office, ['invitations:read', 'invitations:write', 'tickets:read']);
-  const response = await stack.call(`/partners/${org.partner_id}/invitations`, {
-    method: 'POST',
-    headers: { ...bearer(org.key.key), 'Content-Type': 'application/json', 'Idempotency-Key': `claim-cost-${(serial += 1)}-${Date.now()}` },
-    body: JSON.stringify({ game: 'minecraft', ...(notes === undefined ? {} : { notes }) }),
-  });
-  expect(response.status).toBe(201);
-  const { data } = (await response.json()) as { data: { id: string; link: string } };
-  const [page, fragment] = data.link.split('#');
-  return { org, id: data.id, page, token: new URLSearchParams(fragment).get('token') as string };
-}
+const invitation = (notes?: string) => invitationToClaim(stack, notes);
 
 interface Answer {
   readonly status: number;

@@ -15,7 +15,8 @@ import { InvitationStore, invitationKey } from '../../lambdas/invitations/invita
 import { DynamoTicketBridge } from '../../lambdas/tickets/ticket-bridge';
 import { FaultPlan } from '../../local/fault-injection';
 import { captureLogs } from '../support/log-capture';
-import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
+import { startTestStack, type TestStack } from '../support/test-stack';
+import { CLAIMING_PLAYER, invitationToClaim, submissionId } from '../support/claim-world';
 
 const faults = new FaultPlan();
 let stack: TestStack;
@@ -26,24 +27,10 @@ beforeAll(async () => {
 afterAll(() => stack?.stop());
 afterEach(() => faults.reset());
 
-let serial = 0;
-const player = { in_game_name: 'Steve', game_account_id: '069a79f4-44e9-4726-a5be-fca90e38aaf5' };
-/** A submission id as the join page makes one: 32 random bytes, base64url. */
-const submissionId = () => randomBytes(32).toString('base64url');
+const player = CLAIMING_PLAYER;
 
 /** A fresh invitation of a fresh organization: its id, page (the link without its fragment) and token. */
-async function invitation() {
-  const org = await createOrgWithManagerKey(stack.office, ['invitations:read', 'invitations:write', 'tickets:read']);
-  const response = await stack.call(`/partners/${org.partner_id}/invitations`, {
-    method: 'POST',
-    headers: { ...bearer(org.key.key), 'Content-Type': 'application/json', 'Idempotency-Key': `claim-resume-${(serial += 1)}-${Date.now()}` },
-    body: JSON.stringify({ game: 'minecraft', notes: 'Internal: check the alt account.' }),
-  });
-  expect(response.status).toBe(201);
-  const { data } = (await response.json()) as { data: { id: string; link: string } };
-  const [page, fragment] = data.link.split('#');
-  return { org, id: data.id, page, token: new URLSearchParams(fragment).get('token') as string };
-}
+const invitation = () => invitationToClaim(stack, 'Internal: check the alt account.');
 
 type Body = { ok: boolean; data?: any; error?: { code: string; message: string } };
 interface Answer {
