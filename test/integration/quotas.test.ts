@@ -268,6 +268,21 @@ describe('concurrency limits', () => {
     expect(byAccount.filter((r) => r.status === 200)).toHaveLength(6);
   });
 
+  it("one key over its own limit does not crowd out another key of its organization: 2 each of 6 and 2 run", async () => {
+    // Prepare: the organization's 4 slots; key A sends 6 at once (its 4 beyond 2 are refused by its own item, and hold an
+    // organization slot until their compensation lands), key B sends 2 in the same instant.
+    platform = localPlatform({ limits: LIMITS.map((l) => (l.kind === 'concurrency' ? l : l.kind === 'quota' ? { ...l, limit: 100_000 } : l)) });
+    const o = await org(1, 2);
+
+    // Act
+    const results = await inFlight(8, (i) => ({ key: o.keys[i < 6 ? 0 : 1], path: `/partners/${o.partner_id}/ticket-probe` }));
+
+    // Assess: each key's 2 ran; every refusal is the key's own (A's 4).
+    expect(results.slice(0, 6).filter((r) => r.status === 200)).toHaveLength(2);
+    expect(results.slice(6).map((r) => r.status)).toEqual([200, 200]);
+    for (const r of results.filter((x) => x.status !== 200)) expect(r).toMatchObject({ status: 429, code: 'CONCURRENCY_LIMITED' });
+  });
+
   it('a slot held by a request that crashed frees itself once its lease expires', async () => {
     usePlatform({ 'ticket-concurrency': 2 });
     const o = await org();

@@ -169,7 +169,7 @@ function planItems(facts: KeyFacts, route: AdmissionRoute, deps: DecisionDeps): 
 
 /**
  * A key's leases are named `<tag>_<admission id>` on every item (tag: 8 hex digits of the key id's digest), so that
- * an account's or organization's item shows how many of its slots each key holds (crowdedBy). Undefined on routes
+ * an account's or organization's item shows how many of its slots each key holds (crowdingOf). Undefined on routes
  * without a per-key slot limit.
  */
 function leaseTagOf(keyId: string, route: AdmissionRoute, limits: readonly Limit[]): LeaseTag | undefined {
@@ -272,8 +272,11 @@ async function settle(item: HolderItem, deny: DenialOf, deps: DecisionDeps, requ
   let plan = item.plan;
   const nowMs = deps.now.getTime();
   let crowded = 0;
+  let writeMs = 0;
   for (let attempt = 0; attempt < MAX_ATTEMPTS_PER_ITEM + crowded; attempt += 1) {
+    const sentAt = Date.now();
     const outcome = await deps.store.apply(plan, deps.signal);
+    writeMs = Date.now() - sentAt;
     if (outcome.ok) {
       deps.windows.remember(plan);
       return { kind: 'admitted', item, plan, counts: outcome.counts };
@@ -314,9 +317,11 @@ async function settle(item: HolderItem, deny: DenialOf, deps: DecisionDeps, requ
         if (live.length >= lease.limit) {
           // Full, but some slots are held by requests their key refused, until their compensation lands: ask again,
           // unless another item already refused this request.
-          if (crowded < MAX_CROWDED_RETRIES && !request.refused && crowdedBy(live, item, deps)) {
+          const crowding = request.refused ? undefined : crowdingOf(live, item, deps);
+          if ((crowding === 'provable' && crowded < MAX_CROWDED_RETRIES) || (crowding === 'young' && crowded < MAX_YOUNG_RETRIES)) {
             plan = { ...plan, counters, lease };
-            await new Promise((resolve) => setTimeout(resolve, Math.min(200, 10 * 2 ** crowded)));
+            // A compensation is one write: wait about as long as this item's own write took, twice as long each time.
+            await new Promise((resolve) => setTimeout(resolve, Math.min(200, Math.max(10, writeMs) * 2 ** crowded)));
             crowded += 1;
             continue;
           }
@@ -345,28 +350,39 @@ async function settle(item: HolderItem, deny: DenialOf, deps: DecisionDeps, requ
   throw new QuotaStoreUnavailable(new Error(`No admission decision for ${plan.key.pk} after ${MAX_ATTEMPTS_PER_ITEM} attempts`));
 }
 
-/** Asking a crowded item again (crowdedBy) waits 10, 20, 40 … ms, 200 at most: about 2 s in all, then the refusal. */
+/** Asking a provably crowded item again (crowdingOf) waits about one write's time, doubling, 200 ms at most: about 2 s in all. */
 const MAX_CROWDED_RETRIES = 13;
+/** Asking again an item whose slots may be held by refused requests (young leases, crowdingOf): a few times only. */
+const MAX_YOUNG_RETRIES = 3;
+/** A lease taken this recently may be a refused request's, about to be taken back by its compensation. */
+const YOUNG_LEASE_MS = 1000;
 
 /**
- * Whether an account's or organization's full lease map holds slots of requests that cannot be running: more leases of
- * one key (by its tag) than the key's own limit, taken recently enough that their compensation may still land (the
- * admission budget, 3 s (http/pipeline.ts ADMISSION_BUDGET_MS), and a compensation's bound). Such a request was (or is
- * about to be) refused by its key's item and takes its lease back in a few milliseconds. Without them the item would
- * have room: the refusal would be one the limit does not make (docs/limits.md, "Admission").
+ * Why an account's or organization's full lease map may hold slots of requests that are not running, between their
+ * refusal by another item (their key's) and their compensation, a write later:
+ * - `provable`: more leases of one key (by its tag) than the key may hold, recently enough that their compensation
+ *   may still land (the admission budget, 3 s (http/pipeline.ts ADMISSION_BUDGET_MS), and a compensation's bound),
+ *   and without them the item would have room;
+ * - `young`: some lease was taken within YOUNG_LEASE_MS: it may be such a request's (a key at its own limit whose
+ *   request the organization's item saw first), or a running one's; asked again a few times only, so that a genuinely
+ *   full item costs a refused request at most MAX_YOUNG_RETRIES more writes.
+ * A refusal these cannot explain is the limit's (docs/limits.md, "Admission").
  */
-function crowdedBy(live: readonly (readonly [string, number])[], item: HolderItem, deps: DecisionDeps): boolean {
+function crowdingOf(live: readonly (readonly [string, number])[], item: HolderItem, deps: DecisionDeps): 'provable' | 'young' | undefined {
   const perKey = item.perKeyLeases;
-  if (perKey === undefined) return false;
-  const takenSince = deps.now.getTime() - 3000 - (deps.cleanupTimeoutMs ?? CLEANUP_TIMEOUT_MS);
+  if (perKey === undefined) return undefined;
+  const nowMs = deps.now.getTime();
+  const takenAt = (expiresAt: number) => expiresAt - LEASE_SECONDS * 1000;
+  const takenSince = nowMs - 3000 - (deps.cleanupTimeoutMs ?? CLEANUP_TIMEOUT_MS);
   const byKey = new Map<string, number>();
   for (const [id] of live) {
     const tag = id.includes('_') ? id.slice(0, id.indexOf('_')) : id;
     byKey.set(tag, (byKey.get(tag) ?? 0) + 1);
   }
-  const recent = live.some(([, expiresAt]) => expiresAt - LEASE_SECONDS * 1000 >= takenSince);
+  const recent = live.some(([, expiresAt]) => takenAt(expiresAt) >= takenSince);
   const surplus = [...byKey.values()].reduce((sum, n) => sum + Math.max(0, n - perKey), 0);
-  return recent && live.length - surplus < (item.plan.lease?.limit ?? 0);
+  if (recent && live.length - surplus < (item.plan.lease?.limit ?? 0)) return 'provable';
+  return live.some(([, expiresAt]) => takenAt(expiresAt) >= nowMs - YOUNG_LEASE_MS) ? 'young' : undefined;
 }
 
 const HOLDER_ORDER: readonly QuotaHolder[] = [

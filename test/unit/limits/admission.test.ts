@@ -886,10 +886,10 @@ describe('admitRequest: requests in flight', () => {
     expect(compensations(KEY)).toHaveLength(0);
   });
 
-  it('does not ask again when the full organization holds no more of any key’s leases than the key may', async () => {
-    // Prepare: 4 slots of 2 keys, 2 each: every one may be running.
+  it('does not ask again when the full organization holds no more of any key’s leases than the key may, none just taken', async () => {
+    // Prepare: 4 slots of 2 keys, 2 each, taken 2 seconds ago: every one may be running.
     const tag = (keyId: string) => createHash('sha256').update(keyId).digest('hex').slice(0, 8);
-    const full = { [`${tag('a')}_ra`]: NOW_MS + 15_000, [`${tag('a')}_rb`]: NOW_MS + 15_000, [`${tag('b')}_rc`]: NOW_MS + 15_000, [`${tag('b')}_rd`]: NOW_MS + 15_000 };
+    const full = { [`${tag('a')}_ra`]: NOW_MS + 13_000, [`${tag('a')}_rb`]: NOW_MS + 13_000, [`${tag('b')}_rc`]: NOW_MS + 13_000, [`${tag('b')}_rd`]: NOW_MS + 13_000 };
     serveAdmission(ddbMock, [issued.item, accountItem(), orgItem()]);
     onAdmissionWrite(orgKey(PARTNER_ID)).rejects(conditionFailed({ ...orgItem(), leases: full }));
 
@@ -899,6 +899,21 @@ describe('admitRequest: requests in flight', () => {
     // Assess
     expect(error.code).toBe('CONCURRENCY_LIMITED');
     expect(admissionWrites(orgKey(PARTNER_ID))).toHaveLength(1);
+  });
+
+  it('asks a full organization again a few times only when its leases were just taken, then refuses', async () => {
+    // Prepare: 4 slots of 2 keys, 2 each, taken just now: some may be requests their key refused, or all may be running.
+    const tag = (keyId: string) => createHash('sha256').update(keyId).digest('hex').slice(0, 8);
+    const full = { [`${tag('a')}_ra`]: NOW_MS + 15_000, [`${tag('a')}_rb`]: NOW_MS + 15_000, [`${tag('b')}_rc`]: NOW_MS + 15_000, [`${tag('b')}_rd`]: NOW_MS + 15_000 };
+    serveAdmission(ddbMock, [issued.item, accountItem(), orgItem()]);
+    onAdmissionWrite(orgKey(PARTNER_ID)).rejects(conditionFailed({ ...orgItem(), leases: full }));
+
+    // Act
+    const error = await rejection(admitTicket());
+
+    // Assess: the first write and three more, then the limit's answer.
+    expect(error.code).toBe('CONCURRENCY_LIMITED');
+    expect(admissionWrites(orgKey(PARTNER_ID))).toHaveLength(4);
   });
 
   it('answers CONCURRENCY_LIMITED when the organization holds 4 live leases, and gives back the key and account slots', async () => {
