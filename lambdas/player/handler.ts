@@ -7,7 +7,7 @@
 import { PLAYER_CONTRACTS } from './player-contracts';
 import { createPlayerHandler, type PlayerFunction } from './player-pipeline';
 import { lazyOperation } from '../shared/http/pipeline';
-import { addMessage, claim, prefetchInvitation, viewInvitation } from './player-operations';
+import { addMessage, claim, prefetchInvitation, prefetchPlayerReads, prefetchTicket, viewInvitation } from './player-operations';
 import { provePossession } from './player-possession';
 
 export const operations = {
@@ -21,8 +21,11 @@ export const operations = {
 /** What each call proves about its join link, before admission counts it (player-possession.ts). */
 export const possession = provePossession;
 
-/** The path's invitation, read beside the admission where the possession check did not read it (a token's proof). */
-export const prefetch = { 'player-view': prefetchInvitation, 'player-claim': prefetchInvitation, 'player-message': prefetchInvitation };
+/**
+ * Reads beside the admission: for the claiming browser's credential, its ticket and conversation (the possession check
+ * read the invitation); for a token's proof, the invitation.
+ */
+export const prefetch = { 'player-view': prefetchPlayerReads, 'player-claim': prefetchInvitation, 'player-message': prefetchTicket };
 
 export const definition: PlayerFunction = { operations, contracts: PLAYER_CONTRACTS, possession, prefetch };
 

@@ -41,7 +41,8 @@ import { claimInvitation, finishClaim, type ClaimOutcome } from '../invitations/
 import type { PlayerData } from '../invitations/player-data';
 import { stateAt, type InvitationItem } from '../invitations/invitation-model';
 import { invitationStoreOf } from '../invitations/invitation-store';
-import { ticketBridgeOf, TicketServiceUnavailable, type DynamoTicketBridge } from '../tickets/ticket-bridge';
+import { ticketBridgeOf, TicketServiceUnavailable, type ConversationEntry, type DynamoTicketBridge, type TicketRead } from '../tickets/ticket-bridge';
+import type { TicketItem } from '../tickets/ticket-model';
 import { holdsCredential, playerCookie, presentedCredential } from './player-credential';
 import { invitationRead, isLinkToken, provedPossession } from './player-possession';
 import { COOKIE_HEADER, JOIN_TOKEN_HEADER } from '../shared/http/credential-headers';
@@ -76,6 +77,36 @@ export const prefetchInvitation: Prefetch<PlayerPossession> = ({ caller, platfor
     .then((item): PrefetchedInvitation => ({ kind: 'player-invitation', id, item }));
 };
 
+/** The claiming browser's ticket and the page of its conversation the view shows, read beside the admission (prefetchTicket). */
+interface PrefetchedTicket {
+  readonly kind: 'player-ticket';
+  readonly read: TicketRead;
+}
+const isPrefetchedTicket = (value: unknown): value is PrefetchedTicket => (value as PrefetchedTicket | undefined)?.kind === 'player-ticket';
+
+/**
+ * The claiming browser's ticket and its visible conversation, read beside the admission: the possession check already
+ * read the invitation (its credential's digest), which names the ticket once joined. The view answers from this read;
+ * a message starts its change from it and answers from it with the new entry (ticket-bridge.ts `change`), so neither
+ * reads after the admission. Nothing for a claim not yet joined (no ticket to read).
+ */
+export const prefetchTicket: Prefetch<PlayerPossession> = ({ caller, platform }) => {
+  const item = caller.proof === 'credential' ? invitationRead(caller)?.invitation : undefined;
+  if (item?.state !== 'joined' || !item.ticket_id) return undefined;
+  return ticketBridgeOf(platform)
+    .read(item.ticket_id, VISIBLE_ENTRIES)
+    .then((read): PrefetchedTicket => ({ kind: 'player-ticket', read }));
+};
+
+/** The reads a player call starts beside its admission: the ticket for the claiming browser's credential, else the invitation for a token. */
+export const prefetchPlayerReads: Prefetch<PlayerPossession> = (request) => prefetchTicket(request) ?? prefetchInvitation(request);
+
+/** The ticket's read made beside the admission, when it was made and is of this ticket; undefined otherwise. */
+async function prefetchedTicket(input: OperationInput, ticketId: string): Promise<TicketRead | undefined> {
+  const prefetched = await prefetchedOr(input, async () => undefined, isPrefetchedTicket);
+  return prefetched?.read.ticketId === ticketId ? prefetched.read : undefined;
+}
+
 /** The path's invitation: as the possession check read it, as read beside the admission, or read now. */
 async function findInvitation(input: OperationInput): Promise<InvitationItem | undefined> {
   const read = invitationRead(input.possession);
@@ -87,16 +118,25 @@ async function findInvitation(input: OperationInput): Promise<InvitationItem | u
 
 const isClaimingBrowser = (input: OperationInput, item: InvitationItem) => holdsCredential(item, presentedCredential(input.headers.get(COOKIE_HEADER)), input.now);
 
-/** What the claiming browser sees: its ticket and the visible conversation (staff and its own messages), once joined. */
-async function playerView(input: OperationInput, item: InvitationItem, tickets: DynamoTicketBridge): Promise<PlayerView> {
-  const invitation = { id: item.id, game: item.game, state: stateAt(item, input.now) };
-  if (item.state !== 'joined' || !item.ticket_id) return { invitation, access: 'player', ticket: null };
-  const [ticket, entries] = await Promise.all([tickets.get(item.ticket_id), tickets.conversation(item.ticket_id, VISIBLE_ENTRIES)]);
+/**
+ * What the claiming browser sees: its ticket and the visible conversation (staff and its own messages), once joined;
+ * from `read` when given (what was read beside the admission), else read now (the ticket and the page side by side).
+ */
+async function playerView(input: OperationInput, item: InvitationItem, tickets: DynamoTicketBridge, read?: TicketRead): Promise<PlayerView> {
+  if (item.state !== 'joined' || !item.ticket_id) return { invitation: invitationOf(input, item), access: 'player', ticket: null };
+  const { ticket, entries } = read ?? (await tickets.read(item.ticket_id, VISIBLE_ENTRIES));
+  return viewOf(input, item, ticket, entries);
+}
+
+const invitationOf = (input: OperationInput, item: InvitationItem) => ({ id: item.id, game: item.game, state: stateAt(item, input.now) });
+
+/** The joined invitation's view from its ticket and the latest entries of its conversation (a ticket of another invitation shows nothing). */
+function viewOf(input: OperationInput, item: InvitationItem, ticket: TicketItem | undefined, entries: readonly ConversationEntry[]): PlayerView {
   if (!ticket || ticket.invitation_id !== item.id) throw new ApiError('INVITE_UNAVAILABLE');
   const messages = entries.flatMap((entry) =>
     entry.author === 'staff' || entry.author === 'user' ? [{ author: entry.author === 'user' ? ('player' as const) : ('staff' as const), text: entry.text, at: entry.at }] : [],
   );
-  return { invitation, access: 'player', ticket: { id: ticket.id, status: ticket.status, updated_at: ticket.updated_at, messages } };
+  return { invitation: invitationOf(input, item), access: 'player', ticket: { id: ticket.id, status: ticket.status, updated_at: ticket.updated_at, messages } };
 }
 
 
@@ -108,10 +148,10 @@ export const viewInvitation: Operation = async (input) => {
   if (!item) throw new ApiError('INVITE_UNAVAILABLE');
   if (isClaimingBrowser(input, item)) {
     if (item.state === 'claiming') item = await finishIfPossible(input, item);
-    return { data: await playerView(input, item, tickets) };
+    return { data: await playerView(input, item, tickets, item.ticket_id ? await prefetchedTicket(input, item.ticket_id) : undefined) };
   }
   if (!(await isLinkHolder(input, item, input.headers.get(JOIN_TOKEN_HEADER)?.[0]))) throw new ApiError('INVITE_UNAVAILABLE');
-  const view: PlayerView = { invitation: { id: item.id, game: item.game, state: stateAt(item, input.now) }, access: 'link', ticket: null };
+  const view: PlayerView = { invitation: invitationOf(input, item), access: 'link', ticket: null };
   return { data: view };
 };
 
@@ -187,6 +227,10 @@ const UNAVAILABLE_MESSAGES = {
  * page's client message id makes its resubmission (after a lost answer) the same message: answered as the first was,
  * stored once; another text under that id is 409 IDEMPOTENCY_CONFLICT (ticket-bridge.ts `change`). The id counts on
  * its ticket only: no other browser can spend it.
+ *
+ * Three round trips: the invitation's read (the credential), the admission with the ticket and its conversation read
+ * beside it (prefetchTicket), the change's transaction; the answer is that read with the new entry. A lost race, a
+ * resubmission (`replayed`) or a read that did not come reads the view again after the write (a round trip more).
  */
 export const addMessage: Operation = async (input) => {
   if (input.possession?.proof !== 'credential') throw new ApiError('PLAYER_CREDENTIAL_REQUIRED');
@@ -196,7 +240,10 @@ export const addMessage: Operation = async (input) => {
   if (item.state !== 'joined' || !item.ticket_id) throw new ApiError('PLAYER_NOT_JOINED');
   const body = input.body as { text: string; client_message_id?: string };
   const request = body.client_message_id === undefined ? undefined : repeatableRequest(`player message ${item.ticket_id}`, body.client_message_id, { text: body.text });
-  const changed = await tickets.change(item.ticket_id, { kind: 'message', author: 'user', text: body.text }, input.now, request);
+  const read = await prefetchedTicket(input, item.ticket_id);
+  const changed = await tickets.change(item.ticket_id, { kind: 'message', author: 'user', text: body.text }, input.now, request, read);
   if (!changed) throw new ApiError('INVITE_UNAVAILABLE');
-  return { status: 201, data: await playerView(input, item, tickets) };
+  // A replay answers the view as it is now (what the first answer would show, and what came after it).
+  if (changed.replayed || !changed.conversation) return { status: 201, data: await playerView(input, item, tickets) };
+  return { status: 201, data: viewOf(input, item, changed.ticket, changed.conversation) };
 };

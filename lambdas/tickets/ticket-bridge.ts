@@ -87,7 +87,35 @@ export type TicketChange =
 export interface TicketChangeOutcome {
   readonly ticket: TicketItem;
   readonly replayed: boolean;
+  /**
+   * The latest `read.limit` conversation entries as the change left them, oldest first, when the change started from a
+   * read (`read`) that showed the whole page as of its ticket and no other change came between: that page and the new
+   * entry, with no Query after the write. Absent otherwise (a replay, a lost race, no read): the caller queries.
+   */
+  readonly conversation?: readonly ConversationEntry[];
 }
+
+/** A ticket item as stored: the Ticket and the count of its conversation's entries (the last entry's seq). */
+type StoredTicket = TicketItem & { readonly entry_count?: number };
+
+/**
+ * A ticket and the latest entries of its conversation, read side by side (`read`: one round trip), e.g. beside the
+ * admission of the player's message: the change starts from it (no read of its own) and answers from it.
+ */
+export interface TicketRead {
+  readonly ticketId: string;
+  readonly ticket: StoredTicket | undefined;
+  /** The latest `limit` entries, oldest first. */
+  readonly entries: readonly ConversationEntry[];
+  readonly limit: number;
+}
+
+/**
+ * Whether the read's page is its conversation as of its ticket: the two reads are separate calls, and an entry is
+ * written with its ticket's `entry_count` in one transaction, so the page's last seq equals the ticket's count exactly
+ * when no change landed between them (entries never change once written).
+ */
+const wholePage = (read: TicketRead): boolean => (read.entries.at(-1)?.seq ?? 0) === (read.ticket?.entry_count ?? 0);
 
 /** Seconds a client waits before asking again when the ticket store is unavailable. */
 export const TICKET_RETRY_AFTER_SECONDS = 5;
@@ -168,19 +196,33 @@ export class DynamoTicketBridge implements TicketBridge {
    * lost, the function's deadline) meets it and answers the ticket the first
    * left, `replayed`, writing nothing (one entry, one event); the same id
    * with another change is TicketRequestConflict (409 IDEMPOTENCY_CONFLICT).
+   *
+   * With `read` (the ticket and its conversation's page, read before: `read`), the first try starts from it instead
+   * of reading the ticket (the transaction's condition still holds it to what was read) and answers the page as the
+   * change left it (`conversation`): the change is one round trip. A lost race reads again, as without it.
    */
-  async change(ticketId: string, change: TicketChange, now: Date, request?: RepeatableRequest): Promise<TicketChangeOutcome | undefined> {
+  async change(ticketId: string, change: TicketChange, now: Date, request?: RepeatableRequest, read?: TicketRead): Promise<TicketChangeOutcome | undefined> {
     this.available();
-    return this.applyChange(ticketId, change, now, request).catch((error: unknown) => {
+    return this.applyChange(ticketId, change, now, request, read?.ticketId === ticketId ? read : undefined).catch((error: unknown) => {
       if (error instanceof RequestIdReused) throw new TicketRequestConflict(error);
       throw error instanceof TicketServiceUnavailable ? error : new TicketServiceUnavailable({ cause: error });
     });
   }
 
-  private async applyChange(ticketId: string, change: TicketChange, now: Date, request: RepeatableRequest | undefined): Promise<TicketChangeOutcome | undefined> {
+  private async applyChange(
+    ticketId: string,
+    change: TicketChange,
+    now: Date,
+    request: RepeatableRequest | undefined,
+    read: TicketRead | undefined,
+  ): Promise<TicketChangeOutcome | undefined> {
+    // The read serves the first try only: a try after a lost race reads the ticket again.
+    let unused = read?.ticket ? read : undefined;
     return retryOnConflict(
       async () => {
-        const ticket = (await this.get(ticketId)) as (TicketItem & { entry_count?: number }) | undefined;
+        const from = unused;
+        unused = undefined;
+        const ticket = from?.ticket ?? ((await this.get(ticketId)) as StoredTicket | undefined);
         if (!ticket) return undefined;
         const seq = (ticket.entry_count ?? 0) + 1;
         const at = now.toISOString();
@@ -191,12 +233,13 @@ export class DynamoTicketBridge implements TicketBridge {
           // Strictly later than what was read, so the condition below tells every change apart.
           updated_at: at > ticket.updated_at ? at : new Date(Date.parse(ticket.updated_at) + 1).toISOString(),
         };
-        const entry =
+        const entry: { readonly author: EntryAuthor; readonly text: string } =
           change.kind === 'message'
             ? { author: change.author, text: change.text }
             : change.kind === 'status'
               ? { author: 'system', text: `status: ${change.status}` }
               : { author: 'system', text: `assigned to ${change.to}` };
+        const added: ConversationEntry = { seq, ...entry, at };
         const type = change.kind === 'message' ? 'ticket.message.created' : 'ticket.status.updated';
         const { item: event } = eventItem(ticket.partner_id, { type, data: { ticket_id: ticket.id, invitation_id: ticket.invitation_id, status: next.status } }, now);
         const written = this.client.send(
@@ -219,14 +262,18 @@ export class DynamoTicketBridge implements TicketBridge {
                   },
                 },
               },
-              { Put: { TableName: this.table, Item: { ...entryKey(ticketId, seq), kind: 'ticket_entry', seq, ...entry, at }, ConditionExpression: 'attribute_not_exists(pk)' } },
+              { Put: { TableName: this.table, Item: { ...entryKey(ticketId, seq), kind: 'ticket_entry', ...added }, ConditionExpression: 'attribute_not_exists(pk)' } },
               { Put: { TableName: this.table, Item: event, ConditionExpression: 'attribute_not_exists(pk)' } },
               ...(request ? [requestRecordPut(this.table, request, { ticket: next }, now)] : []),
             ],
           }),
         );
         // The request's record already there: this request's change was made (its answer lost), or the id names another change.
-        return (await written.then(() => undefined, (error: unknown) => earlierChange(error, request))) ?? { ticket: next, replayed: false };
+        const replay = await written.then(() => undefined, (error: unknown) => earlierChange(error, request));
+        if (replay) return replay;
+        // The condition held: nothing changed since the read, so its page and the new entry are the conversation now.
+        const conversation = from && wholePage(from) ? [...from.entries, added].slice(-from.limit) : undefined;
+        return { ticket: next, replayed: false, ...(conversation ? { conversation } : {}) };
       },
       10,
       () => new Error('Too many concurrent changes to this ticket; try again'),
@@ -251,6 +298,12 @@ export class DynamoTicketBridge implements TicketBridge {
     } catch (error) {
       throw new TicketServiceUnavailable({ cause: error });
     }
+  }
+
+  /** The ticket and its latest `limit` conversation entries, read side by side: one round trip (see TicketRead). */
+  async read(ticketId: string, limit: number): Promise<TicketRead> {
+    const [ticket, entries] = await Promise.all([this.get(ticketId), this.conversation(ticketId, limit)]);
+    return { ticketId, ticket, entries, limit };
   }
 
   async get(ticketId: string): Promise<TicketItem | undefined> {

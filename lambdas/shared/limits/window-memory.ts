@@ -12,14 +12,15 @@ export class WindowMemory {
   constructor(private readonly capacity = 5000) {}
 
   /**
-   * `unknown`: the guess for an item this container has not seen: `increment` for the keys' items
-   * (busy, read whole on a cold key), `reset` for items that are often new or idle for longer than
-   * a window (the player site's IP and join-link items).
+   * `unknown`: the guess for a counter this container has not seen, on an item it has not seen whole:
+   * `increment` for the keys' items (busy, read whole on a cold key), `reset` for items that are often
+   * new or idle for longer than a window (the player site's IP and join-link items: a link's first
+   * message counts in its message windows for the first time, beside the minute its view counted in).
    */
   counterMode(pk: string, attribute: string, windowId: number, unknown: CounterPlan['mode'] = 'increment'): CounterPlan['mode'] {
     const entry = this.items.get(pk);
     const known = entry?.windows.get(attribute);
-    if (known === undefined) return entry?.complete ? 'reset' : entry ? 'increment' : unknown;
+    if (known === undefined) return entry?.complete ? 'reset' : unknown;
     return known < windowId ? 'reset' : 'increment';
   }
 
