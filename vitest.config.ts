@@ -32,7 +32,8 @@ export default defineConfig({
           exclude: ['test/infra/**'],
           globalSetup: ['test/support/dynamo-global-setup.ts'],
           // Passwords hash at the test-only cost (test/support/test-password-cost.ts).
-          setupFiles: ['test/support/test-password-cost.ts'],
+          // The log and metric writer loaded, as in a warm function (test/support/observability-loaded.ts).
+          setupFiles: ['test/support/test-password-cost.ts', 'test/support/observability-loaded.ts'],
         },
       },
     ],

@@ -13,10 +13,19 @@ import { PROJECT_ROOT } from '../../lib/constructs/service-function';
 import { lambdaBuildOptions } from '../../lib/config/bundling';
 
 /** The modules of `group`'s bundle by output file, the stack's options, nothing written. */
-function bundleInputs(group: 'system' | 'identity'): Metafile['outputs'] {
+function bundleInputs(group: PartnerGroup): Metafile['outputs'] {
   const options = lambdaBuildOptions(PROJECT_ROOT, handlerEntry(group), join(PROJECT_ROOT, 'node_modules', '.cache', 'system-bundle-test', group));
   return buildSync({ ...options, write: false, logLevel: 'silent' }).metafile.outputs;
 }
+
+/** The partner API's functions (the player's and the web settings' front doors compose the same shared steps). */
+type PartnerGroup = 'system' | 'identity' | 'records' | 'entitlements' | 'invitations' | 'tickets';
+const PARTNER_GROUPS: readonly PartnerGroup[] = ['system', 'identity', 'records', 'entitlements', 'invitations', 'tickets'];
+
+const POWERTOOLS = /node_modules\/@aws-lambda-powertools\//;
+const ZOD = /node_modules\/zod\//;
+/** The functions whose handler declares its contracts lazily and whose domain code imports no zod (records' and invitations' does). */
+const WITHOUT_ZOD: readonly PartnerGroup[] = ['identity', 'entitlements', 'tickets'];
 
 const DYNAMODB_CLIENT = /node_modules\/@aws-sdk\/(client-dynamodb|lib-dynamodb)\//;
 
@@ -51,5 +60,29 @@ describe('the system function’s bundle', () => {
 
     // Assess
     expect(modulesMatching(outputs, /node_modules\/@aws-sdk\/client-dynamodb\//).length).toBeGreaterThan(0);
+  });
+});
+
+describe('a partner API function’s bundle', () => {
+  it.each(PARTNER_GROUPS)('%s loads no module of Powertools at its cold start: its logger and metrics load while the first round trip is in flight', (group) => {
+    // Act
+    const outputs = bundleInputs(group);
+
+    // Assess: in the asset, loaded by nothing at the cold start.
+    expect(coldStartOutputs(outputs).length).toBeGreaterThan(0);
+    expect(modulesMatching(outputs, POWERTOOLS)).toEqual([]);
+    expect(Object.values(outputs).some((output) => Object.keys(output.inputs).some((input) => POWERTOOLS.test(input)))).toBe(true);
+  });
+});
+
+describe('a partner API function’s contracts', () => {
+  it.each(WITHOUT_ZOD)('%s loads no module of zod at its cold start: its contracts load while the first round trip is in flight', (group) => {
+    // Act
+    const outputs = bundleInputs(group);
+
+    // Assess: in the asset (its contracts), loaded by nothing at the cold start.
+    expect(modulesMatching(outputs, ZOD)).toEqual([]);
+    expect(modulesMatching(outputs, /-contracts\.ts$/)).toEqual([]);
+    expect(Object.values(outputs).some((output) => Object.keys(output.inputs).some((input) => ZOD.test(input)))).toBe(true);
   });
 });

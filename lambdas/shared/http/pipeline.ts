@@ -36,9 +36,10 @@ import { refusalSiteOf, strayRefusalOf } from '../storage/conditions';
 import { withinDeadline } from '../storage/retry-budget';
 import { normalizeEvent, type ApiEvent } from './api-event';
 import { errorResponse, errorResponseFor, pageResponse } from './envelope';
-import { parseInput, type ContractTable } from './contract';
+import type { ContractTable } from './contract';
+import { functionContracts, type DeclaredContracts, type FunctionContracts } from './contract-loading';
 import { enforceInputRules, enforceTransportRules } from './request-rules';
-import { defaultRouter, FALLBACK_RESOURCE, ROUTES, surfaceOfPath, type RouteDefinition, type Router } from './routes';
+import { defaultRouter, FALLBACK_RESOURCE, surfaceOfPath, type RouteDefinition, type Router } from './routes';
 import { AUTHORIZATION_HEADER } from './credential-headers';
 
 export interface OperationInput {
@@ -182,7 +183,7 @@ function recordAnswer(state: PipelineState | undefined, router: Router, status: 
   if (error?.code === 'CONCURRENCY_LIMITED') recordMetric(METRICS.concurrencyRejections, { policy });
 }
 
-function envelope(getPlatform: () => Platform, router: Router, contracts: ContractTable): Middleware {
+function envelope(getPlatform: () => Platform, router: Router, contracts: FunctionContracts): Middleware {
   const finish = async (request: Request, response: APIGatewayProxyResult, error?: ApiError) => {
     const state = request.context.pipeline as PipelineState | undefined;
     // A normal response always frees the request's concurrency slots.
@@ -232,10 +233,14 @@ function envelope(getPlatform: () => Platform, router: Router, contracts: Contra
     before: (request) => {
       const event = normalizeEvent(request.event);
       request.context.pipeline = { event, startedAt: Date.now(), platform: getPlatform(), admitted: false };
+      // The contracts (and zod) load while authentication and admission make their round trip; input awaits them.
+      contracts.start();
     },
     after: (request) => finish(request, request.response as APIGatewayProxyResult),
-    onError: (request) => {
-      const error = withRouteStatus(toApiError(request.error), request.context.pipeline?.route, contracts);
+    onError: async (request) => {
+      // A table that failed to load names no route status: the error keeps its catalog's.
+      const table = await contracts.loaded().then(({ table: loaded }) => loaded, () => undefined);
+      const error = withRouteStatus(toApiError(request.error), request.context.pipeline?.route, table);
       const requestId = request.context.pipeline?.event.requestId ?? request.event?.requestContext?.requestId ?? 'unknown';
       const path = request.context.pipeline?.event.path;
       return finish(request, path === undefined ? errorResponse(requestId, error) : errorResponseFor(path, requestId, error), error);
@@ -248,8 +253,8 @@ function envelope(getPlatform: () => Platform, router: Router, contracts: Contra
  * catalog statuses (`errorStatus`: INVITE_UNAVAILABLE is 404 on reads, 409 on link and revoke),
  * whoever threw it: input parsing or the operation.
  */
-function withRouteStatus(error: ApiError, route: RouteDefinition | undefined, contracts: ContractTable): ApiError {
-  const status = route && contracts[route.id]?.errorStatus?.[error.code];
+function withRouteStatus(error: ApiError, route: RouteDefinition | undefined, contracts: ContractTable | undefined): ApiError {
+  const status = route && contracts?.[route.id]?.errorStatus?.[error.code];
   return status === undefined || status === error.status ? error : new ApiError(error.code, error.message, error.headers, { status, cause: error.cause });
 }
 
@@ -316,12 +321,13 @@ export function operationDeadline(context: Context): number | undefined {
 }
 
 /** Query and body against the route's declaration, then against its contract's schemas (its group's *-contracts.ts). */
-export const input = (contracts: ContractTable): Middleware => ({
-  before: (request) => {
+export const input = (contracts: FunctionContracts): Middleware => ({
+  before: async (request) => {
     const state = request.context.pipeline;
     const route = state.route as RouteDefinition;
     const { query, body } = enforceInputRules(state.event, route);
-    const contract = contracts[route.id];
+    const { table, parseInput } = await contracts.loaded();
+    const contract = table[route.id];
     state.pathParameters = contract?.pathParameters ? parseInput(contract.pathParameters, state.event.pathParameters, 'NOT_FOUND') : state.event.pathParameters;
     state.query = contract?.query ? parseInput(contract.query, query, 'INVALID_FIELD') : { ...query };
     state.body = contract?.body && body !== undefined ? parseInput(contract.body, body, 'INVALID_FIELD') : body;
@@ -332,8 +338,11 @@ export const input = (contracts: ContractTable): Middleware => ({
 export interface FunctionDefinition<I extends OperationInput = OperationInput> {
   /** Operations this function serves, by route id. Routes of other groups answer 404. */
   readonly operations: Readonly<Record<string, Operation<I>>>;
-  /** The contracts of its routes (its group's *-contracts.ts): every operation of a route of the service's table has one. */
-  readonly contracts: ContractTable;
+  /**
+   * The contracts of its routes (its group's *-contracts.ts): every operation of a route of the service's table has
+   * one. A group's function declares them `lazyContracts(...)`, off its cold start (contract-loading.ts).
+   */
+  readonly contracts: DeclaredContracts;
   readonly router?: Router;
   readonly platform?: () => Platform;
 }
@@ -358,17 +367,16 @@ export interface FrontDoor<I extends OperationInput> {
  */
 export function composeApiHandler<I extends OperationInput>(definition: FunctionDefinition<I>, door: FrontDoor<I>): ApiHandler {
   const router = definition.router ?? defaultRouter;
-  const uncovered = ROUTES.filter((route) => definition.operations[route.id] !== undefined && definition.contracts[route.id] === undefined);
-  if (uncovered.length > 0) throw new Error(`composeApiHandler: the routes ${uncovered.map((r) => r.id).join(', ')} have an operation but no contract`);
+  const contracts = functionContracts(definition.contracts, definition.operations);
   const getPlatform = definition.platform ?? sharedPlatform;
   let pipeline = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PipelineContext>()
     .use(observability<APIGatewayProxyEvent, APIGatewayProxyResult, PipelineContext>())
-    .use(envelope(getPlatform, router, definition.contracts))
+    .use(envelope(getPlatform, router, contracts))
     .use(edge())
     .use(transport())
     .use(routing(router, door.doors));
   for (const step of door.steps) pipeline = pipeline.use(step);
-  const handler = pipeline.use(input(definition.contracts)).handler(async (_event, context) => {
+  const handler = pipeline.use(input(contracts)).handler(async (_event, context) => {
     const state = context.pipeline;
     const route = state.route as RouteDefinition;
     const operation = definition.operations[route.id];

@@ -9,7 +9,10 @@
  * - the X-Ray handler subsegment (Powertools' captureLambdaHandler, in
  *   Lambda only: tracer.ts). An error the pipeline answered below 500 is an
  *   answer, not a fault: the trace closes as for any response;
- * - one metrics flush when the invocation ends, whatever happened.
+ * - one metrics flush when the invocation ends, whatever happened, and the
+ *   invocation's lines and documents written before it returns: Powertools
+ *   starts loading at its start (beside the request's first round trip) and
+ *   is awaited last (output.ts).
  *
  * Powertools' own injectLambdaContext and logMetrics middlewares are not
  * used: they keep the invocation's context and metrics on the shared
@@ -17,11 +20,12 @@
  * would mix, and logMetrics flushes one dimension set only (metrics.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import type { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy, { type MiddlewareObj, type Request } from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { logger } from './logger';
 import { publishColdStart, publishScopeMetrics } from './metrics';
+import { serviceOutput } from './output';
 import { currentRequestScope, runInRequestScope } from './request-scope';
 import { activeTracer, loadTracer, tracingWanted } from './tracer';
 
@@ -34,7 +38,9 @@ let handlerTracing: Tracing | undefined;
 async function startTracing(request: Request): Promise<void> {
   const tracer = await loadTracer();
   if (!tracer) return;
-  handlerTracing ??= captureLambdaHandler(tracer, { captureResponse: false });
+  // The middleware with the tracer: only where there is one to load (tracer.ts).
+  const { captureLambdaHandler: capture } = await import('@aws-lambda-powertools/tracer/middleware');
+  handlerTracing ??= capture(tracer, { captureResponse: false });
   await handlerTracing.before?.(request);
 }
 
@@ -42,13 +48,15 @@ async function startTracing(request: Request): Promise<void> {
 const answeredStatus = (response: unknown): number | undefined =>
   typeof response === 'object' && response !== null && 'statusCode' in response && typeof response.statusCode === 'number' ? response.statusCode : undefined;
 
-function finish(): void {
+async function finish(): Promise<void> {
   try {
     publishScopeMetrics();
   } catch (error) {
     // Metrics never fail a request that was answered.
     logger.error('metrics not published', { error });
   }
+  // Every line and document of the invocation is written before it returns.
+  await serviceOutput.written();
 }
 
 /** The middleware (see the module header). Attach it first. */
@@ -58,6 +66,8 @@ export function observability<TEvent, TResult, TContext extends Context = Contex
       const context: Partial<Context> = request.context ?? {};
       const cold = coldStart;
       coldStart = false;
+      // Powertools loads while the request's first round trip is in flight (output.ts).
+      serviceOutput.start();
       const scope = currentRequestScope();
       if (scope) scope.invocation = { functionName: context.functionName, functionRequestId: context.awsRequestId, coldStart: cold };
       logger.refreshSampleRateCalculation();
@@ -67,14 +77,14 @@ export function observability<TEvent, TResult, TContext extends Context = Contex
     },
     after: async (request) => {
       if (activeTracer()) await handlerTracing?.after?.(request);
-      finish();
+      await finish();
     },
     onError: async (request) => {
       if (activeTracer()) {
         const status = answeredStatus(request.response);
         await (status !== undefined && status < 500 ? handlerTracing?.after?.(request) : handlerTracing?.onError?.(request));
       }
-      finish();
+      await finish();
     },
   };
 }

@@ -10,6 +10,7 @@
  */
 import { LogFormatter, LogItem } from '@aws-lambda-powertools/logger';
 import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
+import { lineAskedAt } from './log-formatter-time';
 import { redactFieldsInto, scrubText } from './redaction';
 import { currentRequestScope } from './request-scope';
 
@@ -18,7 +19,8 @@ export class ServiceLogFormatter extends LogFormatter {
     const line: LogAttributes = {
       level: attributes.logLevel,
       message: scrubText(attributes.message ?? ''),
-      timestamp: this.formatTimestamp(attributes.timestamp),
+      // A line asked before Powertools loaded carries the time it was asked (logger.ts).
+      timestamp: this.formatTimestamp(lineAskedAt() ?? attributes.timestamp),
       service: attributes.serviceName,
     };
     const scope = currentRequestScope();

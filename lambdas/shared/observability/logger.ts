@@ -9,34 +9,43 @@
  * Logging Controls set one, which Powertools follows. Debug sampling: in a
  * deployed function DEPLOYED_DEBUG_SAMPLE_RATE of the invocations log at
  * DEBUG (re-decided per invocation, invocation.ts), or
- * POWERTOOLS_LOGGER_SAMPLE_RATE when set; none locally.
+ * POWERTOOLS_LOGGER_SAMPLE_RATE when set; none locally (log-settings.ts).
+ *
+ * `logger` is a facade over the process's output (output.ts): Powertools is
+ * not in a cold start's modules but loads on the first line or at an
+ * invocation's start; a line asked before is written once it has loaded, in
+ * order, with its request's keys and the time it was asked, and before the
+ * invocation ends (invocation.ts awaits the output).
  */
-import { Logger, LogLevel } from '@aws-lambda-powertools/logger';
-import { ServiceLogFormatter } from './log-formatter';
-import { SERVICE_NAME } from './metric-catalog';
+import type { LogItemExtraInput, LogItemMessage } from '@aws-lambda-powertools/logger/types';
+import { atTime } from './log-formatter-time';
+import { loggerSettings } from './log-settings';
+import { serviceOutput } from './output';
 
-/** Share of a deployed function's invocations logged at DEBUG. */
-export const DEPLOYED_DEBUG_SAMPLE_RATE = 0.01;
+export { configuredLogLevel, debugSampleRate, DEPLOYED_DEBUG_SAMPLE_RATE } from './log-settings';
 
-type Level = (typeof LogLevel)[keyof typeof LogLevel];
-const LEVELS = new Set<string>(Object.values(LogLevel));
-const isLevel = (name: string): name is Level => LEVELS.has(name);
-
-/** LOG_LEVEL in any letter case; undefined (Powertools' INFO) when unset or unknown. */
-export function configuredLogLevel(env: NodeJS.ProcessEnv = process.env): Level | undefined {
-  const level = env.LOG_LEVEL?.toUpperCase();
-  return level !== undefined && isLevel(level) ? level : undefined;
+type Line = (input: LogItemMessage, ...extraInput: LogItemExtraInput) => void;
+export interface ServiceLogger {
+  readonly debug: Line;
+  readonly info: Line;
+  readonly warn: Line;
+  readonly error: Line;
+  /** Re-decide debug sampling (each invocation, invocation.ts). */
+  refreshSampleRateCalculation(): void;
 }
 
-/** The debug sample rate: Powertools' own variable when set (undefined lets it read it), in Lambda the deployed rate, else none. */
-export function debugSampleRate(env: NodeJS.ProcessEnv = process.env): number | undefined {
-  if (env.POWERTOOLS_LOGGER_SAMPLE_RATE !== undefined) return undefined;
-  return env.AWS_LAMBDA_FUNCTION_NAME !== undefined ? DEPLOYED_DEBUG_SAMPLE_RATE : 0;
-}
+/** Read when this module loads, as Powertools' Logger read them when it was built here. */
+export const LOGGER_SETTINGS = loggerSettings();
 
-export const logger = new Logger({
-  serviceName: SERVICE_NAME,
-  logLevel: configuredLogLevel(),
-  sampleRateValue: debugSampleRate(),
-  logFormatter: new ServiceLogFormatter(),
-});
+const line =
+  (level: 'debug' | 'info' | 'warn' | 'error'): Line =>
+  (input, ...extraInput) =>
+    serviceOutput.write(({ serviceLogger }, askedAt) => atTime(askedAt, () => serviceLogger(LOGGER_SETTINGS)[level](input, ...extraInput)));
+
+export const logger: ServiceLogger = {
+  debug: line('debug'),
+  info: line('info'),
+  warn: line('warn'),
+  error: line('error'),
+  refreshSampleRateCalculation: () => serviceOutput.write(({ serviceLogger }) => serviceLogger(LOGGER_SETTINGS).refreshSampleRateCalculation()),
+};

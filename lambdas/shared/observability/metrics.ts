@@ -19,24 +19,25 @@
  * metrics off in a deployed stage): the local stack and the tests record
  * the same points and print nothing, unless a test sets the variable to read
  * the documents.
+ *
+ * Powertools Metrics is not in a cold start's modules: the documents go
+ * through the process's output (output.ts) with the log lines, in the order
+ * asked, once it has loaded; a document that waited carries the time it was
+ * asked.
  */
-import { Metrics } from '@aws-lambda-powertools/metrics';
-import { logger } from './logger';
-import { METRIC_NAMESPACE, SERVICE_NAME, STAGE_DIMENSION, type MetricSpec } from './metric-catalog';
+import { stageOfFunction } from './log-settings';
+import { LOGGER_SETTINGS, logger } from './logger';
+import type { MetricSpec } from './metric-catalog';
+import { serviceOutput } from './output';
 import { currentRequestScope, type MetricPoint, type RequestScope } from './request-scope';
 
 /** A dimension value no point may leave empty (EMF drops empty values, and with them the metric's dimension set). */
 const MISSING = 'none';
 
-/** The stage dimension: the stack sets STAGE on every function. */
-export const stageOfFunction = (env: NodeJS.ProcessEnv = process.env) => env.STAGE ?? 'local';
+export { stageOfFunction } from './log-settings';
 
-const metrics = new Metrics({
-  namespace: METRIC_NAMESPACE,
-  serviceName: SERVICE_NAME,
-  defaultDimensions: { [STAGE_DIMENSION]: stageOfFunction() },
-  logger,
-});
+/** Read when this module loads, as Powertools' Metrics read it when it was built here. */
+const STAGE = stageOfFunction();
 
 /** Whether this process writes EMF: only a Lambda function's (see the module header). */
 export const writesMetrics = (env: NodeJS.ProcessEnv = process.env) => env.AWS_LAMBDA_FUNCTION_NAME !== undefined;
@@ -67,16 +68,26 @@ export function publishScopeMetrics(scope: RequestScope | undefined = currentReq
   if (!scope || scope.metrics.length === 0) return;
   const points = scope.metrics.splice(0);
   if (!writesMetrics()) return;
-  for (const document of metricDocuments(points)) {
-    if (document.dimensions.length > 0) metrics.addDimensions(Object.fromEntries(document.dimensions));
-    metrics.addMetadata('request_id', scope.requestId);
-    for (const point of document.points) metrics.addMetric(point.metric.name, point.metric.unit, point.value);
-    metrics.publishStoredMetrics();
-  }
+  serviceOutput.write(({ serviceMetrics }, askedAt) => {
+    try {
+      const metrics = serviceMetrics(STAGE, LOGGER_SETTINGS);
+      for (const document of metricDocuments(points)) {
+        if (document.dimensions.length > 0) metrics.addDimensions(Object.fromEntries(document.dimensions));
+        metrics.addMetadata('request_id', scope.requestId);
+        for (const point of document.points) metrics.addMetric(point.metric.name, point.metric.unit, point.value);
+        // Published documents clear it: set for each (Powertools' own default is the time of publishing).
+        if (askedAt) metrics.setTimestamp(askedAt);
+        metrics.publishStoredMetrics();
+      }
+    } catch (error) {
+      // Metrics never fail a request that was answered, also when written after it (invocation.ts).
+      logger.error('metrics not published', { error });
+    }
+  });
 }
 
 /** The container's first invocation: Powertools' ColdStart metric, by function (METRICS.coldStarts). */
 export function publishColdStart(functionName: string | undefined): void {
-  if (writesMetrics() && functionName) metrics.captureColdStartMetric(functionName);
+  if (writesMetrics() && functionName) serviceOutput.write(({ serviceMetrics }) => serviceMetrics(STAGE, LOGGER_SETTINGS).captureColdStartMetric(functionName));
 }
 

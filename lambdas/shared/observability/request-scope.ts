@@ -101,6 +101,11 @@ export function runInRequestScope<T>(requestId: string, fn: () => Promise<T>): P
   return storage.run({ requestId, dynamo: newDynamoAccounting(), metrics: [] }, fn);
 }
 
+/** Run `fn` in `scope` (outside any when undefined): a write that waited runs in the scope it was asked in (deferred-output.ts). */
+export function runWithScope<T>(scope: RequestScope | undefined, fn: () => T): T {
+  return scope ? storage.run(scope, fn) : storage.exit(fn);
+}
+
 export function currentRequestScope(): RequestScope | undefined {
   return storage.getStore();
 }
