@@ -3,7 +3,7 @@
  * organization's invitations (`/partners/{partner_id}/invitations…`).
  */
 import { createPartnerApiHandler } from '../shared/http/partner-api-pipeline';
-import { INVITATION_CONTRACTS } from './invitation-contracts';
+import { lazyContracts } from '../shared/http/contract-loading';
 import {
   createInvitation,
   listInvitations,
@@ -14,6 +14,9 @@ import {
   readInvitationLink,
   revokeInvitation,
 } from './invitation-operations';
+
+/** Loaded beside the first round trip, off the cold start (contract-loading.ts). */
+const CONTRACTS = lazyContracts(() => import('./invitation-contracts').then((module) => module.INVITATION_CONTRACTS));
 
 export const operations = {
   'invitation-create': createInvitation,
@@ -32,6 +35,6 @@ const prefetch = {
   'invitation-revoke': prefetchInvitation,
 };
 
-export const definition = { operations, contracts: INVITATION_CONTRACTS, prefetch };
+export const definition = { operations, contracts: CONTRACTS, prefetch };
 
 export const handler = createPartnerApiHandler(definition);

@@ -4,11 +4,14 @@
  * refuses one); its abuse limits count by source IP, and by join link for
  * the calls that prove they hold it (player-possession.ts).
  */
-import { PLAYER_CONTRACTS } from './player-contracts';
+import { lazyContracts } from '../shared/http/contract-loading';
 import { createPlayerHandler, type PlayerFunction } from './player-pipeline';
 import { lazyOperation } from '../shared/http/pipeline';
 import { addMessage, claim, prefetchInvitation, prefetchPlayerReads, prefetchTicket, viewInvitation } from './player-operations';
 import { provePossession } from './player-possession';
+
+/** Loaded beside the first round trip, off the cold start (contract-loading.ts). */
+const CONTRACTS = lazyContracts(() => import('./player-contracts').then((module) => module.PLAYER_CONTRACTS));
 
 export const operations = {
   // The page's markup and script load on its first call, not at a cold start (the API routes do not need them).
@@ -27,6 +30,6 @@ export const possession = provePossession;
  */
 export const prefetch = { 'player-view': prefetchPlayerReads, 'player-claim': prefetchInvitation, 'player-message': prefetchTicket };
 
-export const definition: PlayerFunction = { operations, contracts: PLAYER_CONTRACTS, possession, prefetch };
+export const definition: PlayerFunction = { operations, contracts: CONTRACTS, possession, prefetch };
 
 export const handler = createPlayerHandler(definition);

@@ -7,10 +7,13 @@
  * refuses one), errors in the web-settings shape; its limits count per
  * account. It also answers the web side's unknown paths (404).
  */
-import { SETTINGS_CONTRACTS } from './settings-contracts';
+import { lazyContracts } from '../shared/http/contract-loading';
 import { createSettingsHandler, type SettingsFunction } from './settings-pipeline';
 import { lazyOperation } from '../shared/http/pipeline';
 import { lookupSession, settingsOperations, settingsPrefetch, settingsViewReads } from './settings-operations';
+
+/** Loaded beside the first round trip, off the cold start (contract-loading.ts). */
+const CONTRACTS = lazyContracts(() => import('./settings-contracts').then((module) => module.SETTINGS_CONTRACTS));
 
 export const operations = {
   // The page's markup and script load on its first call, not at a cold start (the settings API does not need them).
@@ -18,6 +21,6 @@ export const operations = {
   ...settingsOperations,
 };
 
-export const definition: SettingsFunction = { operations, contracts: SETTINGS_CONTRACTS, sessions: lookupSession, viewReads: settingsViewReads, prefetch: settingsPrefetch };
+export const definition: SettingsFunction = { operations, contracts: CONTRACTS, sessions: lookupSession, viewReads: settingsViewReads, prefetch: settingsPrefetch };
 
 export const handler = createSettingsHandler(definition);

@@ -13,11 +13,14 @@
 import { createSettingsHandler, type SettingsFunction } from '../settings/settings-pipeline';
 import { lookupSession } from '../settings/settings-office';
 import { signInOperation } from './sign-in-operation';
-import { SIGN_IN_CONTRACTS } from './sign-in-contracts';
+import { lazyContracts } from '../shared/http/contract-loading';
+
+/** Loaded beside the first round trip, off the cold start (contract-loading.ts). */
+const CONTRACTS = lazyContracts(() => import('./sign-in-contracts').then((module) => module.SIGN_IN_CONTRACTS));
 
 export const operations = { 'settings-sign-in': signInOperation };
 
 // Its route takes no session (auth `web`): the front door never calls the lookup here; it is the settings function's own.
-export const definition: SettingsFunction = { operations, contracts: SIGN_IN_CONTRACTS, sessions: lookupSession };
+export const definition: SettingsFunction = { operations, contracts: CONTRACTS, sessions: lookupSession };
 
 export const handler = createSettingsHandler(definition);

@@ -6,14 +6,17 @@
  */
 import { lookupSession } from '../settings/settings-office';
 import { createSettingsHandler, type SettingsFunction } from '../settings/settings-pipeline';
-import { WEBHOOK_CONTRACTS } from './webhook-contracts';
+import { lazyContracts } from '../shared/http/contract-loading';
 import { webhookAdmissionHolders, webhookOperations, webhookPrefetch, webhookViewReads } from './webhook-operations';
+
+/** Loaded beside the first round trip, off the cold start (contract-loading.ts). */
+const CONTRACTS = lazyContracts(() => import('./webhook-contracts').then((module) => module.WEBHOOK_CONTRACTS));
 
 export const operations = webhookOperations;
 
 export const definition: SettingsFunction = {
   operations,
-  contracts: WEBHOOK_CONTRACTS,
+  contracts: CONTRACTS,
   sessions: lookupSession,
   admissionHolders: webhookAdmissionHolders,
   viewReads: webhookViewReads,
