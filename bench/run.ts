@@ -102,6 +102,9 @@ function selectScenarios(only: string | undefined): typeof SCENARIOS {
   return SCENARIOS.filter((s) => names.includes(s.name));
 }
 
+/** Each scenario's wall time in the last run (seconds): where a run's time goes. */
+const scenarioSeconds: Record<string, number> = {};
+
 async function runScenarios(stack: LocalStack, platform: Platform, plan: LoadPlan, scenarios: typeof SCENARIOS): Promise<Row[]> {
   const seedClient = localDocumentClient(stack.dynamoEndpoint);
   const demo = await seedDemo(seedClient, stack.tables.access);
@@ -114,7 +117,10 @@ async function runScenarios(stack: LocalStack, platform: Platform, plan: LoadPla
   try {
     for (const scenario of scenarios) {
       progress(`${scenario.name}: ${scenario.description}`);
+      const startedAt = Date.now();
       rows.push(...(await scenario.execute(context)));
+      scenarioSeconds[scenario.name] = round((Date.now() - startedAt) / 1000, 1);
+      progress(`${scenario.name}: ${scenarioSeconds[scenario.name]} s`);
     }
   } finally {
     accessLog.stop();
@@ -170,6 +176,7 @@ async function main(): Promise<void> {
   const results = {
     timestamp: new Date(started).toISOString(),
     duration_s: round((Date.now() - started) / 1000, 1),
+    scenario_seconds: scenarioSeconds,
     node: process.version,
     import_node: importNode,
     host: { platform: process.platform, arch: process.arch, cpus: cpu.length, cpu_model: cpu[0]?.model ?? 'unknown', load_average_at_start: loadAtStart },
