@@ -39,7 +39,7 @@ import { isConditionFailure, isWriteConflict } from '../shared/storage/condition
 import { auditPut, OPERATOR, type AuditSource } from './audit';
 import { BackOfficeError } from './errors';
 import type { IdentityStore } from './identity-store';
-import { orgEntriesOf, orgStandingOf, type OrgEntry } from './organization-entries';
+import { ORG_ENTRY_PREFIX, orgStandingOf, type OrgEntry } from './organization-entries';
 
 export const KEY_LIMIT_PER_ACCOUNT = 20;
 export const KEY_VALIDITY_DAYS = { min: 1, max: 365, default: 90 } as const;
@@ -162,15 +162,42 @@ export class ApiKeys {
     return this.mint(input, idempotencyKey, reads);
   }
 
-  /** What a creation for `accountId` (and `partnerId`) decides from (KeyCreationReads): one round trip. */
+  /**
+   * What a creation for `accountId` (and `partnerId`) decides from (KeyCreationReads): one round trip. The account item,
+   * its key entries and its organization entries come from one consistent Query of the account's partition, in key
+   * order: the account item (`ACCOUNT`) is read before the entries (`KEY#…`, `ORG#…`), so the entries are never older
+   * than the key-set version the transaction is conditioned on. Read apart and in parallel, an entries read from before
+   * a concurrent creation with a version read from after it would let the same Idempotency-Key create a second key
+   * (test/races/key-creation.test.ts found that interleaving).
+   */
   async creationReads(accountId: string, partnerId: string | undefined): Promise<KeyCreationReads> {
-    const [account, org, entries, orgEntries] = await Promise.all([
-      this.store.getAccount(accountId),
-      partnerId === undefined ? undefined : this.store.getOrg(partnerId),
-      this.entriesOf(accountId),
-      orgEntriesOf(this.store, accountId),
-    ]);
-    return { kind: 'key-creation-reads', accountId, partnerId, account, org, entries, orgEntries };
+    const [partition, org] = await Promise.all([this.accountPartition(accountId), partnerId === undefined ? undefined : this.store.getOrg(partnerId)]);
+    return { kind: 'key-creation-reads', accountId, partnerId, org, ...partition };
+  }
+
+  /** The account item, then its key entries and organization entries: one consistent Query (every page), in key order. */
+  private async accountPartition(accountId: string): Promise<{ account: AccountItem | undefined; entries: AccountKeyEntry[]; orgEntries: OrgEntry[] }> {
+    const { pk, sk } = accountKey(accountId);
+    const items: Record<string, unknown>[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.store.client.send(
+        new QueryCommand({
+          TableName: this.store.table,
+          // 'ACCOUNT' < 'KEY#…' < 'ORG#…' < 'ORG$': the account item first, then both kinds of entries.
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':pk': pk, ':from': sk, ':to': `${ORG_ENTRY_PREFIX.slice(0, -1)}$` },
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    const account = items.find((item) => item.sk === sk) as AccountItem | undefined;
+    const entries = items.filter((item) => String(item.sk).startsWith(ACCOUNT_KEY_ENTRY_PREFIX) && isAccountKeyEntry(item)) as AccountKeyEntry[];
+    const orgEntries = items.filter((item) => String(item.sk).startsWith(ORG_ENTRY_PREFIX) && item.type === 'org_entry') as unknown as OrgEntry[];
+    return { account, entries, orgEntries };
   }
 
   /** The account's key created with `idempotencyKey`, among what a creation read. */
@@ -373,16 +400,16 @@ export class ApiKeys {
 
   /** An account's keys with their current status, never their values (only digests exist). */
   async list(accountId: string): Promise<{ account_id: string; keys: ListedKey[] }> {
-    // The account, its key entries and its organization entries (its organization keys' standing) in parallel: one round
+    // The account, its key entries and its organization entries (its organization keys' standing) in one Query: one round
     // trip, and a second only for keys of an organization without the account's entry (organization-entries.ts).
-    const [account, entries, orgEntries] = await Promise.all([this.store.getAccount(accountId), this.entriesOf(accountId), orgEntriesOf(this.store, accountId)]);
+    const { account, entries, orgEntries } = await this.accountPartition(accountId);
     return { account_id: accountId, keys: await this.assessed(entries, account, orgEntries) };
   }
 
   /** The account's key entries (consistent reads, every page). */
   private async entriesOf(accountId: string): Promise<AccountKeyEntry[]> {
     const entries: AccountKeyEntry[] = [];
-    const isEntry = (item: Record<string, unknown>) => typeof item.key_id === 'string' && typeof item.created_at === 'string';
+    const isEntry = isAccountKeyEntry;
     let startKey: Record<string, unknown> | undefined;
     do {
       const page = await this.store.client.send(
@@ -460,3 +487,6 @@ function validateScopes(requested: readonly string[], kind: 'personal' | 'organi
   }
   return unique as Scope[];
 }
+
+/** A key entry of an account's partition (`KEY#<key id>`). */
+const isAccountKeyEntry = (item: Record<string, unknown>) => typeof item.key_id === 'string' && typeof item.created_at === 'string';

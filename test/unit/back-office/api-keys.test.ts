@@ -22,11 +22,19 @@ function keyEntry(overrides: Parameters<typeof issueKey>[0] = {}): StoredItem {
   return { ...accountKeyEntryKey(ACCOUNT_ID, rest.key_id), ...rest, type: 'account_key' };
 }
 
+/**
+ * The stored items and the account's partition as one Query of it answers (api-keys.ts accountPartition): the account
+ * item first, then its key entries. (Every Query of these tests gets that answer: the other reads keep what they ask for.)
+ */
 function prepareAccount(options: { entries?: StoredItem[]; items?: StoredItem[] } = {}) {
-  serveItems(ddbMock, options.items ?? [accountItem({ cred_gen: 3, key_set_version: 7 }), orgItem({ key_gen: 2 })]);
-  ddbMock.on(QueryCommand).resolves({ Items: options.entries ?? [] });
+  const items = options.items ?? [accountItem({ cred_gen: 3, key_set_version: 7 }), orgItem({ key_gen: 2 })];
+  serveItems(ddbMock, items);
+  ddbMock.on(QueryCommand).resolves({ Items: partition(items, options.entries ?? []) });
   ddbMock.on(TransactWriteCommand).resolves({});
 }
+
+/** The account item among `items` (if any), then `entries`: the account's partition in key order. */
+const partition = (items: readonly StoredItem[], entries: readonly StoredItem[]): StoredItem[] => [...items.filter((item) => item.sk === 'ACCOUNT'), ...entries];
 
 const everythingSent = () => JSON.stringify(ddbMock.calls().map((call) => call.args[0].input));
 
@@ -249,19 +257,21 @@ describe('createKey: the 20-key limit', () => {
     expect(transactions()).toHaveLength(1);
   });
 
-  it('reads the registry consistently', async () => {
+  it('reads the account and its registry consistently, in one Query of its partition, the account item first', async () => {
     // Prepare
     prepareAccount();
 
     // Act
     await office.keys.create({ accountId: ACCOUNT_ID, scopes: ['public:read'] });
 
-    // Assess
+    // Assess: 'ACCOUNT' sorts before 'KEY#…' and 'ORG#…': the entries are never older than the version read.
     expect(ddbMock.commandCalls(QueryCommand)[0].args[0].input).toMatchObject({
       TableName: TABLE,
       ConsistentRead: true,
-      ExpressionAttributeValues: { ':pk': accountKey(ACCOUNT_ID).pk, ':prefix': 'KEY#' },
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': accountKey(ACCOUNT_ID).pk, ':from': 'ACCOUNT', ':to': 'ORG$' },
     });
+    expect(ddbMock.commandCalls(GetCommand).filter((call) => call.args[0].input.Key?.pk === accountKey(ACCOUNT_ID).pk)).toHaveLength(0);
   });
 });
 
@@ -278,8 +288,7 @@ describe('createKey: lost races', () => {
     expect(transactions()).toHaveLength(2);
     // The second attempt decides on fresh reads of the account and its registry.
     const afterLoss = ddbMock.calls().slice(ddbMock.calls().findIndex((call) => call.args[0] instanceof TransactWriteCommand) + 1);
-    expect(afterLoss.some((call) => call.args[0] instanceof GetCommand && call.args[0].input.Key?.pk === accountKey(ACCOUNT_ID).pk)).toBe(true);
-    expect(afterLoss.some((call) => call.args[0] instanceof QueryCommand)).toBe(true);
+    expect(afterLoss.some((call) => call.args[0] instanceof QueryCommand && call.args[0].input.ExpressionAttributeValues?.[':pk'] === accountKey(ACCOUNT_ID).pk)).toBe(true);
     const stored = transactions()[1].TransactItems?.[0].Put?.Item;
     expect(stored?.digest).toBe(digestApiKey(created.key));
     expect(stored?.key_id).toBe(created.key_id);
@@ -289,7 +298,8 @@ describe('createKey: lost races', () => {
     // Prepare
     prepareAccount();
     const full = Array.from({ length: 20 }, () => keyEntry({ account_gen: 3, expires_at: null }));
-    ddbMock.on(QueryCommand).resolvesOnce({ Items: full.slice(0, 19) }).resolves({ Items: full });
+    const account = [accountItem({ cred_gen: 3, key_set_version: 7 })];
+    ddbMock.on(QueryCommand).resolvesOnce({ Items: partition(account, full.slice(0, 19)) }).resolves({ Items: partition(account, full) });
     ddbMock.on(TransactWriteCommand).rejects(transactionCanceled());
 
     // Act
@@ -425,7 +435,7 @@ describe('listKeys', () => {
     const live = keyEntry({ account_gen: 3, created_at: '2025-02-02T00:00:00.000Z', expires_at: null });
     const expired = keyEntry({ account_gen: 3, created_at: '2025-01-01T00:00:00.000Z', expires_at: '2025-02-01T00:00:00.000Z' });
     const suspended = keyEntry({ account_gen: 3, partner_id: PARTNER_ID, org_gen: 1, created_at: '2025-01-15T00:00:00.000Z' });
-    ddbMock.on(QueryCommand).resolves({ Items: [live, expired, suspended] });
+    ddbMock.on(QueryCommand).resolves({ Items: partition(items, [live, expired, suspended]) });
 
     // Act
     const { keys } = await office.keys.list(ACCOUNT_ID);
@@ -441,14 +451,14 @@ describe('listKeys', () => {
 
   it('follows the pages of the registry', async () => {
     // Prepare
-    serveItems(ddbMock, [accountItem({ cred_gen: 1 })]);
+    const account = accountItem({ cred_gen: 1 });
+    serveItems(ddbMock, [account]);
     const first = keyEntry({ created_at: '2025-02-01T00:00:00.000Z' });
     const second = keyEntry({ created_at: '2025-02-02T00:00:00.000Z' });
-    // The key entries' Query (the organization entries' finds none, beside it).
-    const ofKeys = { ExpressionAttributeValues: { ':prefix': 'KEY#' } };
+    // The account's partition, in two pages.
     ddbMock
-      .on(QueryCommand, ofKeys)
-      .resolvesOnce({ Items: [first], LastEvaluatedKey: { pk: first.pk, sk: first.sk } })
+      .on(QueryCommand)
+      .resolvesOnce({ Items: [account, first], LastEvaluatedKey: { pk: first.pk, sk: first.sk } })
       .resolves({ Items: [second] });
 
     // Act
@@ -456,7 +466,8 @@ describe('listKeys', () => {
 
     // Assess
     expect(keys.map((k) => k.key_id)).toEqual([first.key_id, second.key_id]);
-    const keyQueries = ddbMock.commandCalls(QueryCommand).filter((call) => call.args[0].input.ExpressionAttributeValues?.[':prefix'] === 'KEY#');
-    expect(keyQueries[1].args[0].input.ExclusiveStartKey).toEqual({ pk: first.pk, sk: first.sk });
+    const queries = ddbMock.commandCalls(QueryCommand);
+    expect(queries).toHaveLength(2);
+    expect(queries[1].args[0].input.ExclusiveStartKey).toEqual({ pk: first.pk, sk: first.sk });
   });
 });
