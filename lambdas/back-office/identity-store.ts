@@ -100,19 +100,20 @@ export class IdentityStore {
    * transaction. The item is read first and the write is conditioned on it being unchanged
    * (`updated_at`), so the entries describe what changed; a change meanwhile reads again. When the
    * update's own condition does not hold (a restore of an active organization), nothing is written, no entry
-   * either, and the item is answered as it is. `alongside`: what else the change's items are built from, read
-   * beside the item (an organization's members, whose entries it rewrites): the `updated_at` condition makes the
-   * transaction apply only if that is still what holds, when every change of it moves the item's `updated_at`.
+   * either, and the item is answered as it is. `read`: the item and what else the change's items are built from (an
+   * organization's members, whose entries it rewrites), read so that the item is never newer than the rest (one Query
+   * of the partition, the item first: organization-entries.ts orgWithMembers); the `updated_at` condition then makes
+   * the transaction apply only if that is still what holds, when every change of it moves the item's `updated_at`.
    */
   async updateAudited<T extends { updated_at: string }, R = undefined>(
     key: { pk: string; sk: string },
     update: { expression: string; condition: string; values: Record<string, unknown> },
     audits: (current: T, alongside: R) => readonly ({ Put: { TableName: string; Item: Record<string, unknown> } })[],
     notFound: () => BackOfficeError,
-    alongside: () => Promise<R> = async () => undefined as R,
+    read: () => Promise<{ current: T | undefined; related: R }> = async () => ({ current: (await this.getItem(key)) as T | undefined, related: undefined as R }),
   ): Promise<T> {
     return this.retryOnConflict(async () => {
-      const [current, related] = (await Promise.all([this.getItem(key), alongside()])) as [T | undefined, R];
+      const { current, related } = await read();
       if (!current) throw notFound();
       const uses = (name: string) => `${update.expression} ${update.condition}`.includes(name);
       const names = { ...(uses('#status') ? { '#status': 'status' } : {}), ...(uses('#name') ? { '#name': 'name' } : {}) };

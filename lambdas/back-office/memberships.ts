@@ -20,7 +20,7 @@ import { isConditionFailure, isWriteConflict } from '../shared/storage/condition
 import { auditPut, OPERATOR } from './audit';
 import { BackOfficeError, officeError } from './errors';
 import { randomId, type IdentityStore } from './identity-store';
-import { MEMBERS_PER_ORGANIZATION, membersOf, orgEntriesOf, orgEntryDelete, orgEntryPut } from './organization-entries';
+import { MEMBERS_PER_ORGANIZATION, orgEntriesOf, orgEntryDelete, orgEntryPut, orgWithMembers } from './organization-entries';
 import { cancelledItem, repeatableRequest, requestRecordPut, RequestIdReused } from '../shared/storage/repeatable-requests';
 
 export class Memberships {
@@ -33,12 +33,10 @@ export class Memberships {
    */
   async set(partnerId: string, accountId: string, role: Role) {
     return this.store.retryOnConflict(async () => {
-      const [account, org, membership, members] = await Promise.all([
-        this.store.getAccount(accountId),
-        this.store.getOrg(partnerId),
-        this.store.getMembership(partnerId, accountId),
-        membersOf(this.store, partnerId),
-      ]);
+      // The organization and its members in one Query, the organization first (orgWithMembers): the member count and
+      // the membership are never older than the `updated_at` the transaction is conditioned on.
+      const [account, { org, members }] = await Promise.all([this.store.getAccount(accountId), orgWithMembers(this.store, partnerId)]);
+      const membership = members.find((member) => member.account_id === accountId);
       if (!account) throw new BackOfficeError('ACCOUNT_NOT_FOUND', `No account ${accountId}`);
       if (!org) throw new BackOfficeError('ORG_NOT_FOUND', `No organization ${partnerId}`);
       // A change of the organization rewrites every member's entry in one transaction (organization-entries.ts).

@@ -70,9 +70,35 @@ export async function orgEntriesOf(store: IdentityStore, accountId: string): Pro
   return (await queryAll(store, accountKey(accountId).pk, ORG_ENTRY_PREFIX)).filter((item) => item.type === 'org_entry') as unknown as OrgEntry[];
 }
 
-/** The organization's membership items (consistent, every page). */
-export async function membersOf(store: IdentityStore, partnerId: string): Promise<MembershipItem[]> {
-  return (await queryAll(store, orgKey(partnerId).pk, MEMBER_PREFIX)) as unknown as MembershipItem[];
+/**
+ * The organization item and its membership items, in one consistent Query of its partition read backwards: 'ORG' sorts
+ * after 'MEMBER#…', so the organization item is read first and the members after it, never older than the `updated_at`
+ * it shows (every membership change moves it). Read apart and in parallel, a members read from before a membership
+ * change beside an organization read from after it would pass the change's `updated_at` condition with a member
+ * missing (a rename leaving that member's entry with the old name; a 50th member).
+ */
+export async function orgWithMembers(store: IdentityStore, partnerId: string): Promise<{ org: OrgItem | undefined; members: MembershipItem[] }> {
+  const { pk, sk } = orgKey(partnerId);
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await store.client.send(
+      new QueryCommand({
+        TableName: store.table,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :members AND :org',
+        ExpressionAttributeValues: { ':pk': pk, ':members': MEMBER_PREFIX, ':org': sk },
+        ScanIndexForward: false,
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  const org = items.find((item) => item.sk === sk) as OrgItem | undefined;
+  // In key order, as a forward read lists them.
+  const members = items.filter((item) => String(item.sk).startsWith(MEMBER_PREFIX)).reverse() as unknown as MembershipItem[];
+  return { org, members };
 }
 
 async function queryAll(store: IdentityStore, pk: string, prefix: string): Promise<Record<string, unknown>[]> {

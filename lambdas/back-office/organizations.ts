@@ -11,7 +11,7 @@ import { orgKey, type MembershipItem, type OrgItem } from '../shared/identity/ac
 import { auditPut, OPERATOR, type AuditAction } from './audit';
 import { BackOfficeError } from './errors';
 import { firstRunOf, randomId, type IdentityStore } from './identity-store';
-import { membersOf, orgEntryPut, type OrgFacts } from './organization-entries';
+import { orgEntryPut, orgWithMembers, type OrgFacts } from './organization-entries';
 
 /** A DynamoDB transaction's items at most. */
 const TRANSACTION_ITEMS = 100;
@@ -103,7 +103,10 @@ export class Organizations {
         return items;
       },
       () => new BackOfficeError('ORG_NOT_FOUND', `No organization ${partnerId}`),
-      () => membersOf(this.store, partnerId),
+      async () => {
+        const { org, members } = await orgWithMembers(this.store, partnerId);
+        return { current: org, related: members };
+      },
     );
   }
 }

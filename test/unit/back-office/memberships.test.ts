@@ -5,7 +5,7 @@
  * promotion can never put back a grant a concurrent demotion removed);
  * removal always applies.
  */
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { membershipKey, orgKey } from '../../../lambdas/shared/identity/access-items';
 import { ACCOUNT_ID, GRANT, PARTNER_ID, accountItem, orgItem, serveItems, type StoredItem } from '../support/identity-fixtures';
@@ -47,8 +47,7 @@ describe('setting and removing a role', () => {
   it(`refuses a ${MEMBERS_PER_ORGANIZATION + 1}th member with MEMBER_LIMIT (an organization's change rewrites every member's entry in one transaction), and still changes a member's role`, async () => {
     // Prepare
     const others = Array.from({ length: MEMBERS_PER_ORGANIZATION }, (_, i) => membershipItem({ account_id: `acc_other_${i}` }));
-    serveItems(ddbMock, [accountItem(), accountItem({ account_id: 'acc_other_0' }), orgItem({ managers: {} }), membershipItem({ account_id: 'acc_other_0' })]);
-    ddbMock.on(QueryCommand).resolves({ Items: others });
+    serveItems(ddbMock, [accountItem(), accountItem({ account_id: 'acc_other_0' }), orgItem({ managers: {} }), ...others]);
     ddbMock.on(TransactWriteCommand).resolves({});
 
     // Act

@@ -3,7 +3,7 @@
  * organization raises its key generation in one conditional transaction with
  * its managers' audit entries, and restoring an active one changes nothing.
  */
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { orgKey } from '../../../lambdas/shared/identity/access-items';
 import { orgItem, PARTNER_ID, serveItems } from '../support/identity-fixtures';
@@ -62,8 +62,11 @@ describe('organization lifecycle', () => {
 describe('renaming', () => {
   it("renames the organization and writes every member's organization entry in one transaction conditioned on the organization as read", async () => {
     // Prepare
-    serveItems(ddbMock, [orgItem({ name: 'Old', key_gen: 2, updated_at: '2025-02-01T00:00:00.000Z' })]);
-    ddbMock.on(QueryCommand).resolves({ Items: [membershipItem({ account_id: 'acc_m1', role: 'manager', grant: 'grant_1' }), membershipItem({ account_id: 'acc_m2' })] });
+    serveItems(ddbMock, [
+      orgItem({ name: 'Old', key_gen: 2, updated_at: '2025-02-01T00:00:00.000Z' }),
+      membershipItem({ account_id: 'acc_m1', role: 'manager', grant: 'grant_1' }),
+      membershipItem({ account_id: 'acc_m2' }),
+    ]);
     ddbMock.on(TransactWriteCommand).resolves({});
 
     // Act

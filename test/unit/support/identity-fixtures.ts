@@ -9,10 +9,12 @@ import type { AwsClientStub } from 'aws-sdk-client-mock';
 import {
   BatchGetCommand,
   GetCommand,
+  QueryCommand,
   UpdateCommand,
   type BatchGetCommandInput,
   type DynamoDBDocumentClient,
   type GetCommandInput,
+  type QueryCommandInput,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import {
@@ -100,6 +102,14 @@ export function serveItems(mock: AwsClientStub<DynamoDBDocumentClient>, items: S
   mock.on(GetCommand).callsFake((input: GetCommandInput) => {
     const item = find(input.Key);
     return item ? { Item: structuredClone(item) } : {};
+  });
+  // An organization's partition read backwards, the organization item first (organization-entries.ts orgWithMembers):
+  // answered from the stored items, as DynamoDB would.
+  mock.on(QueryCommand, { KeyConditionExpression: 'pk = :pk AND sk BETWEEN :members AND :org' }).callsFake((input: QueryCommandInput) => {
+    const values = input.ExpressionAttributeValues ?? {};
+    const inRange = items.filter((item) => item.pk === values[':pk'] && String(item.sk) >= String(values[':members']) && String(item.sk) <= String(values[':org']));
+    const ordered = [...inRange].sort((a, b) => (String(a.sk) < String(b.sk) ? -1 : 1));
+    return { Items: structuredClone(input.ScanIndexForward === false ? ordered.reverse() : ordered) };
   });
   mock.on(BatchGetCommand).callsFake((input: BatchGetCommandInput) => ({
     Responses: Object.fromEntries(
