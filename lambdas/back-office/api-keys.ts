@@ -20,7 +20,7 @@
  * answers the key without it (docs/web-settings.md, "Retrying a creation").
  */
 import { createHash } from 'node:crypto';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   ACCOUNT_KEY_ENTRY_PREFIX,
   accountKey,
@@ -36,6 +36,7 @@ import { digestApiKey, generateApiKey, keyIdFromDigest } from '../shared/identit
 import { assessKey } from '../shared/identity/key-standing';
 import { isScope, scopesAllowedFor, type Scope } from '../shared/identity/scopes';
 import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
+import { queryAllPages } from '../shared/storage/query-pages';
 import { auditPut, OPERATOR, type AuditSource } from './audit';
 import { BackOfficeError } from './errors';
 import type { IdentityStore } from './identity-store';
@@ -178,22 +179,13 @@ export class ApiKeys {
   /** The account item, then its key entries and organization entries: one consistent Query (every page), in key order. */
   private async accountPartition(accountId: string): Promise<{ account: AccountItem | undefined; entries: AccountKeyEntry[]; orgEntries: OrgEntry[] }> {
     const { pk, sk } = accountKey(accountId);
-    const items: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.store.client.send(
-        new QueryCommand({
-          TableName: this.store.table,
-          // 'ACCOUNT' < 'KEY#…' < 'ORG#…' < 'ORG$': the account item first, then both kinds of entries.
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': pk, ':from': sk, ':to': `${ORG_ENTRY_PREFIX.slice(0, -1)}$` },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const items = await queryAllPages(this.store.client, {
+      TableName: this.store.table,
+      // 'ACCOUNT' < 'KEY#…' < 'ORG#…' < 'ORG$': the account item first, then both kinds of entries.
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': pk, ':from': sk, ':to': `${ORG_ENTRY_PREFIX.slice(0, -1)}$` },
+      ConsistentRead: true,
+    });
     const account = items.find((item) => item.sk === sk) as AccountItem | undefined;
     const entries = items.filter((item) => String(item.sk).startsWith(ACCOUNT_KEY_ENTRY_PREFIX) && isAccountKeyEntry(item)) as AccountKeyEntry[];
     const orgEntries = items.filter((item) => String(item.sk).startsWith(ORG_ENTRY_PREFIX) && item.type === 'org_entry') as unknown as OrgEntry[];
@@ -408,24 +400,15 @@ export class ApiKeys {
 
   /** The account's key entries (consistent reads, every page). */
   private async entriesOf(accountId: string): Promise<AccountKeyEntry[]> {
-    const entries: AccountKeyEntry[] = [];
-    const isEntry = isAccountKeyEntry;
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.store.client.send(
-        new QueryCommand({
-          TableName: this.store.table,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': accountKey(accountId).pk, ':prefix': ACCOUNT_KEY_ENTRY_PREFIX },
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      entries.push(...((page.Items ?? []).filter(isEntry) as AccountKeyEntry[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return entries;
+    const items = await queryAllPages(this.store.client, {
+      TableName: this.store.table,
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': accountKey(accountId).pk, ':prefix': ACCOUNT_KEY_ENTRY_PREFIX },
+      ConsistentRead: true,
+    });
+    return items.filter(isAccountKeyEntry) as AccountKeyEntry[];
   }
+
 
   /**
    * Entries assessed against an account (and organization) already read and the account's organization entries; only

@@ -14,12 +14,13 @@
  * Each membership has its copy in the account's partition (organization-entries.ts), written in the same
  * transaction: what web settings shows of the account's organizations is one Query.
  */
-import { QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { membershipKey, orgKey, type MembershipItem, type Role } from '../shared/identity/access-items';
 import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
 import { auditPut, OPERATOR } from './audit';
 import { BackOfficeError, officeError } from './errors';
 import { randomId, type IdentityStore } from './identity-store';
+import { queryAllPages } from '../shared/storage/query-pages';
 import { MEMBERS_PER_ORGANIZATION, orgEntriesOf, orgEntryDelete, orgEntryPut, orgWithMembers } from './organization-entries';
 import { cancelledItem, repeatableRequest, requestRecordPut, RequestIdReused } from '../shared/storage/repeatable-requests';
 
@@ -109,23 +110,15 @@ export class Memberships {
 
   /** The account's memberships on `gsi1` (eventually consistent: a membership removed a moment ago may still show). */
   private async indexedMemberships(accountId: string): Promise<{ partner_id: string; role: Role }[]> {
-    const memberships: { partner_id: string; role: Role }[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.store.client.send(
-        new QueryCommand({
-          TableName: this.store.table,
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': `ACCOUNT#${accountId}`, ':prefix': 'MEMBER#' },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) memberships.push({ partner_id: String(item.partner_id), role: item.role as Role });
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return memberships;
+    const items = await queryAllPages(this.store.client, {
+      TableName: this.store.table,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk AND begins_with(gsi1sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': `ACCOUNT#${accountId}`, ':prefix': 'MEMBER#' },
+    });
+    return items.map((item) => ({ partner_id: String(item.partner_id), role: item.role as Role }));
   }
+
 
   /**
    * Removal revokes the keys the account made for this organization; rejoining restores none.

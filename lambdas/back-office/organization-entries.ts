@@ -16,7 +16,7 @@
  * writes it): the readers fall back to the organization item for those only (memberships.ts `ofAccount`,
  * api-keys.ts), and for keys of an organization the account no longer belongs to.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAllPages } from '../shared/storage/query-pages';
 import { accountKey, orgKey, type MembershipItem, type OrgItem, type OrgStatus, type Role } from '../shared/identity/access-items';
 import type { IdentityStore } from './identity-store';
 
@@ -79,22 +79,13 @@ export async function orgEntriesOf(store: IdentityStore, accountId: string): Pro
  */
 export async function orgWithMembers(store: IdentityStore, partnerId: string): Promise<{ org: OrgItem | undefined; members: MembershipItem[] }> {
   const { pk, sk } = orgKey(partnerId);
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await store.client.send(
-      new QueryCommand({
-        TableName: store.table,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :members AND :org',
-        ExpressionAttributeValues: { ':pk': pk, ':members': MEMBER_PREFIX, ':org': sk },
-        ScanIndexForward: false,
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const items = await queryAllPages(store.client, {
+    TableName: store.table,
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :members AND :org',
+    ExpressionAttributeValues: { ':pk': pk, ':members': MEMBER_PREFIX, ':org': sk },
+    ScanIndexForward: false,
+    ConsistentRead: true,
+  });
   const org = items.find((item) => item.sk === sk) as OrgItem | undefined;
   // In key order, as a forward read lists them.
   const members = items.filter((item) => String(item.sk).startsWith(MEMBER_PREFIX)).reverse() as unknown as MembershipItem[];
@@ -102,20 +93,10 @@ export async function orgWithMembers(store: IdentityStore, partnerId: string): P
 }
 
 async function queryAll(store: IdentityStore, pk: string, prefix: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await store.client.send(
-      new QueryCommand({
-        TableName: store.table,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
+  return queryAllPages(store.client, {
+    TableName: store.table,
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+    ConsistentRead: true,
+  });
 }
