@@ -41,6 +41,8 @@ interface StartedEntry {
   /** The stack's own process (the one that owns DynamoDB Local), from the state file it writes once ready. */
   stackPid(): number;
   exited(): Promise<number | null>;
+  /** Resolves once the launcher's output pipes closed: every process holding them is gone and all it wrote was read. */
+  drained(): Promise<void>;
 }
 
 const started: StartedEntry[] = [];
@@ -79,6 +81,8 @@ async function startEntry(args: string[], options: EntryOptions = {}): Promise<S
   launcher.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   launcher.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exit = new Promise<number | null>((resolve) => launcher.once('exit', (code) => resolve(code)));
+  // 'exit' can come before the last output is read (the stack's lines as it stops): 'close' comes after both pipes ended.
+  const drained = new Promise<void>((resolve) => launcher.once('close', () => resolve()));
   const entry: StartedEntry = {
     launcher,
     dynamoPort,
@@ -86,6 +90,7 @@ async function startEntry(args: string[], options: EntryOptions = {}): Promise<S
     output: () => output,
     stackPid: () => (JSON.parse(readFileSync(join(workDir, LOCAL_STATE_FILE), 'utf8')) as { pid: number }).pid,
     exited: () => exit,
+    drained: () => drained,
   };
   started.push(entry);
   return entry;
@@ -166,6 +171,8 @@ async function expectNothingLeft(entry: StartedEntry, exitWithinMs = GONE_WITHIN
   await until(() => dynamoProcessesOn(entry.dynamoPort).length === 0, GONE_WITHIN_MS, () => `DynamoDB Local on ${entry.dynamoPort} was left behind:\n${entry.output()}`);
   const job = entry.launcher.pid as number;
   await until(() => liveProcessesOfGroup(job).length === 0, GONE_WITHIN_MS, () => `processes ${liveProcessesOfGroup(job).join(', ')} of the job were left behind:\n${entry.output()}`);
+  // Nothing of the job is left to hold the pipes: what it wrote is read once they close (bounded, for a holder outside the job).
+  await Promise.race([entry.drained(), new Promise((resolve) => setTimeout(resolve, GONE_WITHIN_MS))]);
   return code as number | null;
 }
 
