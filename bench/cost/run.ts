@@ -18,7 +18,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { functionMemoryMb, resolveStageConfig } from '../../lib/config/stage-config';
-import { ROUTES } from '../../lambdas/shared/http/routes';
+import { ROUTES } from '../../lambdas/service/routes';
 import type { EndpointCostRow } from '../scenario';
 import {
   billedUnits,

@@ -17,7 +17,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { authenticateKey } from '../../lambdas/shared/identity/key-authentication';
-import { admitRequest, decisionDepsOf } from '../../lambdas/shared/limits/admission';
+import { decisionDepsOf } from '../../lambdas/shared/limits/admission';
+import { admitRequest } from '../../lambdas/shared/limits/key-admission';
 import { KeepAliveClient } from '../http-client';
 import { runLoad } from '../load';
 import { benchHandlers } from '../platform';

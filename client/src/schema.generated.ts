@@ -60,6 +60,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/partners/{partner_id}/entitlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Organization entitlements
+         * @description Remaining service units of the bound organization, computed at query time; display and reminders only.
+         */
+        get: operations["org-entitlements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/records/{uuid}": {
         parameters: {
             query?: never;
@@ -112,26 +132,6 @@ export interface paths {
          * @description A record that does not exist, belongs to another organization, or was deleted answers 404 RECORD_NOT_FOUND at once. Never a pass.
          */
         get: operations["org-record"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/partners/{partner_id}/entitlements": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Organization entitlements
-         * @description Remaining service units of the bound organization, computed at query time; display and reminders only.
-         */
-        get: operations["org-entitlements"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1490,6 +1490,370 @@ export interface operations {
             };
         };
     };
+    "org-entitlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                partner_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Organization entitlements */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: true;
+                        data: components["schemas"]["Entitlements"];
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description `BODY_NOT_ALLOWED`: This operation does not accept a request body. `CREDENTIALS_IN_URL`: Credentials must be sent in the Authorization header, never in the URL. `HTTPS_REQUIRED`: Only HTTPS requests are accepted. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "BODY_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "HTTPS_REQUIRED" | "REQUEST_REJECTED";
+                            message: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description `INVALID_API_KEY`: The API key is missing or invalid. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "INVALID_API_KEY";
+                            message: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs. `PARTNER_MANAGER_REQUIRED`: The key's creator is no longer an active manager of the organization. `PARTNER_SCOPE_MISMATCH`: The API key is not bound to this organization. `REQUEST_BLOCKED`: The request was blocked by edge protection. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "INSUFFICIENT_SCOPE" | "PARTNER_MANAGER_REQUIRED" | "PARTNER_SCOPE_MISMATCH" | "REQUEST_BLOCKED" | "REQUEST_REJECTED";
+                            message: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError408"];
+                };
+            };
+            /** @description `PARTNER_INACTIVE`: The organization is not active. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "PARTNER_INACTIVE";
+                            message: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
+                            message: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description `PATH_TOO_LONG`: The path is longer than 512 characters. `QUERY_TOO_LONG`: The query string is longer than 2048 characters. */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "PATH_TOO_LONG" | "QUERY_TOO_LONG";
+                            message: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description `CONTENT_ENCODING_UNSUPPORTED`: Compressed request bodies are not supported. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "CONTENT_ENCODING_UNSUPPORTED";
+                            message: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description `DUPLICATE_PARAMETER`: A query parameter was given more than once. `UNKNOWN_PARAMETER`: The request has an unsupported query parameter. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "DUPLICATE_PARAMETER" | "UNKNOWN_PARAMETER";
+                            message: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description `RATE_LIMITED`: A rate limit is exhausted; retry after the Retry-After delay. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            message: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
+                            message: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description `INTERNAL_ERROR`: An internal error occurred. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "INTERNAL_ERROR";
+                            message: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
+            502: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError502"];
+                };
+            };
+            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        ok: false;
+                        error: {
+                            /** @enum {string} */
+                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
+                            message: string;
+                        };
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
+            504: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError504"];
+                };
+            };
+        };
+    };
     "record-lookup": {
         parameters: {
             query?: never;
@@ -2367,370 +2731,6 @@ export interface operations {
                         error: {
                             /** @enum {string} */
                             code: "RECORD_NOT_FOUND";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError408"];
-                };
-            };
-            /** @description `PARTNER_INACTIVE`: The organization is not active. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PARTNER_INACTIVE";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `PATH_TOO_LONG`: The path is longer than 512 characters. `QUERY_TOO_LONG`: The query string is longer than 2048 characters. */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PATH_TOO_LONG" | "QUERY_TOO_LONG";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `CONTENT_ENCODING_UNSUPPORTED`: Compressed request bodies are not supported. */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CONTENT_ENCODING_UNSUPPORTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `DUPLICATE_PARAMETER`: A query parameter was given more than once. `UNKNOWN_PARAMETER`: The request has an unsupported query parameter. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "DUPLICATE_PARAMETER" | "UNKNOWN_PARAMETER";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `RATE_LIMITED`: A rate limit is exhausted; retry after the Retry-After delay. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMITED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INTERNAL_ERROR`: An internal error occurred. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            502: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError502"];
-                };
-            };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            504: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError504"];
-                };
-            };
-        };
-    };
-    "org-entitlements": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                partner_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Organization entitlements */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        data: components["schemas"]["Entitlements"];
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `BODY_NOT_ALLOWED`: This operation does not accept a request body. `CREDENTIALS_IN_URL`: Credentials must be sent in the Authorization header, never in the URL. `HTTPS_REQUIRED`: Only HTTPS requests are accepted. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "HTTPS_REQUIRED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INVALID_API_KEY`: The API key is missing or invalid. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVALID_API_KEY";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs. `PARTNER_MANAGER_REQUIRED`: The key's creator is no longer an active manager of the organization. `PARTNER_SCOPE_MISMATCH`: The API key is not bound to this organization. `REQUEST_BLOCKED`: The request was blocked by edge protection. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INSUFFICIENT_SCOPE" | "PARTNER_MANAGER_REQUIRED" | "PARTNER_SCOPE_MISMATCH" | "REQUEST_BLOCKED" | "REQUEST_REJECTED";
                             message: string;
                         };
                         request_id: string;

@@ -29,7 +29,7 @@
  */
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { ApiError } from '../shared/errors';
-import { currentDeadline } from '../shared/storage/retry-budget';
+import { currentDeadline } from '../shared/storage/operation-deadline';
 import { PasswordCheckBusy, PasswordGate, passwordCheckCapacity } from './password-gate';
 
 export const PASSWORD_MIN_CHARACTERS = 10;

@@ -18,35 +18,17 @@
  * meet their own effect harmlessly (a failed `seen_at` condition means "recorded already"; a delete of a deleted
  * item deletes nothing).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { DeleteCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { accountKey, type AccountItem } from '../shared/identity/access-items';
 import { auditPut, type AuditSource } from './audit';
 import { isConditionFailure } from '../shared/storage/conditions';
 import { writeOnceOrThrow } from '../shared/storage/write-once';
+import { lookupSession, SESSION_ABSOLUTE_MS, sessionKey, SESSION_TOKEN_PATTERN, type LiveSession, type SessionItem } from './session-item';
 import { BackOfficeError } from './errors';
 import type { IdentityStore } from './identity-store';
 
-export const SESSION_IDLE_MS = 30 * 60_000;
-/** Failed password or code re-checks a session may make: the last of them ends it (docs/web-settings.md). */
-export const SESSION_FAILED_RECHECKS = 3;
-export const SESSION_ABSOLUTE_MS = 12 * 3_600_000;
-const ACTIVITY_RESOLUTION_MS = 60_000;
-/** A session token as the cookie carries it: 32 random bytes, base64url. */
-export const SESSION_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
-
-export const sessionDigest = (token: string) => createHash('sha256').update(`settings-session/v1\n${token}`).digest('base64url');
-export const sessionKey = (token: string) => ({ pk: `SESSION#${sessionDigest(token)}`, sk: 'SESSION' });
-
-interface SessionItem {
-  readonly account_id: string;
-  readonly cred_gen: number;
-  /** Absent on sessions opened before session generations: 0. */
-  readonly session_gen?: number;
-  readonly created_at: string;
-  readonly seen_at: string;
-  readonly expires_at: string;
-}
+export { SESSION_ABSOLUTE_MS, SESSION_FAILED_RECHECKS, SESSION_IDLE_MS, SESSION_TOKEN_PATTERN, sessionDigest, sessionKey } from './session-item';
 
 export interface OpenSession {
   /** For the cookie only; never stored. */
@@ -99,16 +81,10 @@ export class Sessions {
   /**
    * The session behind `token` if it is live by its times: the account and the credential generation
    * it was opened under, for the settings admission to re-check in its counter write (one read here).
-   * Records activity at most once a minute.
+   * Records activity at most once a minute (session-item.ts).
    */
-  async lookup(token: string | undefined): Promise<{ accountId: string; credGen: number; sessionGen: number; expiresAt: string } | undefined> {
-    if (!token || !SESSION_TOKEN_PATTERN.test(token)) return undefined;
-    const now = this.store.clock();
-    const key = sessionKey(token);
-    const session = (await this.store.getItem(key)) as SessionItem | undefined;
-    if (!session || !this.isLive(session, now)) return undefined;
-    if (now.getTime() - Date.parse(session.seen_at) >= ACTIVITY_RESOLUTION_MS) await this.touch(key, session, now);
-    return { accountId: session.account_id, credGen: session.cred_gen, sessionGen: session.session_gen ?? 0, expiresAt: session.expires_at };
+  lookup(token: string | undefined): Promise<LiveSession | undefined> {
+    return lookupSession({ client: this.store.client, table: this.store.table, clock: this.store.clock }, token);
   }
 
   /** The signed-in account behind `token`, or undefined when the session is unknown, idle, past its end, or its account changed. */
@@ -165,26 +141,5 @@ export class Sessions {
   async close(token: string | undefined): Promise<void> {
     if (!token || !SESSION_TOKEN_PATTERN.test(token)) return;
     await this.store.client.send(new DeleteCommand({ TableName: this.store.table, Key: sessionKey(token) }));
-  }
-
-  private isLive(session: SessionItem, now: Date): boolean {
-    return now.getTime() < Date.parse(session.expires_at) && now.getTime() < Date.parse(session.seen_at) + SESSION_IDLE_MS;
-  }
-
-  private async touch(key: { pk: string; sk: string }, session: SessionItem, now: Date): Promise<void> {
-    try {
-      await this.store.client.send(
-        new UpdateCommand({
-          TableName: this.store.table,
-          Key: key,
-          UpdateExpression: 'SET seen_at = :now',
-          ConditionExpression: 'seen_at = :read',
-          ExpressionAttributeValues: { ':now': now.toISOString(), ':read': session.seen_at },
-        }),
-      );
-    } catch (error) {
-      // A concurrent request recorded the activity (or the session was closed meanwhile): nothing to do.
-      if (!isConditionFailure(error)) throw error;
-    }
   }
 }

@@ -4,6 +4,7 @@
  */
 import * as z from 'zod/mini';
 import { described, isoTime, named, type GroupContracts } from '../shared/http/contract';
+import type { ENTITLEMENT_ROUTES } from './entitlement-routes';
 
 const GameEntitlementSchema = named(
   'GameEntitlement',
@@ -42,4 +43,4 @@ export const ENTITLEMENT_CONTRACTS = {
     status: 200,
     data: EntitlementsSchema,
   },
-} as const satisfies GroupContracts<'entitlements'>;
+} as const satisfies GroupContracts<typeof ENTITLEMENT_ROUTES>;

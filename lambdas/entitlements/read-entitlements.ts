@@ -2,7 +2,7 @@ import { ApiError } from '../shared/errors';
 import type { Operation } from '../shared/http/pipeline';
 import type { Principal } from '../shared/identity/principal';
 import { perPlatform, type Platform } from '../shared/platform';
-import { requireTable } from '../shared/storage/dynamo-client';
+import { requireTable } from '../shared/storage/table-names';
 import { summarizeEntitlements } from './entitlement-summary';
 import { EntitlementStore, type Owner } from './entitlement-store';
 

@@ -1,13 +1,15 @@
 /** The `identity` function: `GET /me`. */
 import { lazyContracts } from '../shared/http/contract-loading';
+import { lazyChunk } from '../shared/http/lazy-chunk';
+import { IDENTITY_ROUTES } from './identity-routes';
 import { createPartnerApiHandler } from '../shared/http/partner-api-pipeline';
-import { describeKey } from './describe-key';
 
-/** Loaded beside the first round trip, off the cold start (contract-loading.ts). */
+/** Loaded beside the first round trip, off the cold start (contract-loading.ts, lazy-chunk.ts). */
 const CONTRACTS = lazyContracts(() => import('./identity-contracts').then((module) => module.IDENTITY_CONTRACTS));
+const CODE = lazyChunk(() => import('./describe-key'));
 
-export const operations = { me: describeKey };
+export const operations = { me: CODE.fn((m) => m.describeKey) };
 
-export const definition = { operations, contracts: CONTRACTS };
+export const definition = { operations, contracts: CONTRACTS, routes: IDENTITY_ROUTES, chunks: [CODE] };
 
 export const handler = createPartnerApiHandler(definition);

@@ -4,6 +4,7 @@
 import * as z from 'zod/mini';
 import { ORGANIZATION_SCOPES } from '../shared/identity/scopes';
 import { described, isoTime, named, type GroupContracts } from '../shared/http/contract';
+import type { IDENTITY_ROUTES } from './identity-routes';
 
 /** Data of GET /me. */
 export const IdentitySchema = named(
@@ -24,4 +25,4 @@ export const IDENTITY_CONTRACTS = {
     status: 200,
     data: IdentitySchema,
   },
-} as const satisfies GroupContracts<'identity'>;
+} as const satisfies GroupContracts<typeof IDENTITY_ROUTES>;

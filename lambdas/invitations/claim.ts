@@ -45,7 +45,9 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { logger } from '../shared/observability/logger';
 import { TicketServiceUnavailable, type TicketBridge, type TicketRequest } from '../tickets/ticket-bridge';
 import type { TicketItem } from '../tickets/ticket-model';
-import { stateAt, type InvitationItem } from './invitation-model';
+import { credentialDigest, stateAt, type InvitationItem } from './invitation-model';
+
+export { credentialDigest };
 import type { ClaimWrite, InvitationStore } from './invitation-store';
 import type { PlayerData } from './player-data';
 
@@ -67,7 +69,6 @@ export interface ClaimDependencies {
   readonly tickets: TicketBridge;
 }
 
-export const credentialDigest = (credential: string) => createHash('sha256').update(`player-credential/v1\n${credential}`).digest('base64url');
 
 /** What the claim stores of its submission id: the id itself would let a reader of the table resume the claim (with the token). */
 export const submissionDigest = (submissionId: string) => createHash('sha256').update(`claim-submission/v1\n${submissionId}`).digest('base64url');

@@ -4,37 +4,30 @@
  */
 import { createPartnerApiHandler } from '../shared/http/partner-api-pipeline';
 import { lazyContracts } from '../shared/http/contract-loading';
-import {
-  createInvitation,
-  listInvitations,
-  prefetchCreation,
-  prefetchInvitation,
-  prefetchInvitationPage,
-  readInvitation,
-  readInvitationLink,
-  revokeInvitation,
-} from './invitation-operations';
+import { lazyChunk } from '../shared/http/lazy-chunk';
+import { INVITATION_ROUTES } from './invitation-routes';
 
-/** Loaded beside the first round trip, off the cold start (contract-loading.ts). */
+/** Loaded beside the first round trip, off the cold start (contract-loading.ts, lazy-chunk.ts). */
 const CONTRACTS = lazyContracts(() => import('./invitation-contracts').then((module) => module.INVITATION_CONTRACTS));
+const CODE = lazyChunk(() => import('./invitation-operations'));
 
 export const operations = {
-  'invitation-create': createInvitation,
-  invitations: listInvitations,
-  invitation: readInvitation,
-  'invitation-link': readInvitationLink,
-  'invitation-revoke': revokeInvitation,
+  'invitation-create': CODE.fn((m) => m.createInvitation),
+  invitations: CODE.fn((m) => m.listInvitations),
+  invitation: CODE.fn((m) => m.readInvitation),
+  'invitation-link': CODE.fn((m) => m.readInvitationLink),
+  'invitation-revoke': CODE.fn((m) => m.revokeInvitation),
 };
 
 /** Every route's reads start beside its admission (docs/request-pipeline.md, "Reads beside the admission"). */
 const prefetch = {
-  'invitation-create': prefetchCreation,
-  invitations: prefetchInvitationPage,
-  invitation: prefetchInvitation,
-  'invitation-link': prefetchInvitation,
-  'invitation-revoke': prefetchInvitation,
+  'invitation-create': CODE.fn((m) => m.prefetchCreation),
+  invitations: CODE.fn((m) => m.prefetchInvitationPage),
+  invitation: CODE.fn((m) => m.prefetchInvitation),
+  'invitation-link': CODE.fn((m) => m.prefetchInvitation),
+  'invitation-revoke': CODE.fn((m) => m.prefetchInvitation),
 };
 
-export const definition = { operations, contracts: CONTRACTS, prefetch };
+export const definition = { operations, contracts: CONTRACTS, prefetch, routes: INVITATION_ROUTES, chunks: [CODE] };
 
 export const handler = createPartnerApiHandler(definition);

@@ -4,6 +4,7 @@
  */
 import * as z from 'zod/mini';
 import { described, isoTime, named, pageNumberQuery, withErrorCode, type GroupContracts } from '../shared/http/contract';
+import type { INVITATION_ROUTES } from './invitation-routes';
 import { GAME_GROUPS } from '../records/record-model';
 import { INVITATION_ID_PATTERN } from './invitation-model';
 
@@ -106,4 +107,4 @@ export const INVITATION_CONTRACTS = {
     errors: ['INVITE_UNAVAILABLE'],
     errorStatus: { INVITE_UNAVAILABLE: 409 },
   },
-} as const satisfies GroupContracts<'invitations'>;
+} as const satisfies GroupContracts<typeof INVITATION_ROUTES>;

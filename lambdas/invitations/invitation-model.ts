@@ -120,3 +120,6 @@ export function invitationIdFor(keyId: string, partnerId: string, idempotencyKey
 }
 
 export const INVITATION_ID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** What an invitation stores of its claiming browser's credential (the cookie's value never is). */
+export const credentialDigest = (credential: string) => createHash('sha256').update(`player-credential/v1\n${credential}`).digest('base64url');

@@ -26,7 +26,7 @@ import { eventItem } from '../outbox/outbox';
 import type { GameGroup } from '../records/record-model';
 import { ApiError } from '../shared/errors';
 import { perPlatform } from '../shared/platform';
-import { requireTable } from '../shared/storage/dynamo-client';
+import { requireTable } from '../shared/storage/table-names';
 import { isConditionFailure, isWriteConflict, retryOnConflict } from '../shared/storage/conditions';
 import { writeOnce } from '../shared/storage/write-once';
 import {
@@ -40,7 +40,9 @@ import {
   type InvitationItem,
 } from './invitation-model';
 
-export const invitationKey = (id: string) => ({ pk: `INV#${id}`, sk: 'INV' });
+import { findInvitation, invitationKey } from './invitation-lookup';
+
+export { invitationKey };
 export const organizationKey = (partnerId: string) => ({ pk: `INVORG#${partnerId}`, sk: 'STATE' });
 const SEQ_DIGITS = 12;
 const seqKey = (seq: number) => String(seq).padStart(SEQ_DIGITS, '0');
@@ -523,9 +525,8 @@ export class InvitationStore {
   }
 
   /** The invitation, whichever organization's (the player site knows only the id). */
-  async find(id: string): Promise<InvitationItem | undefined> {
-    const { Item } = await this.client.send(new GetCommand({ TableName: this.table, Key: invitationKey(id), ConsistentRead: true }));
-    return Item as InvitationItem | undefined;
+  find(id: string): Promise<InvitationItem | undefined> {
+    return findInvitation({ documentClient: this.client, tables: { domain: this.table } }, id);
   }
 
   /**

@@ -17,6 +17,9 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { API_STAGE_NAME } from '../shared/http/routes';
 import { verificationKeys, type SecretVersions } from '../shared/secrets';
 
+/** A join token as join links carry it (base64url of an HMAC-SHA256): anything else is an invalid link. */
+export const JOIN_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
 export function joinToken(key: Buffer, invitationId: string): string {
   return createHmac('sha256', key).update(`invitation-token/v1\n${invitationId}`).digest('base64url');
 }

@@ -5,31 +5,37 @@
  * the calls that prove they hold it (player-possession.ts).
  */
 import { lazyContracts } from '../shared/http/contract-loading';
+import { lazyChunk } from '../shared/http/lazy-chunk';
+import { PLAYER_ROUTES } from './player-routes';
 import { createPlayerHandler, type PlayerFunction } from './player-pipeline';
-import { lazyOperation } from '../shared/http/pipeline';
-import { addMessage, claim, prefetchInvitation, prefetchPlayerReads, prefetchTicket, viewInvitation } from './player-operations';
 import { provePossession } from './player-possession';
 
-/** Loaded beside the first round trip, off the cold start (contract-loading.ts). */
+/** Loaded beside the first round trip, off the cold start (contract-loading.ts, lazy-chunk.ts). */
 const CONTRACTS = lazyContracts(() => import('./player-contracts').then((module) => module.PLAYER_CONTRACTS));
+const CODE = lazyChunk(() => import('./player-operations'));
+/** The page's markup and script load on its first call, not with the API routes (which do not need them). */
+const PAGE = lazyChunk(() => import('./player-page'));
 
 export const operations = {
-  // The page's markup and script load on its first call, not at a cold start (the API routes do not need them).
-  'player-page': lazyOperation(async () => (await import('./player-page')).playerPage),
-  'player-view': viewInvitation,
-  'player-claim': claim,
-  'player-message': addMessage,
+  'player-page': PAGE.fn((m) => m.playerPage),
+  'player-view': CODE.fn((m) => m.viewInvitation),
+  'player-claim': CODE.fn((m) => m.claim),
+  'player-message': CODE.fn((m) => m.addMessage),
 };
 
-/** What each call proves about its join link, before admission counts it (player-possession.ts). */
+/** What each call proves about its join link, before admission counts it (player-possession.ts: one read, with the handler). */
 export const possession = provePossession;
 
 /**
  * Reads beside the admission: for the claiming browser's credential, its ticket and conversation (the possession check
  * read the invitation); for a token's proof, the invitation.
  */
-export const prefetch = { 'player-view': prefetchPlayerReads, 'player-claim': prefetchInvitation, 'player-message': prefetchTicket };
+export const prefetch = {
+  'player-view': CODE.fn((m) => m.prefetchPlayerReads),
+  'player-claim': CODE.fn((m) => m.prefetchInvitation),
+  'player-message': CODE.fn((m) => m.prefetchTicket),
+};
 
-export const definition: PlayerFunction = { operations, contracts: CONTRACTS, possession, prefetch };
+export const definition: PlayerFunction = { operations, contracts: CONTRACTS, routes: PLAYER_ROUTES, chunks: [CODE], possession, prefetch };
 
 export const handler = createPlayerHandler(definition);

@@ -11,6 +11,8 @@ import { INVITATION_ID_PATTERN } from '../invitations/invitation-model';
 import { GAME_GROUPS } from '../records/record-model';
 import { TICKET_STATUSES } from '../tickets/ticket-model';
 import { withErrorCode, type GroupContracts } from '../shared/http/contract';
+import type { PLAYER_ROUTES } from './player-routes';
+import { JOIN_TOKEN_PATTERN } from '../invitations/join-link';
 
 /** A player message: 1–1000 characters after trimming; line breaks allowed, no other control characters. */
 export const PLAYER_MESSAGE_MAX_CHARACTERS = 1000;
@@ -28,8 +30,6 @@ export const CLIENT_MESSAGE_ID_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
  */
 export const SUBMISSION_ID_PATTERN = /^[A-Za-z0-9_-]{22,128}$/;
 
-/** A join token as join links carry it (base64url of an HMAC-SHA256): anything else is an invalid link. */
-export const JOIN_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 const joinPath = z.object({ invitation_id: withErrorCode(z.string().check(z.regex(INVITATION_ID_PATTERN)), 'INVITE_UNAVAILABLE') });
 
@@ -108,4 +108,4 @@ export const PLAYER_CONTRACTS = {
     data: PlayerViewSchema,
     errors: ['PLAYER_CREDENTIAL_REQUIRED', 'PLAYER_NOT_JOINED', 'IDEMPOTENCY_CONFLICT', 'TICKET_SERVICE_UNAVAILABLE', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
-} as const satisfies GroupContracts<'player'>;
+} as const satisfies GroupContracts<typeof PLAYER_ROUTES>;

@@ -8,9 +8,8 @@
  * server enforces too, counted from the claim.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { credentialDigest } from '../invitations/claim';
 import { credentialCookie } from '../shared/http/cookies';
-import type { InvitationItem } from '../invitations/invitation-model';
+import { credentialDigest, type InvitationItem } from '../invitations/invitation-model';
 
 export const PLAYER_COOKIE = 'player_credential';
 export const PLAYER_CREDENTIAL_DAYS = 90;

@@ -16,6 +16,7 @@ import {
   answerWith,
   composeApiHandler,
   refuseApiKey,
+  routerOf,
   startPrefetch,
   type ApiHandler,
   type FunctionDefinition,
@@ -25,7 +26,7 @@ import {
   type PipelineState,
   type Prefetch,
 } from '../shared/http/pipeline';
-import { defaultRouter, type RouteDefinition } from '../shared/http/routes';
+import type { RouteDefinition } from '../shared/http/routes';
 import { decisionDepsOf } from '../shared/limits/admission';
 import { isPlayerCategory } from '../shared/limits/limits-table';
 import { admitPlayerCall } from './player-admission';
@@ -116,8 +117,7 @@ const playerAdmission = (prefetches: Readonly<Record<string, Prefetch<PlayerPoss
 /** The player function's handler. */
 export function createPlayerHandler(definition: PlayerFunction): ApiHandler {
   // Without a possession check no player call would ever count on its join link: refuse to build such a function.
-  const router = definition.router ?? defaultRouter;
-  const unchecked = router.routes.filter((r) => isPlayerCategory(r.category) && definition.operations[r.id] !== undefined);
+  const unchecked = routerOf(definition).routes.filter((r) => isPlayerCategory(r.category) && definition.operations[r.id] !== undefined);
   if (unchecked.length > 0 && !definition.possession) {
     throw new Error(`createPlayerHandler: the player routes ${unchecked.map((r) => r.id).join(', ')} need the possession option`);
   }

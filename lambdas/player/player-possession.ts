@@ -25,12 +25,11 @@
  */
 import type { PlayerOperationInput as OperationInput, PlayerPossession, PossessionCheck } from './player-pipeline';
 import { COOKIE_HEADER, JOIN_TOKEN_HEADER } from '../shared/http/credential-headers';
-import { JOIN_TOKEN_PATTERN } from './player-contracts';
 import type { Platform } from '../shared/platform';
 import type { InvitationItem } from '../invitations/invitation-model';
 import { INVITATION_ID_PATTERN } from '../invitations/invitation-model';
-import { invitationStoreOf } from '../invitations/invitation-store';
-import { isJoinToken } from '../invitations/join-link';
+import { findInvitation } from '../invitations/invitation-lookup';
+import { isJoinToken, JOIN_TOKEN_PATTERN } from '../invitations/join-link';
 import { holdsCredential, presentedCredential } from './player-credential';
 
 /** A credential as the claim hands it out: 32 random bytes, base64url. Other values cannot match a stored digest. */
@@ -75,7 +74,7 @@ export const provePossession: PossessionCheck = async ({ route, invitationId, he
     // Two cookies of the name were refused before (pipeline, authentication): at most one here.
     const presented = presentedCredential(headers.get(COOKIE_HEADER));
     if (presented === undefined || !CREDENTIAL_PATTERN.test(presented)) return { proof: 'none', invitationId };
-    const invitation = await invitationStoreOf(platform).find(invitationId);
+    const invitation = await findInvitation(platform, invitationId);
     const read: InvitationRead = { invitation };
     return invitation && holdsCredential(invitation, presented, now) ? { proof: 'credential', invitationId, read } : { proof: 'none', invitationId, read };
   }

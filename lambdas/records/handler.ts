@@ -3,16 +3,20 @@
  * and `GET /partners/{partner_id}/records/{record_id}`.
  */
 import { lazyContracts } from '../shared/http/contract-loading';
+import { lazyChunk } from '../shared/http/lazy-chunk';
+import { RECORD_ROUTES } from './record-routes';
 import { createPartnerApiHandler } from '../shared/http/partner-api-pipeline';
-import { listOrganizationRecords } from './list-organization-records';
-import { lookupPublicRecord } from './lookup-public-record';
-import { readOrganizationRecord } from './read-organization-record';
 
-/** Loaded beside the first round trip, off the cold start (contract-loading.ts). */
+/** Loaded beside the first round trip, off the cold start (contract-loading.ts, lazy-chunk.ts). */
 const CONTRACTS = lazyContracts(() => import('./record-contracts').then((module) => module.RECORD_CONTRACTS));
+const CODE = lazyChunk(() => import('./record-operations'));
 
-export const operations = { 'record-lookup': lookupPublicRecord, 'org-records': listOrganizationRecords, 'org-record': readOrganizationRecord };
+export const operations = {
+  'record-lookup': CODE.fn((m) => m.lookupPublicRecord),
+  'org-records': CODE.fn((m) => m.listOrganizationRecords),
+  'org-record': CODE.fn((m) => m.readOrganizationRecord),
+};
 
-export const definition = { operations, contracts: CONTRACTS };
+export const definition = { operations, contracts: CONTRACTS, routes: RECORD_ROUTES, chunks: [CODE] };
 
 export const handler = createPartnerApiHandler(definition);

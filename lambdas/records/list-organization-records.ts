@@ -19,7 +19,7 @@ import { ApiError } from '../shared/errors';
 import type { Operation } from '../shared/http/pipeline';
 import type { Principal } from '../shared/identity/principal';
 import { perPlatform } from '../shared/platform';
-import { requireTable } from '../shared/storage/dynamo-client';
+import { requireTable } from '../shared/storage/table-names';
 import { signCursor, verifyCursor } from './record-cursor';
 import { RecordList, type PageRead, type RecordFilters } from './record-list';
 import { normalizedPlayerName, type GameGroup, type Result } from './record-model';

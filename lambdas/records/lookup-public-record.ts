@@ -1,7 +1,7 @@
 import { ApiError } from '../shared/errors';
 import type { Operation } from '../shared/http/pipeline';
 import { perPlatform } from '../shared/platform';
-import { requireTable } from '../shared/storage/dynamo-client';
+import { requireTable } from '../shared/storage/table-names';
 import { toPublicRecord } from './record-model';
 import { RecordStore } from './record-store';
 

@@ -4,6 +4,7 @@
  */
 import * as z from 'zod/mini';
 import { described, isoTime, named, withErrorCode, type GroupContracts } from '../shared/http/contract';
+import type { RECORD_ROUTES } from './record-routes';
 import { MAX_CURSOR_LENGTH } from './record-cursor';
 import { GAME_GROUPS, RECORD_UUID_PATTERN, RESULTS } from './record-model';
 
@@ -102,4 +103,4 @@ export const RECORD_CONTRACTS = {
     errors: ['RECORD_NOT_FOUND'],
   },
 
-} as const satisfies GroupContracts<'records'>;
+} as const satisfies GroupContracts<typeof RECORD_ROUTES>;

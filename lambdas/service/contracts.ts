@@ -5,7 +5,7 @@
  * contract, or a contract without a route, does not compile.
  */
 import type { RouteContract } from '../shared/http/contract';
-import type { RouteId } from '../shared/http/routes';
+import type { RouteId } from './routes';
 import { ENTITLEMENT_CONTRACTS } from '../entitlements/entitlement-contracts';
 import { IDENTITY_CONTRACTS } from '../identity/identity-contracts';
 import { INVITATION_CONTRACTS } from '../invitations/invitation-contracts';

@@ -6,7 +6,8 @@
  */
 import { PLAYER_COUNTER_KEY_PREFIXES } from '../player/player-counter-keys';
 import type { SecretId } from '../shared/secret-names';
-import { ROUTES, type EndpointGroup, type RouteDefinition } from '../shared/http/routes';
+import { type EndpointGroup, type RouteDefinition } from '../shared/http/routes';
+import { ROUTES } from './routes';
 import { RECORD_LIST_INDEXES, type TableId } from '../shared/storage/table-definitions';
 
 export type DynamoAction =

@@ -8,19 +8,45 @@
  * account. It also answers the web side's unknown paths (404).
  */
 import { lazyContracts } from '../shared/http/contract-loading';
+import { lazyChunk } from '../shared/http/lazy-chunk';
+import { SETTINGS_ROUTES } from './settings-routes';
 import { createSettingsHandler, type SettingsFunction } from './settings-pipeline';
-import { lazyOperation } from '../shared/http/pipeline';
-import { lookupSession, settingsOperations, settingsPrefetch, settingsViewReads } from './settings-operations';
+import { lookupSession } from './session-lookup';
 
-/** Loaded beside the first round trip, off the cold start (contract-loading.ts). */
+/** Loaded beside the first round trip, off the cold start (contract-loading.ts, lazy-chunk.ts). */
 const CONTRACTS = lazyContracts(() => import('./settings-contracts').then((module) => module.SETTINGS_CONTRACTS));
+const CODE = lazyChunk(() => import('./settings-operations'));
+/** The page's markup and script load on its first call, not with the settings API's routes (which do not need them). */
+const PAGE = lazyChunk(() => import('./settings-page'));
 
 export const operations = {
-  // The page's markup and script load on its first call, not at a cold start (the settings API does not need them).
-  'settings-page': lazyOperation(async () => (await import('./settings-page')).settingsPage),
-  ...settingsOperations,
+  'settings-page': PAGE.fn((m) => m.settingsPage),
+  ...CODE.table(
+    [
+      'settings-sign-out',
+      'settings-session',
+      'settings-organizations',
+      'settings-keys',
+      'settings-key-create',
+      'settings-key-revoke',
+      'settings-password',
+      'settings-two-factor-enrol',
+      'settings-two-factor-confirm',
+      'settings-two-factor-disable',
+      'settings-sign-out-everywhere',
+      'settings-audit',
+    ],
+    (m) => m.settingsOperations,
+  ),
 };
 
-export const definition: SettingsFunction = { operations, contracts: CONTRACTS, sessions: lookupSession, viewReads: settingsViewReads, prefetch: settingsPrefetch };
+export const definition: SettingsFunction = {
+  operations,
+  contracts: CONTRACTS,
+  routes: SETTINGS_ROUTES, chunks: [CODE],
+  sessions: lookupSession,
+  viewReads: CODE.table(['settings-session', 'settings-organizations', 'settings-keys'], (m) => m.settingsViewReads),
+  prefetch: CODE.table(['settings-key-create', 'settings-audit'], (m) => m.settingsPrefetch),
+};
 
 export const handler = createSettingsHandler(definition);

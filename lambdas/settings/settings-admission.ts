@@ -29,7 +29,7 @@
 import { createHash } from 'node:crypto';
 import { accountKey } from '../shared/identity/access-items';
 import type { ItemKey } from '../shared/limits/admission-store';
-import { sessionKey } from '../back-office/sessions';
+import { sessionKey } from '../back-office/session-item';
 import { counterItem, decide, planHolderItems, type DecisionDeps, type DenialOf } from '../shared/limits/admission';
 import { covers, quotaLimits, type Limit, type QuotaHolder, type SettingsCategory } from '../shared/limits/limits-table';
 

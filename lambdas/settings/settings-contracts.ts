@@ -12,6 +12,7 @@ import * as z from 'zod/mini';
 import { AUDIT_ACTIONS } from '../back-office/audit-actions';
 import { ORGANIZATION_SCOPES } from '../shared/identity/scopes';
 import { withErrorCode, type GroupContracts } from '../shared/http/contract';
+import type { SETTINGS_ROUTES } from './settings-routes';
 
 const text = (max: number) => z.string().check(z.maxLength(max));
 
@@ -201,4 +202,4 @@ export const SETTINGS_CONTRACTS = {
     data: z.strictObject({ entries: z.array(AuditEntrySchema), next_cursor: z.optional(z.string()) }),
     errors: ['SESSION_REQUIRED', 'INVALID_CURSOR', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
-} as const satisfies GroupContracts<'settings'>;
+} as const satisfies GroupContracts<typeof SETTINGS_ROUTES>;

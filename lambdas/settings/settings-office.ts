@@ -10,14 +10,12 @@ import { ApiError, type ErrorCode } from '../shared/errors';
 import type { AccountItem } from '../shared/identity/access-items';
 import { perPlatform } from '../shared/platform';
 import { sealerOf } from '../shared/sealing';
-import { requireTable } from '../shared/storage/dynamo-client';
-import type { SessionLookup, SettingsOperationInput as OperationInput, SettingsSession } from './settings-pipeline';
+import { requireTable } from '../shared/storage/table-names';
+import type { SettingsOperationInput as OperationInput, SettingsSession } from './settings-pipeline';
 
 /** One back office per platform (per container): its client, the `access` table, the platform's clock. */
 export const officeOf = perPlatform((platform): BackOffice => createBackOffice(platform.documentClient, requireTable(platform.tables, 'access'), platform.clock, undefined, () => sealerOf(platform)));
 
-/** The pipeline's session lookup for this function: one read of the session item. */
-export const lookupSession: SessionLookup = (token, platform) => officeOf(platform).sessions.lookup(token);
 
 /** The back office's codes as the settings API answers them (the spec's web-settings codes where there is one). */
 const CODES: Partial<Record<BackOfficeCode, ErrorCode>> = {

@@ -23,7 +23,6 @@ import { domain, officeOf, sessionOf, sessionView, sourceOf } from './settings-o
 import { ApiError } from '../shared/errors';
 import type { SignInItem } from '../back-office/sign-in-items';
 
-export { lookupSession } from './settings-office';
 
 const signOutOperation: Operation = async (input) => {
   await officeOf(input.platform).sessions.close(presentedSessionToken(input.headers.get(COOKIE_HEADER)));
@@ -39,11 +38,11 @@ const accountReads: ViewReads<{ account: AccountItem | undefined; signIn: SignIn
 const organizationReads: ViewReads<Awaited<ReturnType<BackOffice['memberships']['ofAccount']>>> = (session, platform) => officeOf(platform).memberships.ofAccount(session.accountId);
 const keyReads: ViewReads<Awaited<ReturnType<BackOffice['keys']['list']>>> = (session, platform) => officeOf(platform).keys.list(session.accountId);
 
-export const settingsViewReads: Readonly<Record<string, ViewReads>> = {
+export const settingsViewReads = {
   'settings-session': accountReads,
   'settings-organizations': organizationReads,
   'settings-keys': keyReads,
-};
+} satisfies Record<string, ViewReads>;
 
 const sessionOperation: Operation = async (input) => {
   const session = sessionOf(input);
@@ -114,7 +113,7 @@ const prefetchAuditPage: Prefetch<SettingsSession> = ({ event, caller, platform 
     .then((page): AuditPageRead => ({ kind: 'audit-page', accountId: caller.accountId, cursor, page }));
 };
 
-export const settingsPrefetch: Readonly<Record<string, Prefetch<SettingsSession>>> = { 'settings-key-create': prefetchKeyCreation, 'settings-audit': prefetchAuditPage };
+export const settingsPrefetch = { 'settings-key-create': prefetchKeyCreation, 'settings-audit': prefetchAuditPage } satisfies Record<string, Prefetch<SettingsSession>>;
 
 /** 201 with the new key and its value; 200 with the key an earlier attempt of the same request created, without it. */
 function keyAnswer(creation: KeyCreation) {

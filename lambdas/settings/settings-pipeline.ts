@@ -88,8 +88,8 @@ export type AdmissionHolders = (call: {
 }) => Promise<readonly SettingsHolderItem[]>;
 
 export interface SettingsFunction extends FunctionDefinition<SettingsOperationInput> {
-  /** The session lookup; without one, no session is ever found. */
-  readonly sessions: SessionLookup;
+  /** The session lookup; without one, no session is ever found (the sign-in function's one route takes none). */
+  readonly sessions?: SessionLookup;
   /** Extra holder items of this function's calls (see AdmissionHolders). */
   readonly admissionHolders?: AdmissionHolders;
   /** Per view route, the reads started beside its admission (see ViewReads). */
@@ -99,7 +99,7 @@ export interface SettingsFunction extends FunctionDefinition<SettingsOperationIn
 }
 
 /** No API key; the cross-site checks; the session behind the cookie on signed-in routes. */
-const sessionAuthentication = (sessions: SessionLookup): Middleware => ({
+const sessionAuthentication = (sessions: SessionLookup | undefined): Middleware => ({
   before: async (request) => {
     const state = request.context.pipeline;
     const route = state.route as RouteDefinition;
@@ -111,7 +111,7 @@ const sessionAuthentication = (sessions: SessionLookup): Middleware => ({
     // refused with 400 DUPLICATE_CREDENTIAL_COOKIE before anything is read, counted or written (lambdas/shared/http/cookies.ts).
     const token = route.path.startsWith(`${SETTINGS_PATH}/api/`) ? presentedSessionToken(event.headers.get(COOKIE_HEADER)) : undefined;
     if (route.auth === 'web') return;
-    const session = token ? await sessions(token, platform) : undefined;
+    const session = token && sessions ? await sessions(token, platform) : undefined;
     if (!token || !session) throw apiError('SESSION_REQUIRED');
     state.credentials = { session: { ...session, token } };
     state.accountId = session.accountId;

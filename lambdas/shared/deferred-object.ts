@@ -2,8 +2,8 @@
  * An object built on the first call of one of its methods, from what `load` imports then: the platform's
  * DynamoDB parts (platform.ts), so that a function that never calls DynamoDB (system: GET /health and the 404s)
  * never loads the AWS SDK at its cold start, nor later. In every other function the SDK's modules are in the
- * bundle's static graph anyway (each store imports its commands), so the import resolves from what the cold
- * start loaded; once built, a call goes straight to the object, in the same tick as a direct call.
+ * cold start's static graph anyway (the front door's first read imports its command: key authentication, the session
+ * lookup, the possession check), so the import resolves from what the cold start loaded; once built, a call goes straight to the object, in the same tick as a direct call.
  *
  * For objects used only through methods that return a promise (DynamoDBDocumentClient's `send`, the admission
  * store's reads and writes), named in `methods`: reading one gives a function, and a failure to load is its promise's

@@ -20,7 +20,7 @@ import { EdgeGuard } from './limits/edge-guard';
 import { LIMITS, type Limit } from './limits/limits-table';
 import type { Surface } from './http/routes';
 import type { Sealer } from './sealing';
-import { secretSource, type SecretId, type SecretSource } from './secrets';
+import type { SecretId, SecretSource } from './secrets';
 import { requireTable, tableNamesFromEnv, type TableNames } from './storage/table-names';
 
 export type Clock = () => Date;
@@ -122,7 +122,8 @@ function memoizedSecrets(): (id: SecretId) => SecretSource {
   const sources = new Map<SecretId, SecretSource>();
   return (id) => {
     let source = sources.get(id);
-    if (!source) sources.set(id, (source = secretSource(id)));
+    // The module loads on a secret's first read (a join link, the player's token, a device cookie), not at a cold start.
+    if (!source) sources.set(id, (source = deferredObject(async () => (await import('./secrets')).secretSource(id), ['versions'])));
     return source;
   };
 }

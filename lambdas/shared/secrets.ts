@@ -3,7 +3,7 @@
  * Manager (created by the stateful stack, lib/constructs/service-secrets.ts),
  * never in code or in a function's environment. A function learns only the
  * secret's ARN (`SECRET_ARN_<ID>`), is granted GetSecretValue on exactly the
- * secrets its group declares (routes.ts GROUP_SECRET_ACCESS), and reads the
+ * secrets its group declares (service/data-access.ts GROUP_SECRET_ACCESS), and reads the
  * value on first use, then keeps it for SECRET_CACHE_MS.
  *
  * Verification also accepts the previous version (`AWSPREVIOUS`), so a

@@ -8,19 +8,20 @@
  *
  * Same front door as the rest of web settings (settings-pipeline.ts: no API key, the cross-site checks, the
  * web-settings error shape); the operation is sign-in-operation.ts, counted by source IP and
- * e-mail address once its body is parsed (settings-admission.ts).
+ * e-mail address once its body is parsed (settings-admission.ts). Its route takes no session (auth `web`): it looks
+ * none up.
  */
 import { createSettingsHandler, type SettingsFunction } from '../settings/settings-pipeline';
-import { lookupSession } from '../settings/settings-office';
-import { signInOperation } from './sign-in-operation';
 import { lazyContracts } from '../shared/http/contract-loading';
+import { lazyChunk } from '../shared/http/lazy-chunk';
+import { SIGN_IN_ROUTES } from './sign-in-routes';
 
-/** Loaded beside the first round trip, off the cold start (contract-loading.ts). */
+/** Loaded beside the first round trip, off the cold start (contract-loading.ts, lazy-chunk.ts). */
 const CONTRACTS = lazyContracts(() => import('./sign-in-contracts').then((module) => module.SIGN_IN_CONTRACTS));
+const CODE = lazyChunk(() => import('./sign-in-operation'));
 
-export const operations = { 'settings-sign-in': signInOperation };
+export const operations = { 'settings-sign-in': CODE.fn((m) => m.signInOperation) };
 
-// Its route takes no session (auth `web`): the front door never calls the lookup here; it is the settings function's own.
-export const definition: SettingsFunction = { operations, contracts: CONTRACTS, sessions: lookupSession };
+export const definition: SettingsFunction = { operations, contracts: CONTRACTS, routes: SIGN_IN_ROUTES, chunks: [CODE] };
 
 export const handler = createSettingsHandler(definition);

@@ -22,7 +22,7 @@ import { AUDIT_RETENTION_DAYS, type AuditEntryName } from '../back-office/audit'
 import { ApiError } from '../shared/errors';
 import { logger } from '../shared/observability/logger';
 import { perPlatform, type Clock } from '../shared/platform';
-import { requireTable } from '../shared/storage/dynamo-client';
+import { requireTable } from '../shared/storage/table-names';
 import { newWriteStamp, writeOnce, WRITE_STAMP } from '../shared/storage/write-once';
 import { signInEmailKey } from '../settings/settings-admission';
 

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { withErrorCode, type GroupContracts } from '../shared/http/contract';
+import type { SIGN_IN_ROUTES } from './sign-in-routes';
 import { SettingsSessionSchema } from '../settings/settings-contracts';
 
 const text = (max: number) => z.string().check(z.maxLength(max));
@@ -29,4 +30,4 @@ export const SIGN_IN_CONTRACTS = {
     data: SignedInSchema,
     errors: ['CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_TWO_FACTOR', 'ACCOUNT_INACTIVE', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE', 'PASSWORD_CHECK_BUSY'],
   },
-} as const satisfies GroupContracts<'sign-in'>;
+} as const satisfies GroupContracts<typeof SIGN_IN_ROUTES>;

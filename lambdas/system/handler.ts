@@ -15,8 +15,9 @@ import { successResponse } from '../shared/http/envelope';
 import { answerWith, composeApiHandler, type ApiHandler, type FunctionDefinition, type Middleware } from '../shared/http/pipeline';
 import { health } from './health';
 import { SYSTEM_CONTRACTS } from './system-contracts';
+import { SYSTEM_ROUTES } from './system-routes';
 
-export const definition = { operations: { health }, contracts: SYSTEM_CONTRACTS };
+export const definition = { operations: { health }, contracts: SYSTEM_CONTRACTS, routes: SYSTEM_ROUTES };
 
 /** A route that needs no key is admitted as it is, and its call logged (as the partner API's front door does). */
 const keyless = (): Middleware => ({

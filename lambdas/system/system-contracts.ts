@@ -3,6 +3,7 @@
  */
 import * as z from 'zod/mini';
 import { named, type GroupContracts } from '../shared/http/contract';
+import type { SYSTEM_ROUTES } from './system-routes';
 
 /** Data of GET /health. */
 export const HealthSchema = named(
@@ -20,4 +21,4 @@ export const SYSTEM_CONTRACTS = {
     status: 200,
     data: HealthSchema,
   },
-} as const satisfies GroupContracts<'system'>;
+} as const satisfies GroupContracts<typeof SYSTEM_ROUTES>;

@@ -1,14 +1,18 @@
 /** The `tickets` function: `GET /partners/{partner_id}/tickets` and `GET /partners/{partner_id}/tickets/{invitation_id}`. */
 import { lazyContracts } from '../shared/http/contract-loading';
+import { lazyChunk } from '../shared/http/lazy-chunk';
+import { TICKET_ROUTES } from './ticket-routes';
 import { createPartnerApiHandler } from '../shared/http/partner-api-pipeline';
-import { listTickets, prefetchTicket, prefetchTicketPage, readTicket } from './ticket-operations';
 
-/** Loaded beside the first round trip, off the cold start (contract-loading.ts). */
+/** Loaded beside the first round trip, off the cold start (contract-loading.ts, lazy-chunk.ts). */
 const CONTRACTS = lazyContracts(() => import('./ticket-contracts').then((module) => module.TICKET_CONTRACTS));
+const CODE = lazyChunk(() => import('./ticket-operations'));
 
-export const operations = { tickets: listTickets, ticket: readTicket };
+export const operations = { tickets: CODE.fn((m) => m.listTickets), ticket: CODE.fn((m) => m.readTicket) };
 
 /** Both routes' reads start beside their admission (docs/request-pipeline.md). */
-export const definition = { operations, contracts: CONTRACTS, prefetch: { tickets: prefetchTicketPage, ticket: prefetchTicket } };
+const prefetch = { tickets: CODE.fn((m) => m.prefetchTicketPage), ticket: CODE.fn((m) => m.prefetchTicket) };
+
+export const definition = { operations, contracts: CONTRACTS, prefetch, routes: TICKET_ROUTES, chunks: [CODE] };
 
 export const handler = createPartnerApiHandler(definition);

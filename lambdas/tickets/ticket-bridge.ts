@@ -29,7 +29,7 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, type Dynamo
 import { eventItem } from '../outbox/outbox';
 import { ApiError } from '../shared/errors';
 import { perPlatform } from '../shared/platform';
-import { requireTable } from '../shared/storage/dynamo-client';
+import { requireTable } from '../shared/storage/table-names';
 import type { GameGroup } from '../records/record-model';
 import { isConditionFailure, retryOnConflict } from '../shared/storage/conditions';
 import { ticketIdFor, toTicket, type TicketItem, type TicketStatus } from './ticket-model';

@@ -4,6 +4,7 @@
  */
 import * as z from 'zod/mini';
 import { described, isoTime, named, pageNumberQuery, withErrorCode, type GroupContracts } from '../shared/http/contract';
+import type { TICKET_ROUTES } from './ticket-routes';
 import { INVITATION_ID_PATTERN } from '../invitations/invitation-model';
 import { InvitationSchema } from '../invitations/invitation-contracts';
 import { GAME_GROUPS } from '../records/record-model';
@@ -50,4 +51,4 @@ export const TICKET_CONTRACTS = {
     data: TicketSchema,
     errors: ['TICKET_NOT_FOUND', 'PLAYER_NOT_JOINED', 'PARTNER_ACCESS_FORBIDDEN', 'TICKET_SERVICE_UNAVAILABLE'],
   },
-} as const satisfies GroupContracts<'tickets'>;
+} as const satisfies GroupContracts<typeof TICKET_ROUTES>;

@@ -5,7 +5,7 @@
  * signing secrets (a warm worker does not call KMS for every attempt).
  */
 import { perPlatform, type Platform } from '../shared/platform';
-import { requireTable } from '../shared/storage/dynamo-client';
+import { requireTable } from '../shared/storage/table-names';
 import { Callbacks } from './callbacks';
 import { Deliveries } from './deliveries';
 import type { WebhookItem } from './webhook-items';

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod/mini';
 import { withErrorCode, type GroupContracts } from '../shared/http/contract';
+import type { WEBHOOK_ROUTES } from './webhook-routes';
 
 const text = (max: number) => z.string().check(z.maxLength(max));
 
@@ -149,4 +150,4 @@ export const WEBHOOK_CONTRACTS = {
     data: z.strictObject({ delivery: DeliverySchema }),
     errors: [...COMMON, 'CSRF_CHECK_FAILED', 'WEBHOOK_NOT_FOUND', 'DELIVERY_NOT_FOUND', 'DELIVERY_IN_PROGRESS', 'WEBHOOK_INACTIVE', 'WEBHOOK_NOT_VERIFIED'],
   },
-} as const satisfies GroupContracts<'webhooks'>;
+} as const satisfies GroupContracts<typeof WEBHOOK_ROUTES>;

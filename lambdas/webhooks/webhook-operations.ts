@@ -17,7 +17,7 @@ import { prefetchedOr, type Prefetch } from '../shared/http/pipeline';
 import { logger } from '../shared/observability/logger';
 import { perPlatform } from '../shared/platform';
 import { sealerOf } from '../shared/sealing';
-import { requireTable } from '../shared/storage/dynamo-client';
+import { requireTable } from '../shared/storage/table-names';
 import { controlEvent, post, verificationResult, deliveryResult } from './attempt';
 import { deactivatedAs, isEarlierCallbackCreation, viewOf, type CallbackCreation, type EarlierCallbackCreation } from './callbacks';
 import { deliveryView, resendEntryName, resentItem, unstartedResend } from './deliveries';
@@ -76,7 +76,7 @@ function policyFor(input: OperationInput): UrlPolicy {
 const callbackReads: ViewReads<Awaited<ReturnType<ReturnType<typeof webhookServicesOf>['callbacks']['listOfAccount']>>> = (session, platform) =>
   webhookServicesOf(platform).callbacks.listOfAccount(session.accountId);
 
-export const webhookViewReads: Readonly<Record<string, ViewReads>> = { webhooks: callbackReads };
+export const webhookViewReads = { webhooks: callbackReads } satisfies Record<string, ViewReads>;
 
 const listOperation: Operation = async (input) => ({
   data: { webhooks: await viewRead(input, callbackReads) },
@@ -88,7 +88,7 @@ const prefetchCreation: Prefetch<SettingsSession> = ({ event, caller, platform }
   return idempotencyKey ? webhookServicesOf(platform).callbacks.earlierCreation(caller.accountId, idempotencyKey) : undefined;
 };
 
-export const webhookPrefetch: Readonly<Record<string, Prefetch<SettingsSession>>> = { 'webhook-create': prefetchCreation };
+export const webhookPrefetch = { 'webhook-create': prefetchCreation } satisfies Record<string, Prefetch<SettingsSession>>;
 
 /** 201 with the new callback and its secret; 200 with the callback an earlier attempt of the same request created, without it. */
 function creationAnswer(creation: CallbackCreation, secret: string | null) {

@@ -28,19 +28,8 @@ import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import {
-  API_STAGE_NAME,
-  ENDPOINT_GROUPS,
-  FALLBACK_GROUPS,
-  FALLBACK_RESOURCE,
-  groupsOf,
-  ROUTES,
-  SURFACE_OF_GROUP,
-  surfaceOfPath,
-  type EndpointGroup,
-  type RouteDefinition,
-  type Surface,
-} from '../../lambdas/shared/http/routes';
+import { API_STAGE_NAME, ENDPOINT_GROUPS, FALLBACK_GROUPS, FALLBACK_RESOURCE, groupsOf, SURFACE_OF_GROUP, surfaceOfPath, type EndpointGroup, type RouteDefinition, type Surface } from '../../lambdas/shared/http/routes';
+import { ROUTES } from '../../lambdas/service/routes';
 import { dataAccessOf, GROUP_SECRET_ACCESS } from '../../lambdas/service/data-access';
 import { ACM_CERTIFICATE_ARN, API_INTEGRATION_TIMEOUT_SECONDS, type StageConfig } from '../config/stage-config';
 import { SURFACE_PROFILES, surfaceNamePrefix } from '../config/surfaces';

@@ -20,7 +20,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EDGE_REQUEST_ID } from '../../lib/constructs/error-envelope';
 import { wafRouteQuotas } from '../../lib/constructs/edge-rate-rules';
-import { ROUTES, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { ROUTES } from '../../lambdas/service/routes';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { pass, type SmokeCheck, type SmokeContext } from './check';
 import { CheckFailure, edgeRejectionProblems, failOn } from './expectations';

@@ -9,7 +9,8 @@ import * as credentialHeaders from '../../lambdas/shared/http/credential-headers
 import { COOKIE_HEADER, CREDENTIAL_HEADERS, HEADERS_WITHOUT_CREDENTIALS, JOIN_TOKEN_HEADER } from '../../lambdas/shared/http/credential-headers';
 import { SETTINGS_REQUEST_HEADER } from '../../lambdas/settings/web-session';
 import { REQUEST_LIMITS } from '../../lambdas/shared/http/request-rules';
-import { ROUTES, SURFACE_OF_GROUP, type EndpointGroup, type RouteDefinition, type Surface } from '../../lambdas/shared/http/routes';
+import { SURFACE_OF_GROUP, type EndpointGroup, type RouteDefinition, type Surface } from '../../lambdas/shared/http/routes';
+import { ROUTES } from '../../lambdas/service/routes';
 import { edgeLimits, LIMITS, quotaLimits, type EdgeLimit, type Limit } from '../../lambdas/shared/limits/limits-table';
 import { resolveStageConfig } from '../../lib/config/stage-config';
 import { SURFACE_PROFILES, SURFACES } from '../../lib/config/surfaces';

@@ -3,16 +3,8 @@ import { PLAYER_COUNTER_KEY_PREFIXES } from '../../lambdas/player/player-counter
 import { describe, it, expect } from 'vitest';
 import { Match } from 'aws-cdk-lib/assertions';
 import { secretArnEnvName } from '../../lambdas/shared/secret-names';
-import {
-  ENDPOINT_GROUPS,
-  FALLBACK_GROUPS,
-  groupsOf,
-  ROUTES,
-  SURFACE_OF_GROUP,
-  type EndpointGroup,
-  type RouteDefinition,
-  type Surface,
-} from '../../lambdas/shared/http/routes';
+import { ENDPOINT_GROUPS, FALLBACK_GROUPS, groupsOf, SURFACE_OF_GROUP, type EndpointGroup, type RouteDefinition, type Surface } from '../../lambdas/shared/http/routes';
+import { ROUTES } from '../../lambdas/service/routes';
 import { dataAccessOf, GROUP_SECRET_ACCESS } from '../../lambdas/service/data-access';
 import { RECORD_LIST_INDEXES, TABLE_IDS, physicalTableName, tableEnvName, type TableId } from '../../lambdas/shared/storage/table-definitions';
 import { functionMemoryMb, resolveStageConfig } from '../../lib/config/stage-config';

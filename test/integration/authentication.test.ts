@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackOffice } from '../../lambdas/back-office/back-office';
 import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
 import { ROUTE_CONTRACTS } from '../../lambdas/service/contracts';
-import { ROUTES, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { ROUTES } from '../../lambdas/service/routes';
 import { HANDLERS } from '../../local/handlers';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
 
@@ -24,7 +25,7 @@ const orgRoute: RouteDefinition = {
   body: 'none',
 };
 const router = new Router([...ROUTES, orgRoute]);
-const identity = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS,
+const identity = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS, routes: ROUTES,
   router,
   operations: {
     me: (input) => import('../../lambdas/identity/describe-key').then((m) => m.describeKey(input)),

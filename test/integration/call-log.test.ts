@@ -15,7 +15,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { describeKey } from '../../lambdas/identity/describe-key';
 import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
 import { ROUTE_CONTRACTS } from '../../lambdas/service/contracts';
-import { ROUTES, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { ROUTES } from '../../lambdas/service/routes';
 import { EdgeGuard } from '../../lambdas/shared/limits/edge-guard';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { type Platform } from '../../lambdas/shared/platform';

@@ -14,7 +14,8 @@ import { describeKey } from '../../lambdas/identity/describe-key';
 import { generateApiKey } from '../../lambdas/shared/identity/api-keys';
 import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
 import { ROUTE_CONTRACTS } from '../../lambdas/service/contracts';
-import { ROUTES, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { ROUTES } from '../../lambdas/service/routes';
 import { HANDLERS } from '../../local/handlers';
 import { startLocalFront } from '../../local/http-front';
 import { createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
@@ -71,7 +72,7 @@ let key: string;
 let partnerId: string;
 
 beforeAll(async () => {
-  const identity = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS,
+  const identity = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS, routes: ROUTES,
     router,
     operations: { me: describeKey, probe: async ({ query }) => ({ data: { query: { ...query } } }) },
   });

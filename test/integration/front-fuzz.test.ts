@@ -23,7 +23,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeKey } from '../../lambdas/identity/describe-key';
 import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
 import { ROUTE_CONTRACTS } from '../../lambdas/service/contracts';
-import { isSettingsPath, ROUTES, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { isSettingsPath, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { ROUTES } from '../../lambdas/service/routes';
 import { frontAnswers } from '../../lib/config/front-answers';
 import { HANDLERS } from '../../local/handlers';
 import { stagePathOf } from '../../local/http-front';
@@ -56,7 +57,7 @@ let settingsCookie: string;
 const keys: string[] = [];
 
 beforeAll(async () => {
-  const identity = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS,
+  const identity = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS, routes: ROUTES,
     router,
     operations: { me: describeKey, 'fuzz-echo': async ({ query }) => ({ data: { query: { ...query } } }) },
   });

@@ -17,7 +17,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { describeKey } from '../../lambdas/identity/describe-key';
 import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
 import { ROUTE_CONTRACTS } from '../../lambdas/service/contracts';
-import { ROUTES, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { ROUTES } from '../../lambdas/service/routes';
 import { logger } from '../../lambdas/shared/observability/logger';
 import { HANDLERS } from '../../local/handlers';
 import { startHttpsReceiver } from '../support/https-receiver';
@@ -31,7 +32,7 @@ const leakyRoute = (id: string, method: 'GET' | 'POST', body: 'none' | 'json'): 
 const router = new Router([...ROUTES, leakyRoute('leak-log', 'POST', 'json'), leakyRoute('leak-throw', 'GET', 'none')]);
 
 /** What a careless operation might do: log the headers and the body, and throw the credential in an error's message and cause. */
-const identity = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS,
+const identity = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS, routes: ROUTES,
   router,
   operations: {
     me: describeKey,

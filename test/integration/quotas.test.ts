@@ -14,9 +14,11 @@ import { digestApiKey, keyIdFromDigest } from '../../lambdas/shared/identity/api
 import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
 import { ROUTE_CONTRACTS } from '../../lambdas/service/contracts';
 import type { Operation } from '../../lambdas/shared/http/pipeline';
-import { ROUTES, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { ROUTES } from '../../lambdas/service/routes';
 import { authenticateKey } from '../../lambdas/shared/identity/key-authentication';
-import { admitRequest, counterAttribute } from '../../lambdas/shared/limits/admission';
+import { counterAttribute } from '../../lambdas/shared/limits/admission';
+import { admitRequest } from '../../lambdas/shared/limits/key-admission';
 import { LIMITS, type Limit } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, type Platform } from '../../lambdas/shared/platform';
 import { HANDLERS } from '../../local/handlers';
@@ -62,7 +64,7 @@ let stack: TestStack;
 let now: Date | undefined;
 
 beforeAll(async () => {
-  const identity = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS,
+  const identity = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS, routes: ROUTES,
     router,
     platform: () => platform,
     operations: { me: describeKey, 'probe-create': held, 'probe-invitation': held, 'probe-ticket': held, 'probe-plain': held },

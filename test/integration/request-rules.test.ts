@@ -9,7 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
 import { ROUTE_CONTRACTS } from '../../lambdas/service/contracts';
-import { ROUTES, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { ROUTES } from '../../lambdas/service/routes';
 import { HANDLERS } from '../../local/handlers';
 import { rawRequest, type RawResponse } from '../support/raw-http';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
@@ -26,7 +27,7 @@ const echoRoute: RouteDefinition = {
   body: 'json',
 };
 const router = new Router([...ROUTES, echoRoute]);
-const testHandler = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS,
+const testHandler = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS, routes: ROUTES,
   router,
   operations: { 'test-echo': async ({ body, query }) => ({ status: 201, data: { body, query } }) },
 });

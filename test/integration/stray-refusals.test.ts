@@ -14,7 +14,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { ERROR_CATALOG } from '../../lambdas/shared/errors';
 import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
 import type { Operation } from '../../lambdas/shared/http/pipeline';
-import { ROUTES, Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { Router, type RouteDefinition } from '../../lambdas/shared/http/routes';
+import { ROUTES } from '../../lambdas/service/routes';
 import { createSettingsHandler } from '../../lambdas/settings/settings-pipeline';
 import { HANDLERS } from '../../local/handlers';
 import { captureLogs } from '../support/log-capture';

@@ -8,7 +8,7 @@
 import { observedJob } from '../../shared/observability/invocation';
 import { logger } from '../../shared/observability/logger';
 import { sharedPlatform, type Platform } from '../../shared/platform';
-import { requireTable } from '../../shared/storage/dynamo-client';
+import { requireTable } from '../../shared/storage/table-names';
 import { sweepDeliveries, type SweepResult } from '../../webhooks/delivery-sweeper';
 import { webhookServicesOf } from '../../webhooks/services';
 

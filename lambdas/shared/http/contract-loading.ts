@@ -6,7 +6,7 @@
  */
 import type { ContractTable, parseInput as ParseInput } from './contract';
 import { loadOnce } from '../load-once';
-import { ROUTES } from './routes';
+import type { RouteDefinition } from './routes';
 
 const LAZY = Symbol('contracts loaded on first use');
 
@@ -35,14 +35,14 @@ export interface FunctionContracts {
 }
 
 /**
- * A route of the service's table that has an operation must have its contract too (its input would otherwise go
+ * A route of the function's that has an operation must have its contract too (its input would otherwise go
  * unchecked): a table at hand is checked now, at the handler's construction; one loaded on first use when it loads.
  */
-export function functionContracts(declared: DeclaredContracts, operations: Readonly<Record<string, unknown>>): FunctionContracts {
-  if (!isLazy(declared)) assertCovered(declared, operations);
+export function functionContracts(declared: DeclaredContracts, operations: Readonly<Record<string, unknown>>, routes: readonly RouteDefinition[]): FunctionContracts {
+  if (!isLazy(declared)) assertCovered(declared, operations, routes);
   const loaded = loadOnce(async (): Promise<LoadedContracts> => {
     const [table, { parseInput }] = await Promise.all([isLazy(declared) ? declared[LAZY]() : declared, import('./contract')]);
-    if (isLazy(declared)) assertCovered(table, operations);
+    if (isLazy(declared)) assertCovered(table, operations, routes);
     return { table, parseInput };
   });
   return {
@@ -53,7 +53,7 @@ export function functionContracts(declared: DeclaredContracts, operations: Reado
   };
 }
 
-function assertCovered(table: ContractTable, operations: Readonly<Record<string, unknown>>): void {
-  const uncovered = ROUTES.filter((route) => operations[route.id] !== undefined && table[route.id] === undefined);
+function assertCovered(table: ContractTable, operations: Readonly<Record<string, unknown>>, routes: readonly RouteDefinition[]): void {
+  const uncovered = routes.filter((route) => operations[route.id] !== undefined && table[route.id] === undefined);
   if (uncovered.length > 0) throw new Error(`composeApiHandler: the routes ${uncovered.map((r) => r.id).join(', ')} have an operation but no contract`);
 }

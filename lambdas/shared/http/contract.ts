@@ -14,7 +14,7 @@
 // zod/mini: tree-shakeable (~13 KiB in a bundle, where classic zod adds ~440 KiB to every function).
 import * as z from 'zod/mini';
 import { ApiError, ERROR_CATALOG, type ErrorCode } from '../errors';
-import type { EndpointGroup, RouteDefinition, ROUTES } from './routes';
+import type { RouteDefinition } from './routes';
 
 export interface RouteContract {
   readonly summary: string;
@@ -33,14 +33,12 @@ export interface RouteContract {
   readonly errorStatus?: Partial<Record<ErrorCode, number>>;
 }
 
-/** The route ids of one group of the route table. */
-export type RouteIdOf<G extends EndpointGroup> = Extract<(typeof ROUTES)[number], { readonly group: G }>['id'];
-
 /**
- * A group's contracts (`lambdas/<group>/*-contracts.ts`): one for each of its routes and no other. The group's
- * function carries these only; lambdas/service/groups.ts assembles every group's for the OpenAPI documents and tests.
+ * A group's contracts (`lambdas/<group>/*-contracts.ts`): one for each of its routes (`typeof X_ROUTES`, its
+ * *-routes.ts) and no other. The group's function carries these only; lambdas/service/contracts.ts assembles every
+ * group's for the OpenAPI documents and tests.
  */
-export type GroupContracts<G extends EndpointGroup> = { readonly [id in RouteIdOf<G>]: RouteContract };
+export type GroupContracts<R extends readonly RouteDefinition[]> = { readonly [id in R[number]['id']]: RouteContract };
 
 /** A function's contracts by route id (its group's; a test's function may add its own routes'). */
 export type ContractTable = Readonly<Record<string, RouteContract>>;

@@ -12,7 +12,8 @@
 import { authorizeRoute } from '../identity/authorization';
 import { authenticateKey } from '../identity/key-authentication';
 import { principalOf, type Principal } from '../identity/principal';
-import { admitRequest, decisionDepsOf } from '../limits/admission';
+import { decisionDepsOf } from '../limits/admission';
+import { admitRequest } from '../limits/key-admission';
 import { AUTHORIZATION_HEADER } from './credential-headers';
 import { successResponse } from './envelope';
 import { admissionSignal, answerWith, composeApiHandler, startPrefetch, type ApiHandler, type FunctionDefinition, type Middleware, type Prefetch } from './pipeline';

@@ -23,23 +23,23 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { ApiError, apiError, toApiError, type ErrorCode } from '../errors';
 import type { AuthenticatedKey } from '../identity/key-authentication';
 import type { Principal } from '../identity/principal';
-import type { Admission } from '../limits/admission';
+import type { Admission } from '../limits/key-admission';
 import { edgeRejection } from '../limits/edge-guard';
 import { observability } from '../observability/invocation';
 import { logger } from '../observability/logger';
 import { METRICS, statusClass } from '../observability/metric-catalog';
 import { recordMetric } from '../observability/metrics';
 import { currentRequestScope, dynamoFigures, runInRequestScope } from '../observability/request-scope';
-import { loadOnce } from '../load-once';
 import { sharedPlatform, type Platform } from '../platform';
 import { refusalSiteOf, strayRefusalOf } from '../storage/conditions';
-import { withinDeadline } from '../storage/retry-budget';
+import { withinDeadline } from '../storage/operation-deadline';
 import { normalizeEvent, type ApiEvent } from './api-event';
 import { errorResponse, errorResponseFor, pageResponse } from './envelope';
 import type { ContractTable } from './contract';
 import { functionContracts, type DeclaredContracts, type FunctionContracts } from './contract-loading';
+import type { LazyChunk } from './lazy-chunk';
 import { enforceInputRules, enforceTransportRules } from './request-rules';
-import { defaultRouter, FALLBACK_RESOURCE, surfaceOfPath, type RouteDefinition, type Router } from './routes';
+import { FALLBACK_RESOURCE, Router, surfaceOfPath, type RouteDefinition } from './routes';
 import { AUTHORIZATION_HEADER } from './credential-headers';
 
 export interface OperationInput {
@@ -100,15 +100,6 @@ export interface OperationResult {
 
 /** A route's operation; a surface's operations may take more than the shared input (a session, a proof of possession). */
 export type Operation<I extends OperationInput = OperationInput> = (input: I) => Promise<OperationResult>;
-
-/**
- * A route's operation whose module loads on the route's first call, not at a cold start: for a route with code of its
- * own that no other route of the function uses (a page's markup and script). Imported once per container.
- */
-export function lazyOperation<I extends OperationInput>(load: () => Promise<Operation<I>>): Operation<I> {
-  const operation = loadOnce(load);
-  return async (input) => (await operation())(input);
-}
 
 /** What the steps learn about a request, for the later steps and the envelope. */
 export interface PipelineState {
@@ -183,7 +174,7 @@ function recordAnswer(state: PipelineState | undefined, router: Router, status: 
   if (error?.code === 'CONCURRENCY_LIMITED') recordMetric(METRICS.concurrencyRejections, { policy });
 }
 
-function envelope(getPlatform: () => Platform, router: Router, contracts: FunctionContracts): Middleware {
+function envelope(getPlatform: () => Platform, router: Router, contracts: FunctionContracts, chunks: readonly LazyChunk<unknown>[]): Middleware {
   const finish = async (request: Request, response: APIGatewayProxyResult, error?: ApiError) => {
     const state = request.context.pipeline as PipelineState | undefined;
     // A normal response always frees the request's concurrency slots.
@@ -233,8 +224,9 @@ function envelope(getPlatform: () => Platform, router: Router, contracts: Functi
     before: (request) => {
       const event = normalizeEvent(request.event);
       request.context.pipeline = { event, startedAt: Date.now(), platform: getPlatform(), admitted: false };
-      // The contracts (and zod) load while authentication and admission make their round trip; input awaits them.
+      // The contracts (and zod) and the route code load while authentication and admission make their round trip.
       contracts.start();
+      for (const chunk of chunks) chunk.start();
     },
     after: (request) => finish(request, request.response as APIGatewayProxyResult),
     onError: async (request) => {
@@ -343,6 +335,14 @@ export interface FunctionDefinition<I extends OperationInput = OperationInput> {
    * one. A group's function declares them `lazyContracts(...)`, off its cold start (contract-loading.ts).
    */
   readonly contracts: DeclaredContracts;
+  /**
+   * The chunks its route code loads from (lazy-chunk.ts): started when a request starts, beside the contracts, so they
+   * load while its first round trip is in flight.
+   */
+  readonly chunks?: readonly LazyChunk<unknown>[];
+  /** Its group's routes (`lambdas/<group>/*-routes.ts`): a request for any other path answers 404. */
+  readonly routes?: readonly RouteDefinition[];
+  /** A router instead of `routes` (a test's, over an extended table). */
   readonly router?: Router;
   readonly platform?: () => Platform;
 }
@@ -361,17 +361,25 @@ export interface FrontDoor<I extends OperationInput> {
   readonly respond: (state: PipelineState, result: OperationResult) => APIGatewayProxyResult;
 }
 
+/** The router of a function: its own, or one over its routes (a function declares one or the other). */
+export function routerOf(definition: Pick<FunctionDefinition<never>, 'routes' | 'router'>): Router {
+  if (definition.router) return definition.router;
+  if (!definition.routes) throw new Error('A function declares its routes (FunctionDefinition.routes) or a router');
+  return new Router(definition.routes);
+}
+
 /**
- * A function's handler: the shared steps around a front door's own. A route of the service's table that has an
+ * A function's handler: the shared steps around a front door's own. A route of the function's that has an
  * operation here must have its contract here too (input would otherwise go unchecked): refused at construction.
  */
 export function composeApiHandler<I extends OperationInput>(definition: FunctionDefinition<I>, door: FrontDoor<I>): ApiHandler {
-  const router = definition.router ?? defaultRouter;
-  const contracts = functionContracts(definition.contracts, definition.operations);
+  const router = routerOf(definition);
+  // A group's own routes are checked for their contracts; a test's router (probe routes beside the service's) is not.
+  const contracts = functionContracts(definition.contracts, definition.operations, definition.routes ?? []);
   const getPlatform = definition.platform ?? sharedPlatform;
   let pipeline = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, PipelineContext>()
     .use(observability<APIGatewayProxyEvent, APIGatewayProxyResult, PipelineContext>())
-    .use(envelope(getPlatform, router, contracts))
+    .use(envelope(getPlatform, router, contracts, definition.chunks ?? []))
     .use(edge())
     .use(transport())
     .use(routing(router, door.doors));

@@ -1,8 +1,9 @@
 /**
- * The route table: every operation of the API, declared once. The CDK API
- * construct builds API Gateway resources from it, the local HTTP front routes
- * with it, and the request pipeline reads each route's rules (authentication,
- * scope, allowed query parameters, body) from it.
+ * What a route is: its shape (RouteDefinition), the functions (groups) and surfaces routes belong to, and the router
+ * that finds one. The routes themselves are declared in their groups (`lambdas/<group>/*-routes.ts`), and
+ * lambdas/service/routes.ts assembles the service's table: the CDK API construct builds API Gateway resources from
+ * it, the local HTTP front routes with it; a function's pipeline reads its own group's routes' rules (authentication,
+ * scope, allowed query parameters, body).
  *
  * Paths are relative to the base URL, which ends with the `v1` stage.
  */
@@ -82,169 +83,6 @@ export interface RouteDefinition {
   readonly body: 'none' | 'json';
 }
 
-export const ROUTES = [
-  { id: 'health', method: 'GET', path: '/health', group: 'system', auth: 'none', query: [], body: 'none' },
-  { id: 'me', method: 'GET', path: '/me', group: 'identity', auth: 'key', query: [], body: 'none' },
-  { id: 'entitlements', method: 'GET', path: '/entitlements', group: 'entitlements', auth: 'key', scope: 'entitlements:read', query: [], body: 'none' },
-  { id: 'record-lookup', method: 'GET', path: '/records/{uuid}', group: 'records', auth: 'key', scope: 'public:read', query: [], body: 'none' },
-  {
-    id: 'org-records',
-    method: 'GET',
-    path: '/partners/{partner_id}/records',
-    group: 'records',
-    auth: 'key',
-    scope: 'records:read',
-    partnerBound: true,
-    query: ['limit', 'cursor', 'updated_after', 'result', 'game', 'player_name'],
-    body: 'none',
-  },
-  {
-    id: 'org-record',
-    method: 'GET',
-    path: '/partners/{partner_id}/records/{record_id}',
-    group: 'records',
-    auth: 'key',
-    scope: 'records:read',
-    partnerBound: true,
-    query: [],
-    body: 'none',
-  },
-  {
-    id: 'org-entitlements',
-    method: 'GET',
-    path: '/partners/{partner_id}/entitlements',
-    group: 'entitlements',
-    auth: 'key',
-    scope: 'entitlements:read',
-    partnerBound: true,
-    query: [],
-    body: 'none',
-  },  {
-    id: 'invitations',
-    method: 'GET',
-    path: '/partners/{partner_id}/invitations',
-    group: 'invitations',
-    auth: 'key',
-    scope: 'invitations:read',
-    partnerBound: true,
-    category: 'invitation',
-    query: ['page'],
-    body: 'none',
-  },
-  {
-    id: 'invitation-create',
-    method: 'POST',
-    path: '/partners/{partner_id}/invitations',
-    group: 'invitations',
-    auth: 'key',
-    scope: 'invitations:write',
-    partnerBound: true,
-    category: 'invitation-create',
-    query: [],
-    body: 'json',
-  },
-  {
-    id: 'invitation',
-    method: 'GET',
-    path: '/partners/{partner_id}/invitations/{invitation_id}',
-    group: 'invitations',
-    auth: 'key',
-    scope: 'invitations:read',
-    partnerBound: true,
-    category: 'invitation',
-    query: [],
-    body: 'none',
-  },
-  {
-    id: 'invitation-link',
-    method: 'GET',
-    path: '/partners/{partner_id}/invitations/{invitation_id}/link',
-    group: 'invitations',
-    auth: 'key',
-    scope: 'invitations:write',
-    partnerBound: true,
-    category: 'invitation',
-    query: [],
-    body: 'none',
-  },
-  {
-    id: 'invitation-revoke',
-    method: 'POST',
-    path: '/partners/{partner_id}/invitations/{invitation_id}/revoke',
-    group: 'invitations',
-    auth: 'key',
-    scope: 'invitations:write',
-    partnerBound: true,
-    category: 'invitation',
-    query: [],
-    body: 'none',
-  },  {
-    id: 'tickets',
-    method: 'GET',
-    path: '/partners/{partner_id}/tickets',
-    group: 'tickets',
-    auth: 'key',
-    scope: 'tickets:read',
-    partnerBound: true,
-    category: 'ticket',
-    query: ['page'],
-    body: 'none',
-  },
-  {
-    id: 'ticket',
-    method: 'GET',
-    path: '/partners/{partner_id}/tickets/{invitation_id}',
-    group: 'tickets',
-    auth: 'key',
-    scope: 'tickets:read',
-    partnerBound: true,
-    category: 'ticket',
-    query: [],
-    body: 'none',
-  },
-  // The player site (not part of the partner API: docs/player-site.md): the page, and the calls its script makes.
-  { id: 'player-page', method: 'GET', path: '/join/{invitation_id}', group: 'player', auth: 'player', query: [], body: 'none' },
-  { id: 'player-view', method: 'GET', path: '/join/{invitation_id}/view', group: 'player', auth: 'player', category: 'player-view', query: [], body: 'none' },
-  { id: 'player-claim', method: 'POST', path: '/join/{invitation_id}/claim', group: 'player', auth: 'player', category: 'player-claim', query: [], body: 'json' },
-  { id: 'player-message', method: 'POST', path: '/join/{invitation_id}/messages', group: 'player', auth: 'player', category: 'player-message', query: [], body: 'json' },
-  // Web settings (docs/web-settings.md): the page, and the settings API its script calls.
-  { id: 'settings-page', method: 'GET', path: '/settings', group: 'settings', auth: 'web', query: [], body: 'none' },
-  // Signing in has a function of its own (each attempt a password hash): a flood of it spends that function's reserved
-  // concurrency, never the settings function's (docs/infrastructure.md, "Sign-in's own function").
-  { id: 'settings-sign-in', method: 'POST', path: '/settings/api/session', group: 'sign-in', auth: 'web', category: 'settings-sign-in', query: [], body: 'json' },
-  { id: 'settings-sign-out', method: 'DELETE', path: '/settings/api/session', group: 'settings', auth: 'web', query: [], body: 'none' },
-  { id: 'settings-session', method: 'GET', path: '/settings/api/session', group: 'settings', auth: 'session', category: 'settings-view', query: [], body: 'none' },
-  { id: 'settings-organizations', method: 'GET', path: '/settings/api/organizations', group: 'settings', auth: 'session', category: 'settings-view', query: [], body: 'none' },
-  { id: 'settings-keys', method: 'GET', path: '/settings/api/keys', group: 'settings', auth: 'session', category: 'settings-view', query: [], body: 'none' },
-  { id: 'settings-key-create', method: 'POST', path: '/settings/api/keys', group: 'settings', auth: 'session', category: 'settings-key-create', query: [], body: 'json' },
-  { id: 'settings-key-revoke', method: 'POST', path: '/settings/api/keys/{key_id}/revoke', group: 'settings', auth: 'session', category: 'settings-revoke', query: [], body: 'none' },
-  // The remedies (password change, two-factor confirm, sign out everywhere) count on their session only: nothing another session spends can block them.
-  { id: 'settings-password', method: 'POST', path: '/settings/api/password', group: 'settings', auth: 'session', category: 'settings-remedy', query: [], body: 'json' },
-  { id: 'settings-two-factor-enrol', method: 'POST', path: '/settings/api/two-factor/enrol', group: 'settings', auth: 'session', category: 'settings-change', query: [], body: 'json' },
-  { id: 'settings-two-factor-confirm', method: 'POST', path: '/settings/api/two-factor/confirm', group: 'settings', auth: 'session', category: 'settings-remedy', query: [], body: 'json' },
-  { id: 'settings-two-factor-disable', method: 'POST', path: '/settings/api/two-factor/disable', group: 'settings', auth: 'session', category: 'settings-change', query: [], body: 'json' },
-  { id: 'settings-sign-out-everywhere', method: 'POST', path: '/settings/api/sign-out-everywhere', group: 'settings', auth: 'session', category: 'settings-remedy', query: [], body: 'none' },
-  { id: 'settings-audit', method: 'GET', path: '/settings/api/audit', group: 'settings', auth: 'session', category: 'settings-view', query: ['cursor'], body: 'none' },
-  // Webhook callbacks in web settings (docs/webhooks.md): their own function (KMS, the delivery queue), the same session and limits.
-  { id: 'webhooks', method: 'GET', path: '/settings/api/webhooks', group: 'webhooks', auth: 'session', category: 'settings-view', query: [], body: 'none' },
-  { id: 'webhook-create', method: 'POST', path: '/settings/api/webhooks', group: 'webhooks', auth: 'session', category: 'settings-webhook-create', query: [], body: 'json' },
-  { id: 'webhook-verify', method: 'POST', path: '/settings/api/webhooks/{webhook_id}/verify', group: 'webhooks', auth: 'session', category: 'settings-webhook-check', query: [], body: 'none' },
-  { id: 'webhook-test', method: 'POST', path: '/settings/api/webhooks/{webhook_id}/test', group: 'webhooks', auth: 'session', category: 'settings-webhook-check', query: [], body: 'none' },
-  { id: 'webhook-deactivate', method: 'POST', path: '/settings/api/webhooks/{webhook_id}/deactivate', group: 'webhooks', auth: 'session', category: 'settings-revoke', query: [], body: 'none' },
-  { id: 'webhook-deliveries', method: 'GET', path: '/settings/api/webhooks/{webhook_id}/deliveries', group: 'webhooks', auth: 'session', category: 'settings-view', query: [], body: 'none' },
-  {
-    id: 'webhook-resend',
-    method: 'POST',
-    path: '/settings/api/webhooks/{webhook_id}/deliveries/{delivery_id}/resend',
-    group: 'webhooks',
-    auth: 'session',
-    category: 'settings-webhook-resend',
-    query: [],
-    body: 'none',
-  },
-] as const satisfies readonly RouteDefinition[];
-
-export type RouteId = (typeof ROUTES)[number]['id'];
 
 /** Resource template API Gateway reports for requests no route declares. */
 export const FALLBACK_RESOURCE = '/{proxy+}';
@@ -278,7 +116,7 @@ function compile(route: RouteDefinition): CompiledRoute {
 export class Router {
   private readonly compiled: readonly CompiledRoute[];
 
-  constructor(readonly routes: readonly RouteDefinition[] = ROUTES) {
+  constructor(readonly routes: readonly RouteDefinition[]) {
     this.compiled = routes.map(compile);
   }
 
@@ -311,4 +149,3 @@ function safeDecode(segment: string): string {
   }
 }
 
-export const defaultRouter = new Router();

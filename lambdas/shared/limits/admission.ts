@@ -22,22 +22,18 @@
  * invitation and ticket request; a transaction over the three items would avoid all of it, for twice the
  * write units and a serialized organization item under its own traffic (docs/limits.md, "Concurrency").
  *
- * Who the key is (identity/key-authentication.ts), what it may do
- * (identity/authorization.ts), the response headers (rate-limit-headers.ts)
- * and the sampled rejection log (rejection-log.ts) live beside this module.
+ * The key's own admission (its items, and what their old images say of its standing) is key-admission.ts; the web
+ * side's are player-admission.ts and settings-admission.ts, over this module's decision. Who the key is
+ * (identity/key-authentication.ts), what it may do (identity/authorization.ts), the response headers
+ * (rate-limit-headers.ts) and the sampled rejection log (rejection-log.ts) live beside it.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { ApiError, type ErrorCode } from '../errors';
-import { accountKey, apiKeyKey, orgKey, type KeyFacts } from '../identity/access-items';
-import type { AuthenticatedKey } from '../identity/key-authentication';
-import { assessKey, type KeyState } from '../identity/key-standing';
-import { principalOf, type Principal } from '../identity/principal';
 import { logger } from '../observability/logger';
 import { QuotaStoreUnavailable, type AdmissionStore, type CounterPlan, type Guard, type ItemKey, type ItemPlan, type RollingPlan } from './admission-store';
 import {
   concurrencyLimits,
   covers,
-  HEADLINE_POLICY,
   LEASE_SECONDS,
   quotaLimits,
   rollingLimits,
@@ -48,20 +44,11 @@ import {
   type RollingLimit,
   type RouteCategory,
 } from './limits-table';
-import { concurrencyRejectionHeaders, headlineHeaders, quotaRejectionHeaders, rollingRejectionHeaders } from './rate-limit-headers';
-import { logRejectionSample, type RateLogSampler } from './rejection-log';
+import { concurrencyRejectionHeaders, quotaRejectionHeaders, rollingRejectionHeaders } from './rate-limit-headers';
 import type { WindowMemory } from './window-memory';
 
 export interface AdmissionRoute {
   readonly category?: RouteCategory;
-}
-
-export interface Admission {
-  readonly principal: Principal;
-  /** X-RateLimit-* of the key's minute window, after this request. */
-  readonly headers: Record<string, string>;
-  /** Free the concurrency leases this request holds (idempotent; never throws). */
-  release(): Promise<void>;
 }
 
 /** What a decision over holder items needs (the key's admission here, the player site's in player-admission.ts). */
@@ -106,10 +93,6 @@ export function counterItem(holder: QuotaHolder, key: ItemKey, now: Date): { hol
 /** Longer than the longest window (a day) by a day: a removed counter item never held a live count. */
 export const COUNTER_ITEM_LIFETIME_SECONDS = 2 * 86_400;
 
-export interface AdmissionDeps extends DecisionDeps {
-  readonly rateLog: RateLogSampler;
-}
-
 const MAX_ATTEMPTS_PER_ITEM = 5;
 const MAX_EXPIRED_LEASES_DROPPED = 10;
 /**
@@ -152,32 +135,8 @@ type Settled =
   | { readonly kind: 'rolling'; readonly item: HolderItem; readonly limit: RollingLimit; readonly freesAt: number }
   | { readonly kind: 'unavailable'; readonly item: HolderItem; readonly error: unknown };
 
-function planItems(facts: KeyFacts, route: AdmissionRoute, deps: DecisionDeps): HolderItem[] {
-  const items: { holder: QuotaHolder; key: ItemKey; guard: Guard }[] = [
-    { holder: 'key', key: apiKeyKey(facts.key_id), guard: { kind: 'key' } },
-    { holder: 'account', key: accountKey(facts.account_id), guard: { kind: 'account', credGen: facts.account_gen } },
-  ];
-  if (facts.partner_id !== null) {
-    items.push({
-      holder: 'organization',
-      key: orgKey(facts.partner_id),
-      guard: { kind: 'organization', keyGen: facts.org_gen ?? 0, accountId: facts.account_id, grant: facts.manager_grant ?? '' },
-    });
-  }
-  return planHolderItems(items, route, deps, leaseTagOf(facts.key_id, route, deps.limits));
-}
-
-/**
- * A key's leases are named `<tag>_<admission id>` on every item (tag: 8 hex digits of the key id's digest), so that
- * an account's or organization's item shows how many of its slots each key holds (crowdingOf). Undefined on routes
- * without a per-key slot limit.
- */
-function leaseTagOf(keyId: string, route: AdmissionRoute, limits: readonly Limit[]): LeaseTag | undefined {
-  const perKey = concurrencyLimits(limits).find((l) => l.holder === 'key' && covers(l, route.category));
-  return perKey && { tag: createHash('sha256').update(keyId).digest('hex').slice(0, 8), perKey: perKey.limit };
-}
-
-interface LeaseTag {
+/** A key's lease tag (key-admission.ts leaseTagOf): its leases on every item are named `<tag>_<admission id>`. */
+export interface LeaseTag {
   readonly tag: string;
   /** The key's own slots: no key ever runs more at once. */
   readonly perKey: number;
@@ -227,24 +186,6 @@ export function planHolderItems(
       plan: { admissionId, key, guard, counters, ...(lease ? { lease } : {}), ...(rolling ? { rolling } : {}), ...(ttl !== undefined ? { ttl } : {}) },
     };
   });
-}
-
-/** The answer the old image of a refusing item implies for this key, if it is about the key's standing. */
-function denialFrom(item: HolderItem, old: Readonly<Record<string, unknown>> | undefined, facts: KeyFacts, now: Date): ErrorCode | undefined {
-  if (!old) return 'INVALID_API_KEY';
-  const passing: KeyState = {
-    key: {},
-    account: { status: 'active', cred_gen: facts.account_gen },
-    org: facts.partner_id === null ? undefined : { status: 'active', key_gen: facts.org_gen ?? 0, managers: { [facts.account_id]: facts.manager_grant ?? '' } },
-  };
-  const state: KeyState =
-    item.holder === 'key'
-      ? { ...passing, key: old as KeyState['key'] }
-      : item.holder === 'account'
-        ? { ...passing, account: old as KeyState['account'] }
-        : { ...passing, org: old as KeyState['org'] };
-  const standing = assessKey(facts, state, now);
-  return standing.usable ? undefined : standing.denial;
 }
 
 /**
@@ -482,27 +423,5 @@ export async function decide(
         leased.map((a) => deps.store.release(a.plan.key, (a.plan.lease as { leaseId: string }).leaseId, AbortSignal.timeout(deps.cleanupTimeoutMs ?? CLEANUP_TIMEOUT_MS))),
       ).catch((error) => logger.error('concurrency lease not released; it expires by itself', { error }));
     },
-  };
-}
-
-/**
- * Admit the authenticated key's request, or throw the ApiError that refuses
- * it (nothing then stays counted); a store that does not answer in time is
- * QuotaStoreUnavailable, 503 RATE_LIMIT_UNAVAILABLE.
- */
-export async function admitRequest({ facts, coldImage }: AuthenticatedKey, route: AdmissionRoute, deps: AdmissionDeps): Promise<Admission> {
-  if (coldImage) deps.windows.learn(String(coldImage.pk), coldImage);
-  const decision = await decide(
-    planItems(facts, route, deps),
-    (item, old) => denialFrom(item, old, facts, deps.now),
-    deps,
-    (rejection) => logRejectionSample(facts, rejection, { ...deps, signal: AbortSignal.timeout(deps.cleanupTimeoutMs ?? CLEANUP_TIMEOUT_MS) }),
-  );
-  const headline = quotaLimits(deps.limits).find((l) => l.policy === HEADLINE_POLICY);
-  const keyItem = decision.admitted.find((a) => a.item.holder === 'key');
-  return {
-    principal: principalOf(facts),
-    headers: headlineHeaders(headline, headline && keyItem ? (keyItem.counts[counterAttribute(headline.policy)] ?? 0) : undefined, deps.now),
-    release: decision.release,
   };
 }

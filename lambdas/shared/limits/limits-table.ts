@@ -57,7 +57,6 @@ export interface QuotaLimit {
   readonly limit: number;
   /** `all`: every authenticated request; otherwise the route categories it covers. */
   readonly covers: 'all' | readonly RouteCategory[];
-  readonly description: string;
 }
 
 export interface ConcurrencyLimit {
@@ -67,7 +66,6 @@ export interface ConcurrencyLimit {
   /** Requests in flight at once. */
   readonly limit: number;
   readonly covers: readonly RouteCategory[];
-  readonly description: string;
 }
 
 /**
@@ -82,7 +80,6 @@ export interface RollingLimit {
   readonly windowSeconds: 60;
   readonly limit: number;
   readonly covers: readonly RouteCategory[];
-  readonly description: string;
 }
 
 export type EdgeAggregate = 'ip' | 'credential' | 'location';
@@ -112,7 +109,6 @@ export interface EdgeLimit {
    * process (the Lambda pipeline per container, and the local front).
    */
   readonly enforcedBy: 'waf' | 'application';
-  readonly description: string;
 }
 
 export type Limit = QuotaLimit | ConcurrencyLimit | RollingLimit | EdgeLimit;
@@ -124,60 +120,65 @@ const SETTINGS_CHANGES: readonly RouteCategory[] = ['settings-change', 'settings
 /** Everything that re-checks the password, and the remedies: counted on the session's own item, before the check. */
 const SESSION_CHANGES: readonly RouteCategory[] = [...SETTINGS_CHANGES, 'settings-remedy'];
 
-export const LIMITS: readonly Limit[] = [
-  { kind: 'quota', policy: 'key-minute', holder: 'key', windowSeconds: 60, limit: 60, covers: 'all', description: 'each valid API key, per minute' },
-  { kind: 'quota', policy: 'key-day', holder: 'key', windowSeconds: 86_400, limit: 5000, covers: 'all', description: 'each valid API key, per UTC day' },
-  { kind: 'quota', policy: 'account-minute', holder: 'account', windowSeconds: 60, limit: 300, covers: 'all', description: 'all keys of one creating account, per minute' },
-  { kind: 'quota', policy: 'account-day', holder: 'account', windowSeconds: 86_400, limit: 20_000, covers: 'all', description: 'all keys of one creating account, per UTC day' },
-  { kind: 'quota', policy: 'organization-minute', holder: 'organization', windowSeconds: 60, limit: 300, covers: 'all', description: 'all keys of one organization (any creator), per minute' },
-  { kind: 'quota', policy: 'organization-day', holder: 'organization', windowSeconds: 86_400, limit: 20_000, covers: 'all', description: 'all keys of one organization (any creator), per UTC day' },
-  { kind: 'quota', policy: 'invitation-minute', holder: 'organization', windowSeconds: 60, limit: 10, covers: ['invitation-create'], description: 'invitation creation per organization (retries and replays included), per minute' },
-  { kind: 'quota', policy: 'invitation-hour', holder: 'organization', windowSeconds: 3600, limit: 60, covers: ['invitation-create'], description: 'invitation creation per organization, per UTC hour' },
-  { kind: 'quota', policy: 'invitation-day', holder: 'organization', windowSeconds: 86_400, limit: 200, covers: ['invitation-create'], description: 'invitation creation per organization, per UTC day' },
-  { kind: 'quota', policy: 'ticket-minute', holder: 'organization', windowSeconds: 60, limit: 60, covers: INVITATION_AND_TICKET, description: 'invitation and ticket endpoints together per organization (link retrieval and revoke included), per minute' },
-  { kind: 'concurrency', policy: 'ticket-concurrency', holder: 'key', limit: 2, covers: INVITATION_AND_TICKET, description: 'invitation and ticket requests in flight per key' },
-  { kind: 'concurrency', policy: 'ticket-concurrency', holder: 'organization', limit: 4, covers: INVITATION_AND_TICKET, description: 'invitation and ticket requests in flight per organization' },
-  { kind: 'concurrency', policy: 'ticket-concurrency', holder: 'account', limit: 6, covers: INVITATION_AND_TICKET, description: 'invitation and ticket requests in flight per account' },
-  { kind: 'quota', policy: 'player-ip-minute', holder: 'player-ip', windowSeconds: 60, limit: 30, covers: PLAYER_CALLS, description: 'player site calls (view, claim, message) by source IP, per minute, whether or not they prove they hold the link' },
-  { kind: 'quota', policy: 'player-ip-hour', holder: 'player-ip', windowSeconds: 3600, limit: 300, covers: PLAYER_CALLS, description: 'player site calls by source IP, per UTC hour' },
-  { kind: 'quota', policy: 'join-link-minute', holder: 'join-link', windowSeconds: 60, limit: 20, covers: PLAYER_CALLS, description: "player site calls of one join link from any IP that prove they hold it (the link's token, or the player's cookie), per minute" },
-  { kind: 'quota', policy: 'join-claim-hour', holder: 'join-link', windowSeconds: 3600, limit: 10, covers: ['player-claim'], description: "claim submissions with the link's token (refused ones included), per UTC hour" },
-  { kind: 'quota', policy: 'join-message-hour', holder: 'join-link', windowSeconds: 3600, limit: 20, covers: ['player-message'], description: "the player's messages on one ticket (with the player's cookie), per UTC hour" },
-  { kind: 'quota', policy: 'join-message-day', holder: 'join-link', windowSeconds: 86_400, limit: 100, covers: ['player-message'], description: "the player's messages on one ticket (with the player's cookie), per UTC day" },
-  { kind: 'quota', policy: 'settings-view-minute', holder: 'settings-account', windowSeconds: 60, limit: 30, covers: ['settings-view'], description: 'web settings: viewing API settings (session, organizations, keys, audit), per account, per minute' },
-  { kind: 'quota', policy: 'settings-change-minute', holder: 'settings-account', windowSeconds: 60, limit: 10, covers: SETTINGS_CHANGES, description: 'web settings: configuration changes (key and webhook creation, two-factor enrol and disable), per account, per minute, counted once the password (and code) re-check passed' },
-  { kind: 'quota', policy: 'settings-change-hour', holder: 'settings-account', windowSeconds: 3600, limit: 60, covers: SETTINGS_CHANGES, description: 'web settings: configuration changes, per account, per UTC hour' },
-  { kind: 'quota', policy: 'settings-change-day', holder: 'settings-account', windowSeconds: 86_400, limit: 200, covers: SETTINGS_CHANGES, description: 'web settings: configuration changes, per account, per UTC day' },
-  { kind: 'quota', policy: 'settings-session-change-minute', holder: 'settings-session', windowSeconds: 60, limit: 5, covers: SESSION_CHANGES, description: 'web settings: changes that re-check the password, and the remedies (password change, two-factor confirm, sign out everywhere), per session, per minute, counted before the check: a session, stolen or not, spends only its own' },
-  { kind: 'quota', policy: 'settings-revoke-minute', holder: 'settings-account', windowSeconds: 60, limit: 10, covers: ['settings-revoke'], description: 'web settings: revoking a key or deactivating a webhook callback (separate: not blocked by the change quotas), per account, per minute' },
-  { kind: 'quota', policy: 'settings-key-create-hour', holder: 'settings-account', windowSeconds: 3600, limit: 20, covers: ['settings-key-create'], description: 'web settings: creating API keys (also configuration changes), per account, per UTC hour' },
-  { kind: 'quota', policy: 'settings-key-create-day', holder: 'settings-account', windowSeconds: 86_400, limit: 50, covers: ['settings-key-create'], description: 'web settings: creating API keys, per account, per UTC day' },
-  { kind: 'quota', policy: 'webhook-create-hour', holder: 'settings-account', windowSeconds: 3600, limit: 5, covers: ['settings-webhook-create'], description: 'web settings: creating webhook callbacks (also configuration changes), per account, per UTC hour' },
-  { kind: 'quota', policy: 'webhook-create-day', holder: 'settings-account', windowSeconds: 86_400, limit: 20, covers: ['settings-webhook-create'], description: 'web settings: creating webhook callbacks, per account, per UTC day' },
-  { kind: 'quota', policy: 'webhook-check-callback-minute', holder: 'webhook', windowSeconds: 60, limit: 1, covers: ['settings-webhook-check'], description: 'verifying or testing a webhook callback, per callback, per minute' },
-  { kind: 'quota', policy: 'webhook-check-minute', holder: 'settings-account', windowSeconds: 60, limit: 3, covers: ['settings-webhook-check'], description: 'verifying or testing webhook callbacks, per account, per minute' },
-  { kind: 'quota', policy: 'webhook-check-hour', holder: 'settings-account', windowSeconds: 3600, limit: 30, covers: ['settings-webhook-check'], description: 'verifying or testing webhook callbacks, per account, per UTC hour' },
-  { kind: 'quota', policy: 'webhook-check-organization-hour', holder: 'webhook-organization', windowSeconds: 3600, limit: 60, covers: ['settings-webhook-check'], description: "verifying or testing webhook callbacks, all of an organization's, per UTC hour" },
-  { kind: 'quota', policy: 'webhook-resend-callback-minute', holder: 'webhook', windowSeconds: 60, limit: 5, covers: ['settings-webhook-resend'], description: 'manual resends of webhook deliveries, per callback, per minute' },
-  { kind: 'quota', policy: 'webhook-resend-hour', holder: 'settings-account', windowSeconds: 3600, limit: 10, covers: ['settings-webhook-resend'], description: 'manual resends of webhook deliveries, per account, per UTC hour' },
-  { kind: 'quota', policy: 'webhook-resend-organization-hour', holder: 'webhook-organization', windowSeconds: 3600, limit: 20, covers: ['settings-webhook-resend'], description: "manual resends of webhook deliveries, all of an organization's callbacks, per UTC hour" },
-  { kind: 'quota', policy: 'webhook-resend-delivery-day', holder: 'webhook-delivery-record', windowSeconds: 86_400, limit: 3, covers: ['settings-webhook-resend'], description: 'manual resends of one webhook delivery, per UTC day' },
-  { kind: 'rolling', policy: 'webhook-delivery-starts-minute', holder: 'webhook-delivery', windowSeconds: 60, limit: 10, covers: ['webhook-attempt'], description: 'delivery attempts started per webhook callback in any 60 seconds (the delivery pipeline)' },
-  { kind: 'concurrency', policy: 'webhook-delivery-concurrency', holder: 'webhook-delivery', limit: 3, covers: ['webhook-attempt'], description: 'delivery attempts in flight per webhook callback (the delivery pipeline)' },
-  { kind: 'quota', policy: 'sign-in-email-minute', holder: 'sign-in-email', windowSeconds: 60, limit: 5, covers: ['settings-sign-in'], description: 'sign-in attempts for one e-mail address (known or not) from browsers without a device cookie for it, per minute' },
-  { kind: 'quota', policy: 'sign-in-email-hour', holder: 'sign-in-email', windowSeconds: 3600, limit: 20, covers: ['settings-sign-in'], description: 'sign-in attempts for one e-mail address from browsers without a device cookie for it, per UTC hour' },
-  { kind: 'quota', policy: 'sign-in-device-minute', holder: 'sign-in-device', windowSeconds: 60, limit: 5, covers: ['settings-sign-in'], description: 'sign-in attempts from a browser with a valid device cookie for the address typed (it signed in to it before), per device, per minute, instead of the address rows' },
-  { kind: 'quota', policy: 'sign-in-device-hour', holder: 'sign-in-device', windowSeconds: 3600, limit: 20, covers: ['settings-sign-in'], description: 'sign-in attempts from a browser with a valid device cookie for the address typed, per device, per UTC hour' },
-  { kind: 'quota', policy: 'sign-in-ip-minute', holder: 'sign-in-ip', windowSeconds: 60, limit: 10, covers: ['settings-sign-in'], description: 'sign-in attempts from one source IP, per minute' },
-  { kind: 'quota', policy: 'sign-in-ip-hour', holder: 'sign-in-ip', windowSeconds: 3600, limit: 60, covers: ['settings-sign-in'], description: 'sign-in attempts from one source IP, per UTC hour' },
-  { kind: 'edge', policy: 'edge-ip-burst', surface: 'partner', aggregate: 'ip', windowSeconds: 10, limit: 30, counts: 'all', enforcedBy: 'application', description: 'by source IP (health included), per 10 seconds' },
-  { kind: 'edge', policy: 'edge-ip-minute', surface: 'partner', aggregate: 'ip', windowSeconds: 60, limit: 180, counts: 'all', enforcedBy: 'waf', description: 'by source IP (health included), per minute' },
-  { kind: 'edge', policy: 'edge-credential-burst', surface: 'partner', aggregate: 'credential', windowSeconds: 10, limit: 20, counts: 'credentialed', enforcedBy: 'application', description: 'by credential (well-formed unknown credentials included), per 10 seconds' },
-  { kind: 'edge', policy: 'edge-credential-minute', surface: 'partner', aggregate: 'credential', windowSeconds: 60, limit: 60, counts: 'credentialed', enforcedBy: 'waf', description: 'by credential (well-formed unknown credentials included), per minute' },
-  { kind: 'edge', policy: 'edge-authentication-minute', surface: 'partner', aggregate: 'location', windowSeconds: 60, limit: 3000, counts: 'malformed-credential', enforcedBy: 'waf', description: 'authentication floods: requests with a malformed credential per edge location (per Region for a regional web ACL), per minute; never blocks a well-formed key (docs/limits.md)' },
-  { kind: 'edge', policy: 'web-ip-burst', surface: 'web', aggregate: 'ip', windowSeconds: 10, limit: 30, counts: 'all', enforcedBy: 'application', description: 'web side (player site, web settings: sessions and audit reads included) by source IP, per 10 seconds' },
-  { kind: 'edge', policy: 'web-ip-minute', surface: 'web', aggregate: 'ip', windowSeconds: 60, limit: 60, counts: 'all', enforcedBy: 'waf', description: 'web side by source IP, per minute' },
-];
+const ROWS = [
+  { kind: 'quota', policy: 'key-minute', holder: 'key', windowSeconds: 60, limit: 60, covers: 'all' },
+  { kind: 'quota', policy: 'key-day', holder: 'key', windowSeconds: 86_400, limit: 5000, covers: 'all' },
+  { kind: 'quota', policy: 'account-minute', holder: 'account', windowSeconds: 60, limit: 300, covers: 'all' },
+  { kind: 'quota', policy: 'account-day', holder: 'account', windowSeconds: 86_400, limit: 20_000, covers: 'all' },
+  { kind: 'quota', policy: 'organization-minute', holder: 'organization', windowSeconds: 60, limit: 300, covers: 'all' },
+  { kind: 'quota', policy: 'organization-day', holder: 'organization', windowSeconds: 86_400, limit: 20_000, covers: 'all' },
+  { kind: 'quota', policy: 'invitation-minute', holder: 'organization', windowSeconds: 60, limit: 10, covers: ['invitation-create'] },
+  { kind: 'quota', policy: 'invitation-hour', holder: 'organization', windowSeconds: 3600, limit: 60, covers: ['invitation-create'] },
+  { kind: 'quota', policy: 'invitation-day', holder: 'organization', windowSeconds: 86_400, limit: 200, covers: ['invitation-create'] },
+  { kind: 'quota', policy: 'ticket-minute', holder: 'organization', windowSeconds: 60, limit: 60, covers: INVITATION_AND_TICKET },
+  { kind: 'concurrency', policy: 'ticket-concurrency', holder: 'key', limit: 2, covers: INVITATION_AND_TICKET },
+  { kind: 'concurrency', policy: 'ticket-concurrency', holder: 'organization', limit: 4, covers: INVITATION_AND_TICKET },
+  { kind: 'concurrency', policy: 'ticket-concurrency', holder: 'account', limit: 6, covers: INVITATION_AND_TICKET },
+  { kind: 'quota', policy: 'player-ip-minute', holder: 'player-ip', windowSeconds: 60, limit: 30, covers: PLAYER_CALLS },
+  { kind: 'quota', policy: 'player-ip-hour', holder: 'player-ip', windowSeconds: 3600, limit: 300, covers: PLAYER_CALLS },
+  { kind: 'quota', policy: 'join-link-minute', holder: 'join-link', windowSeconds: 60, limit: 20, covers: PLAYER_CALLS },
+  { kind: 'quota', policy: 'join-claim-hour', holder: 'join-link', windowSeconds: 3600, limit: 10, covers: ['player-claim'] },
+  { kind: 'quota', policy: 'join-message-hour', holder: 'join-link', windowSeconds: 3600, limit: 20, covers: ['player-message'] },
+  { kind: 'quota', policy: 'join-message-day', holder: 'join-link', windowSeconds: 86_400, limit: 100, covers: ['player-message'] },
+  { kind: 'quota', policy: 'settings-view-minute', holder: 'settings-account', windowSeconds: 60, limit: 30, covers: ['settings-view'] },
+  { kind: 'quota', policy: 'settings-change-minute', holder: 'settings-account', windowSeconds: 60, limit: 10, covers: SETTINGS_CHANGES },
+  { kind: 'quota', policy: 'settings-change-hour', holder: 'settings-account', windowSeconds: 3600, limit: 60, covers: SETTINGS_CHANGES },
+  { kind: 'quota', policy: 'settings-change-day', holder: 'settings-account', windowSeconds: 86_400, limit: 200, covers: SETTINGS_CHANGES },
+  { kind: 'quota', policy: 'settings-session-change-minute', holder: 'settings-session', windowSeconds: 60, limit: 5, covers: SESSION_CHANGES },
+  { kind: 'quota', policy: 'settings-revoke-minute', holder: 'settings-account', windowSeconds: 60, limit: 10, covers: ['settings-revoke'] },
+  { kind: 'quota', policy: 'settings-key-create-hour', holder: 'settings-account', windowSeconds: 3600, limit: 20, covers: ['settings-key-create'] },
+  { kind: 'quota', policy: 'settings-key-create-day', holder: 'settings-account', windowSeconds: 86_400, limit: 50, covers: ['settings-key-create'] },
+  { kind: 'quota', policy: 'webhook-create-hour', holder: 'settings-account', windowSeconds: 3600, limit: 5, covers: ['settings-webhook-create'] },
+  { kind: 'quota', policy: 'webhook-create-day', holder: 'settings-account', windowSeconds: 86_400, limit: 20, covers: ['settings-webhook-create'] },
+  { kind: 'quota', policy: 'webhook-check-callback-minute', holder: 'webhook', windowSeconds: 60, limit: 1, covers: ['settings-webhook-check'] },
+  { kind: 'quota', policy: 'webhook-check-minute', holder: 'settings-account', windowSeconds: 60, limit: 3, covers: ['settings-webhook-check'] },
+  { kind: 'quota', policy: 'webhook-check-hour', holder: 'settings-account', windowSeconds: 3600, limit: 30, covers: ['settings-webhook-check'] },
+  { kind: 'quota', policy: 'webhook-check-organization-hour', holder: 'webhook-organization', windowSeconds: 3600, limit: 60, covers: ['settings-webhook-check'] },
+  { kind: 'quota', policy: 'webhook-resend-callback-minute', holder: 'webhook', windowSeconds: 60, limit: 5, covers: ['settings-webhook-resend'] },
+  { kind: 'quota', policy: 'webhook-resend-hour', holder: 'settings-account', windowSeconds: 3600, limit: 10, covers: ['settings-webhook-resend'] },
+  { kind: 'quota', policy: 'webhook-resend-organization-hour', holder: 'webhook-organization', windowSeconds: 3600, limit: 20, covers: ['settings-webhook-resend'] },
+  { kind: 'quota', policy: 'webhook-resend-delivery-day', holder: 'webhook-delivery-record', windowSeconds: 86_400, limit: 3, covers: ['settings-webhook-resend'] },
+  { kind: 'rolling', policy: 'webhook-delivery-starts-minute', holder: 'webhook-delivery', windowSeconds: 60, limit: 10, covers: ['webhook-attempt'] },
+  { kind: 'concurrency', policy: 'webhook-delivery-concurrency', holder: 'webhook-delivery', limit: 3, covers: ['webhook-attempt'] },
+  { kind: 'quota', policy: 'sign-in-email-minute', holder: 'sign-in-email', windowSeconds: 60, limit: 5, covers: ['settings-sign-in'] },
+  { kind: 'quota', policy: 'sign-in-email-hour', holder: 'sign-in-email', windowSeconds: 3600, limit: 20, covers: ['settings-sign-in'] },
+  { kind: 'quota', policy: 'sign-in-device-minute', holder: 'sign-in-device', windowSeconds: 60, limit: 5, covers: ['settings-sign-in'] },
+  { kind: 'quota', policy: 'sign-in-device-hour', holder: 'sign-in-device', windowSeconds: 3600, limit: 20, covers: ['settings-sign-in'] },
+  { kind: 'quota', policy: 'sign-in-ip-minute', holder: 'sign-in-ip', windowSeconds: 60, limit: 10, covers: ['settings-sign-in'] },
+  { kind: 'quota', policy: 'sign-in-ip-hour', holder: 'sign-in-ip', windowSeconds: 3600, limit: 60, covers: ['settings-sign-in'] },
+  { kind: 'edge', policy: 'edge-ip-burst', surface: 'partner', aggregate: 'ip', windowSeconds: 10, limit: 30, counts: 'all', enforcedBy: 'application' },
+  { kind: 'edge', policy: 'edge-ip-minute', surface: 'partner', aggregate: 'ip', windowSeconds: 60, limit: 180, counts: 'all', enforcedBy: 'waf' },
+  { kind: 'edge', policy: 'edge-credential-burst', surface: 'partner', aggregate: 'credential', windowSeconds: 10, limit: 20, counts: 'credentialed', enforcedBy: 'application' },
+  { kind: 'edge', policy: 'edge-credential-minute', surface: 'partner', aggregate: 'credential', windowSeconds: 60, limit: 60, counts: 'credentialed', enforcedBy: 'waf' },
+  { kind: 'edge', policy: 'edge-authentication-minute', surface: 'partner', aggregate: 'location', windowSeconds: 60, limit: 3000, counts: 'malformed-credential', enforcedBy: 'waf' },
+  { kind: 'edge', policy: 'web-ip-burst', surface: 'web', aggregate: 'ip', windowSeconds: 10, limit: 30, counts: 'all', enforcedBy: 'application' },
+  { kind: 'edge', policy: 'web-ip-minute', surface: 'web', aggregate: 'ip', windowSeconds: 60, limit: 60, counts: 'all', enforcedBy: 'waf' },
+] as const satisfies readonly Limit[];
+
+export const LIMITS: readonly Limit[] = ROWS;
+
+/** The rows as declared (their literal policies and holders: limit-descriptions.ts keys its words by them). */
+export type LimitRow = (typeof ROWS)[number];
 
 /**
  * A concurrency slot is a lease: a Lambda that crashes or times out never

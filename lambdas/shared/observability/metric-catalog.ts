@@ -30,7 +30,6 @@ export interface MetricSpec {
   /** Dimensions besides `service` and `stage`, in order. */
   readonly dimensions: readonly string[];
   readonly unit: 'Count' | 'Seconds' | 'Milliseconds';
-  readonly description: string;
 }
 
 export const METRICS = {
@@ -39,84 +38,72 @@ export const METRICS = {
     name: 'Requests',
     dimensions: ['route', 'status_class'],
     unit: 'Count',
-    description: 'API requests answered, by route (the route table id) and status class (2xx, 4xx, 5xx)',
   },
   /** Time from the function's first look at a request to its answer, by route (the function's part of API Gateway's latency). */
   requestLatency: {
     name: 'RequestLatency',
     dimensions: ['route'],
     unit: 'Milliseconds',
-    description: 'Time the function took to answer a request, by route',
   },
   /** Quota rejections (429 RATE_LIMITED and the settings/player quota rows), by the limits table policy. */
   quotaRejections: {
     name: 'QuotaRejections',
     dimensions: ['policy'],
     unit: 'Count',
-    description: 'Requests refused by a quota of the limits table, by policy',
   },
   /** In-function edge rejections (the edge guard's per-IP and per-credential budgets), by policy. */
   edgeRejections: {
     name: 'EdgeRejections',
     dimensions: ['policy'],
     unit: 'Count',
-    description: 'Requests refused by the in-function edge guard, by policy',
   },
   /** Concurrency rejections (CONCURRENCY_LIMITED), by policy. */
   concurrencyRejections: {
     name: 'ConcurrencyRejections',
     dimensions: ['policy'],
     unit: 'Count',
-    description: 'Requests refused by a concurrency limit, by policy',
   },
   /** Webhook delivery attempts by outcome and attempt number (1–8). */
   webhookAttempts: {
     name: 'WebhookAttempts',
     dimensions: ['outcome', 'attempt'],
     unit: 'Count',
-    description: 'Webhook delivery attempts, by outcome (delivered, retry_scheduled, failed, cancelled, deferred) and attempt number',
   },
   /** Deliveries that ended: delivered, failed (after the last attempt) or cancelled. */
   webhookDeliveries: {
     name: 'WebhookDeliveries',
     dimensions: ['outcome'],
     unit: 'Count',
-    description: 'Webhook deliveries that ended, by outcome (delivered, failed, cancelled)',
   },
   /** Webhook deliveries the sweeper found overdue and queued again (lambdas/webhooks/delivery-sweeper.ts), per run: 0 when healthy. */
   webhookDeliveriesSwept: {
     name: 'WebhookDeliveriesSwept',
     dimensions: [],
     unit: 'Count',
-    description: 'Webhook deliveries the sweeper found overdue past the grace and queued again (a lost message, a failed retry execution, a dead worker)',
   },
   /** Player claims by outcome (claimed, already_claimed, unavailable, ticket_deferred, …). */
   claims: {
     name: 'Claims',
     dimensions: ['outcome'],
     unit: 'Count',
-    description: 'Invitation claims, by outcome',
   },
   /** The claim reconciler's outcomes per run (joined, deferred, cleared). */
   reconcilerOutcomes: {
     name: 'ReconcilerOutcomes',
     dimensions: ['outcome'],
     unit: 'Count',
-    description: 'Claims the reconciler finished (joined), left for the next run (deferred) or whose marker it cleared (cleared)',
   },
   /** Claims still `claiming` that the reconciler found in a run. */
   claimingBacklog: {
     name: 'ClaimingBacklog',
     dimensions: [],
     unit: 'Count',
-    description: 'Invitations found in state claiming by a reconciler run',
   },
   /** Age of the oldest claim still `claiming` at a reconciler run (0 when none). */
   claimingOldestAge: {
     name: 'ClaimingOldestAgeSeconds',
     dimensions: [],
     unit: 'Seconds',
-    description: 'Age of the oldest invitation in state claiming at a reconciler run',
   },
   /**
    * A container's first invocation, by function: Powertools' own ColdStart metric
@@ -126,7 +113,6 @@ export const METRICS = {
     name: 'ColdStart',
     dimensions: ['function_name'],
     unit: 'Count',
-    description: 'Invocations that started a new Lambda container, by function name',
   },
 } as const satisfies Record<string, MetricSpec>;
 

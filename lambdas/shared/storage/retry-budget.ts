@@ -27,9 +27,11 @@
  * middleware waits out itself, racing the call's abort signal (the pipeline's deadlines abort their calls); the wrapped
  * strategy waits inside `refreshRetryTokenForRetry`, which the middleware races with the same signal.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { StandardRetryStrategy } from '@smithy/core/retry';
+import { currentDeadline } from './operation-deadline';
+
+export { currentDeadline, withinDeadline } from './operation-deadline';
 
 type RetryStrategyV2 = Extract<NonNullable<DynamoDBClientConfig['retryStrategy']>, { acquireInitialRetryToken: unknown }>;
 type StandardToken = Awaited<ReturnType<StandardRetryStrategy['acquireInitialRetryToken']>>;
@@ -40,21 +42,6 @@ export const IN_PROGRESS_WINDOW_MS = 5_000;
 /** The in-progress rule's backoff: 500 ms, doubling, at most 2 s, half of it random (so it always advances). */
 const IN_PROGRESS_BASE_MS = 500;
 const IN_PROGRESS_CAP_MS = 2_000;
-
-const deadlines = new AsyncLocalStorage<number>();
-
-/**
- * Run an operation whose DynamoDB calls must have answered by `deadlineAt` (epoch ms): inside it, a transaction in
- * progress is retried up to AWS's 5 s mark as long as each try can finish by then. Undefined: no extended budget.
- */
-export function withinDeadline<T>(deadlineAt: number | undefined, run: () => Promise<T>): Promise<T> {
-  return deadlineAt === undefined ? run() : deadlines.run(deadlineAt, run);
-}
-
-/** The deadline of the operation running now, if any. */
-export function currentDeadline(): number | undefined {
-  return deadlines.getStore();
-}
 
 /** One call's tries so far: the SDK's token, as the SDK's strategy last returned it, and the in-progress rule's timing. */
 class BudgetToken implements StandardToken {

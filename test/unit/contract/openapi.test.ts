@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOG } from '../../../lambdas/shared/errors';
 import { errorCodesOf } from '../../../lambdas/shared/http/contract';
 import { ROUTE_CONTRACTS } from '../../../lambdas/service/contracts';
-import { ROUTES } from '../../../lambdas/shared/http/routes';
+import { ROUTES } from '../../../lambdas/service/routes';
 import { frontAnswers } from '../../../lib/config/front-answers';
 import {
   buildOpenApiDocument,

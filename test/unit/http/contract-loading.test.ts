@@ -1,9 +1,10 @@
 /**
  * A function's contracts loaded on first use (lambdas/shared/http/contract-loading.ts): the check that every
- * operation of a route of the service's table has its contract holds for them too, when they load; a table at hand is
+ * operation of a route of the function's has its contract holds for them too, when they load; a table at hand is
  * still checked at construction.
  */
 import { describe, expect, it } from 'vitest';
+import { IDENTITY_ROUTES } from '../../../lambdas/identity/identity-routes';
 import { ROUTE_CONTRACTS } from '../../../lambdas/service/contracts';
 import { functionContracts, lazyContracts } from '../../../lambdas/shared/http/contract-loading';
 
@@ -13,7 +14,7 @@ describe('a function’s contracts', () => {
   it('loads a lazy table once, with the input parser, when first asked', async () => {
     // Prepare
     let loads = 0;
-    const contracts = functionContracts(lazyContracts(async () => ((loads += 1), { me: ROUTE_CONTRACTS.me })), { me: operation });
+    const contracts = functionContracts(lazyContracts(async () => ((loads += 1), { me: ROUTE_CONTRACTS.me })), { me: operation }, IDENTITY_ROUTES);
 
     // Act
     contracts.start();
@@ -28,7 +29,7 @@ describe('a function’s contracts', () => {
 
   it('refuses a lazy table without the contract of a route it has an operation for, when it loads', async () => {
     // Prepare
-    const contracts = functionContracts(lazyContracts(async () => ({})), { me: operation });
+    const contracts = functionContracts(lazyContracts(async () => ({})), { me: operation }, IDENTITY_ROUTES);
 
     // Act
     const loading = contracts.loaded();
@@ -38,6 +39,6 @@ describe('a function’s contracts', () => {
   });
 
   it('refuses a table at hand without such a contract at once', () => {
-    expect(() => functionContracts({}, { me: operation })).toThrow('the routes me have an operation but no contract');
+    expect(() => functionContracts({}, { me: operation }, IDENTITY_ROUTES)).toThrow('the routes me have an operation but no contract');
   });
 });

@@ -12,7 +12,8 @@ import { describeKey } from '../../../lambdas/identity/describe-key';
 import { createPartnerApiHandler } from '../../../lambdas/shared/http/partner-api-pipeline';
 import { ROUTE_CONTRACTS } from '../../../lambdas/service/contracts';
 import type { Operation } from '../../../lambdas/shared/http/pipeline';
-import { ROUTES, Router, type RouteDefinition } from '../../../lambdas/shared/http/routes';
+import { Router, type RouteDefinition } from '../../../lambdas/shared/http/routes';
+import { ROUTES } from '../../../lambdas/service/routes';
 import { EdgeGuard } from '../../../lambdas/shared/limits/edge-guard';
 import { LIMITS } from '../../../lambdas/shared/limits/limits-table';
 import { createPlatform } from '../../../lambdas/shared/platform';
@@ -30,7 +31,7 @@ const TICKETS: RouteDefinition = { ...(ROUTES.find((route) => route.id === 'tick
 
 function handlerWith(options: { edgeGuard?: EdgeGuard; tickets?: Operation } = {}) {
   const platform = createPlatform({ documentClient, tables: TABLES, edgeGuard: options.edgeGuard, clock: () => NOW });
-  return createPartnerApiHandler({ contracts: ROUTE_CONTRACTS,
+  return createPartnerApiHandler({ contracts: ROUTE_CONTRACTS, routes: ROUTES,
     operations: { health, me: describeKey, tickets: options.tickets ?? (async () => ({ data: [] })) },
     router: new Router([...ROUTES, TICKETS]),
     platform: () => platform,
@@ -112,7 +113,7 @@ describe('pipeline: burst guard', () => {
     vi.stubEnv('API_SURFACE', surface);
     const guard = new EdgeGuard(LIMITS, 'application', () => NOW.getTime() + 4_000);
     const platform = createPlatform({ documentClient, tables: TABLES, edgeGuard: guard, clock: () => NOW });
-    const handler = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS, operations: { health }, platform: () => platform });
+    const handler = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS, routes: ROUTES, operations: { health }, platform: () => platform });
     for (let i = 0; i < 30; i += 1) await handler(proxyEvent({ path: '/health' }), lambdaContext());
 
     // Act

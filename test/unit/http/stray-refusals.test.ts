@@ -22,7 +22,8 @@ import { ApiError, ERROR_CATALOG } from '../../../lambdas/shared/errors';
 import { errorCodesOf } from '../../../lambdas/shared/http/contract';
 import { createPartnerApiHandler } from '../../../lambdas/shared/http/partner-api-pipeline';
 import type { Operation, OperationInput } from '../../../lambdas/shared/http/pipeline';
-import { ROUTES, Router, type RouteDefinition } from '../../../lambdas/shared/http/routes';
+import { Router, type RouteDefinition } from '../../../lambdas/shared/http/routes';
+import { ROUTES } from '../../../lambdas/service/routes';
 import { createPlatform } from '../../../lambdas/shared/platform';
 import { ROUTE_CONTRACTS } from '../../../lambdas/service/contracts';
 import { createSettingsHandler } from '../../../lambdas/settings/settings-pipeline';
@@ -73,7 +74,7 @@ function partnerCall(operation: Operation) {
 /** Sign-out of web settings (needs no session, counts on no limit), served by a test operation. */
 function settingsCall(operation: Operation) {
   const platform = createPlatform({ documentClient, tables: TABLES, edgeGuard: undefined, clock: () => NOW });
-  const handler = createSettingsHandler({ contracts: ROUTE_CONTRACTS, operations: { 'settings-sign-out': operation }, sessions: async () => undefined, platform: () => platform });
+  const handler = createSettingsHandler({ contracts: ROUTE_CONTRACTS, routes: ROUTES, operations: { 'settings-sign-out': operation }, sessions: async () => undefined, platform: () => platform });
   return handler(
     proxyEvent({
       method: 'DELETE',

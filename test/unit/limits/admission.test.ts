@@ -19,7 +19,8 @@ import { digestApiKey, generateApiKey, keyIdFromDigest, LIVE_KEY_PREFIX } from '
 import { authorizeRoute, type AuthorizedRoute } from '../../../lambdas/shared/identity/authorization';
 import { authenticateKey, KeyFactsCache } from '../../../lambdas/shared/identity/key-authentication';
 import { AdmissionStore, QuotaStoreUnavailable, type ItemKey } from '../../../lambdas/shared/limits/admission-store';
-import { admitRequest, type AdmissionRoute } from '../../../lambdas/shared/limits/admission';
+import type { AdmissionRoute } from '../../../lambdas/shared/limits/admission';
+import { admitRequest } from '../../../lambdas/shared/limits/key-admission';
 import { RateLogSampler } from '../../../lambdas/shared/limits/rejection-log';
 import { WindowMemory } from '../../../lambdas/shared/limits/window-memory';
 import { LIMITS } from '../../../lambdas/shared/limits/limits-table';

@@ -3,6 +3,7 @@
  * the token, checked without a store call; the claiming browser's credential, one read of the invitation (handed
  * to the operation), looked up only for a cookie value of a credential's shape; nothing else, per route.
  */
+import { PLAYER_ROUTES } from '../../../lambdas/player/player-routes';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,7 +14,8 @@ import { operations as playerOperations, possession } from '../../../lambdas/pla
 import { invitationRead, provePossession } from '../../../lambdas/player/player-possession';
 import { createPlayerHandler } from '../../../lambdas/player/player-pipeline';
 import { PLAYER_CONTRACTS } from '../../../lambdas/player/player-contracts';
-import { ROUTES, type RouteDefinition } from '../../../lambdas/shared/http/routes';
+import { type RouteDefinition } from '../../../lambdas/shared/http/routes';
+import { ROUTES } from '../../../lambdas/service/routes';
 import { createPlatform } from '../../../lambdas/shared/platform';
 import { documentClient } from '../support/admission-fixtures';
 
@@ -119,8 +121,8 @@ describe('possession of a join link', () => {
   });
 
   it('is required to build a function that serves player calls', () => {
-    expect(() => createPlayerHandler({ operations: playerOperations, contracts: PLAYER_CONTRACTS, platform: () => platform })).toThrow(/player-view, player-claim, player-message need the possession option/);
-    expect(() => createPlayerHandler({ operations: playerOperations, contracts: PLAYER_CONTRACTS, possession, platform: () => platform })).not.toThrow();
-    expect(() => createPlayerHandler({ operations: { 'player-page': playerOperations['player-page'] }, contracts: PLAYER_CONTRACTS, platform: () => platform })).not.toThrow();
+    expect(() => createPlayerHandler({ operations: playerOperations, contracts: PLAYER_CONTRACTS, routes: PLAYER_ROUTES, platform: () => platform })).toThrow(/player-view, player-claim, player-message need the possession option/);
+    expect(() => createPlayerHandler({ operations: playerOperations, contracts: PLAYER_CONTRACTS, routes: PLAYER_ROUTES, possession, platform: () => platform })).not.toThrow();
+    expect(() => createPlayerHandler({ operations: { 'player-page': playerOperations['player-page'] }, contracts: PLAYER_CONTRACTS, routes: PLAYER_ROUTES, platform: () => platform })).not.toThrow();
   });
 });

@@ -18,6 +18,7 @@ import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPartnerApiHandler } from '../../../lambdas/shared/http/partner-api-pipeline';
 import { ROUTE_CONTRACTS } from '../../../lambdas/service/contracts';
+import { ROUTES } from '../../../lambdas/service/routes';
 import { createPlatform } from '../../../lambdas/shared/platform';
 import { createDocumentClient, DYNAMO_CLIENT_CONFIG } from '../../../lambdas/shared/storage/dynamo-client';
 import { currentDeadline, DynamoRetryStrategy, IN_PROGRESS_WINDOW_MS, withinDeadline } from '../../../lambdas/shared/storage/retry-budget';
@@ -256,6 +257,7 @@ describe('retry budget: where it comes from', () => {
     const platform = createPlatform({ documentClient, tables: TABLES, edgeGuard: undefined });
     const handler = createPartnerApiHandler({
       contracts: ROUTE_CONTRACTS,
+      routes: ROUTES,
       operations: {
         health: async () => {
           seen = currentDeadline();
