@@ -450,6 +450,12 @@ export interface EndpointCostRow {
     readonly failed_conditions: number;
     readonly cancelled_tx_items: number;
   };
+  /**
+   * Sequential round trips per call after the route's first: on a container that served the route and key before (its
+   * key facts cached, its page count seen), the steady state the floors are stated for (bench/floors.ts). The first
+   * call pays the cold half: authentication's read, a page count not seen yet.
+   */
+  readonly warm_round_trips?: number;
   /** The handler's own time per call (the pipeline's `duration_ms`). */
   readonly handler_ms: { readonly mean: number; readonly max: number };
   /** The answer's body. */

@@ -199,6 +199,7 @@ export const endpointCosts = defineScenario({
             failed_conditions: sum(figures, (f) => f.failed_conditions),
             cancelled_tx_items: sum(figures, (f) => f.cancelled_tx_items),
           },
+          warm_round_trips: sum(figures.length > 1 ? figures.slice(1) : figures, (f) => f.round_trips),
           handler_ms: { mean: round(mean(durations), 2), max: Math.max(...durations) },
           response_bytes: Math.round(mean(bytes)),
           log_bytes: Math.round(mean(logged)),
