@@ -7,7 +7,7 @@
  *   4. the stage per month with no traffic;
  *   5. a typical partner's month (MIX below) for 1,000 active organizations.
  *
- *   npm run cost [-- --stage prod] [--results bench/results.json] [--templates cdk.out/prod] [--region us-east-1] [--out bench/cost.json]
+ *   npm run cost [-- --stage prod] [--results bench/results.json] [--templates cdk.out/prod] [--region us-east-1] [--out bench/cost.json] [--markdown]
  *
  * Without results, run `npm run bench -- --quick` first (a few minutes). Without templates in cdk.out/<stage>, the stage
  * is synthesized there first (offline). Lambda time is the handler's time measured in process on the bench machine
@@ -76,9 +76,10 @@ export const MIX: readonly MixEntry[] = [
 
 function main(): void {
   const { values } = parseArgs({
-    options: { stage: { type: 'string', default: 'prod' }, results: { type: 'string' }, templates: { type: 'string' }, region: { type: 'string' }, out: { type: 'string' } },
+    options: { stage: { type: 'string', default: 'prod' }, results: { type: 'string' }, templates: { type: 'string' }, region: { type: 'string' }, out: { type: 'string' }, markdown: { type: 'boolean', default: false } },
   });
   const stage = values.stage!;
+  markdown = values.markdown === true;
   if (values.region && values.region !== PRICE_REGION) {
     console.error(`The price table (bench/cost/prices.ts) holds ${PRICE_REGION}'s prices: copy ${values.region}'s from the pages it names and set PRICE_REGION.`);
     process.exit(2);
@@ -315,7 +316,15 @@ const short = (line: string) => ({ apiGateway: 'APIGW', waf: 'WAF', lambda: 'Lam
 const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
 const usd = (n: number) => (n === 0 ? '0' : n < 0.01 ? n.toFixed(4) : n.toFixed(2));
 
+/** `--markdown`: every table as Markdown (docs/performance.md's tables are pasted from this run). */
+let markdown = false;
+
 function table(head: string[], rows: string[][]): void {
+  if (markdown) {
+    const cells = (row: readonly string[]) => `| ${row.join(' | ')} |`;
+    console.log([cells(head), cells(head.map(() => '---')), ...rows.map(cells)].join('\n'));
+    return;
+  }
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 || i === cells.length - 1 && head[i] === 'note' ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   console.log(line(head));

@@ -2,8 +2,9 @@
  * The system function (GET /health and the 404s) calls no table: what its cold start loads, bundled with the stack's
  * own esbuild options (lib/config/bundling.ts), holds no DynamoDB client. The platform's client and admission store
  * are imported on their first call (platform.ts), which this function never makes: their chunks are in the asset,
- * loaded by nothing. Read from esbuild's metafile (which modules each output holds, which outputs the handler's file
- * imports statically), not from timings.
+ * loaded by nothing. Every other function's cold start loads its front door only: Powertools, its contracts (and zod),
+ * its operations and their stores load beside the first round trip (lazy-chunk.ts). Read from esbuild's metafile
+ * (which modules each output holds, which outputs the handler's file imports statically), not from timings.
  */
 import { buildSync, type Metafile } from 'esbuild';
 import { join } from 'node:path';
@@ -11,21 +12,19 @@ import { describe, expect, it } from 'vitest';
 import { handlerEntry } from '../../lib/constructs/api-function';
 import { PROJECT_ROOT } from '../../lib/constructs/service-function';
 import { lambdaBuildOptions } from '../../lib/config/bundling';
+import { ENDPOINT_GROUPS, type EndpointGroup } from '../../lambdas/shared/http/routes';
 
-/** The modules of `group`'s bundle by output file, the stack's options, nothing written. */
-function bundleInputs(group: PartnerGroup): Metafile['outputs'] {
+/** `group`'s bundle with the stack's options, nothing written: its modules by output file, and its modules' imports. */
+function bundleOf(group: EndpointGroup): Metafile {
   const options = lambdaBuildOptions(PROJECT_ROOT, handlerEntry(group), join(PROJECT_ROOT, 'node_modules', '.cache', 'system-bundle-test', group));
-  return buildSync({ ...options, write: false, logLevel: 'silent' }).metafile.outputs;
+  return buildSync({ ...options, write: false, logLevel: 'silent' }).metafile;
 }
-
-/** The partner API's functions (the player's and the web settings' front doors compose the same shared steps). */
-type PartnerGroup = 'system' | 'identity' | 'records' | 'entitlements' | 'invitations' | 'tickets';
-const PARTNER_GROUPS: readonly PartnerGroup[] = ['system', 'identity', 'records', 'entitlements', 'invitations', 'tickets'];
+const bundleInputs = (group: EndpointGroup): Metafile['outputs'] => bundleOf(group).outputs;
 
 const POWERTOOLS = /node_modules\/@aws-lambda-powertools\//;
 const ZOD = /node_modules\/zod\//;
-/** The functions whose handler declares its contracts lazily and whose domain code imports no zod (records' and invitations' does). */
-const WITHOUT_ZOD: readonly PartnerGroup[] = ['identity', 'entitlements', 'tickets'];
+/** Every function but system: each declares its contracts lazily and its operations in a chunk (lazy-chunk.ts). */
+const SERVING_GROUPS = ENDPOINT_GROUPS.filter((group) => group !== 'system');
 
 const DYNAMODB_CLIENT = /node_modules\/@aws-sdk\/(client-dynamodb|lib-dynamodb)\//;
 
@@ -63,8 +62,8 @@ describe('the system function’s bundle', () => {
   });
 });
 
-describe('a partner API function’s bundle', () => {
-  it.each(PARTNER_GROUPS)('%s loads no module of Powertools at its cold start: its logger and metrics load while the first round trip is in flight', (group) => {
+describe('a function’s bundle', () => {
+  it.each(ENDPOINT_GROUPS)('%s loads no module of Powertools at its cold start: its logger and metrics load while the first round trip is in flight', (group) => {
     // Act
     const outputs = bundleInputs(group);
 
@@ -75,8 +74,8 @@ describe('a partner API function’s bundle', () => {
   });
 });
 
-describe('a partner API function’s contracts', () => {
-  it.each(WITHOUT_ZOD)('%s loads no module of zod at its cold start: its contracts load while the first round trip is in flight', (group) => {
+describe('a function’s contracts and operations', () => {
+  it.each(SERVING_GROUPS)('%s loads no module of zod at its cold start: its contracts load while the first round trip is in flight', (group) => {
     // Act
     const outputs = bundleInputs(group);
 
@@ -84,5 +83,19 @@ describe('a partner API function’s contracts', () => {
     expect(modulesMatching(outputs, ZOD)).toEqual([]);
     expect(modulesMatching(outputs, /-contracts\.ts$/)).toEqual([]);
     expect(Object.values(outputs).some((output) => Object.keys(output.inputs).some((input) => ZOD.test(input)))).toBe(true);
+  });
+
+  it.each(SERVING_GROUPS)('%s loads nothing its handler imports with import() at its cold start: its operations, their stores and its page load beside the first round trip', (group) => {
+    // Prepare
+    const { inputs, outputs } = bundleOf(group);
+    const handler = Object.keys(inputs).find((input) => input.endsWith(`lambdas/${group}/handler.ts`)) as string;
+    const lazy = inputs[handler].imports.filter((imported) => imported.kind === 'dynamic-import').map((imported) => imported.path);
+
+    // Act
+    const loaded = new Set(coldStartOutputs(outputs).flatMap((output) => Object.keys(output.inputs)));
+
+    // Assess: the handler names its contracts and its operations' chunk (a page too, on the web side); none is loaded.
+    expect(lazy.length).toBeGreaterThanOrEqual(2);
+    expect(lazy.filter((module) => loaded.has(module))).toEqual([]);
   });
 });
