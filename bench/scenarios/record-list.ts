@@ -1,6 +1,6 @@
 /**
  * `GET /partners/{partner_id}/records` on an organization with
- * `plan.listRecords` records (30,000 in a full run), with the demo
+ * `plan.listRecords` records (20,000 in a full run), with the demo
  * organization key, limit 20, one client: for no filter, each single filter
  * and one combination, the first page and a deep page (a cursor 90% into
  * that filter's traversal, signed as the service signs the cursors it hands
