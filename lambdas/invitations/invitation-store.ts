@@ -526,7 +526,7 @@ export class InvitationStore {
 
   /** The invitation, whichever organization's (the player site knows only the id). */
   find(id: string): Promise<InvitationItem | undefined> {
-    return findInvitation({ documentClient: this.client, tables: { domain: this.table } }, id);
+    return findInvitation(this.client, this.table, id);
   }
 
   /**

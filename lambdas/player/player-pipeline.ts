@@ -16,7 +16,6 @@ import {
   answerWith,
   composeApiHandler,
   refuseApiKey,
-  routerOf,
   startPrefetch,
   type ApiHandler,
   type FunctionDefinition,
@@ -117,7 +116,7 @@ const playerAdmission = (prefetches: Readonly<Record<string, Prefetch<PlayerPoss
 /** The player function's handler. */
 export function createPlayerHandler(definition: PlayerFunction): ApiHandler {
   // Without a possession check no player call would ever count on its join link: refuse to build such a function.
-  const unchecked = routerOf(definition).routes.filter((r) => isPlayerCategory(r.category) && definition.operations[r.id] !== undefined);
+  const unchecked = (definition.router?.routes ?? definition.routes ?? []).filter((r) => isPlayerCategory(r.category) && definition.operations[r.id] !== undefined);
   if (unchecked.length > 0 && !definition.possession) {
     throw new Error(`createPlayerHandler: the player routes ${unchecked.map((r) => r.id).join(', ')} need the possession option`);
   }

@@ -29,6 +29,7 @@ import type { Platform } from '../shared/platform';
 import type { InvitationItem } from '../invitations/invitation-model';
 import { INVITATION_ID_PATTERN } from '../invitations/invitation-model';
 import { findInvitation } from '../invitations/invitation-lookup';
+import { requireTable } from '../shared/storage/table-names';
 import { isJoinToken, JOIN_TOKEN_PATTERN } from '../invitations/join-link';
 import { holdsCredential, presentedCredential } from './player-credential';
 
@@ -74,7 +75,7 @@ export const provePossession: PossessionCheck = async ({ route, invitationId, he
     // Two cookies of the name were refused before (pipeline, authentication): at most one here.
     const presented = presentedCredential(headers.get(COOKIE_HEADER));
     if (presented === undefined || !CREDENTIAL_PATTERN.test(presented)) return { proof: 'none', invitationId };
-    const invitation = await findInvitation(platform, invitationId);
+    const invitation = await findInvitation(platform.documentClient, requireTable(platform.tables, 'domain'), invitationId);
     const read: InvitationRead = { invitation };
     return invitation && holdsCredential(invitation, presented, now) ? { proof: 'credential', invitationId, read } : { proof: 'none', invitationId, read };
   }

@@ -31,8 +31,6 @@ import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { StandardRetryStrategy } from '@smithy/core/retry';
 import { currentDeadline } from './operation-deadline';
 
-export { currentDeadline, withinDeadline } from './operation-deadline';
-
 type RetryStrategyV2 = Extract<NonNullable<DynamoDBClientConfig['retryStrategy']>, { acquireInitialRetryToken: unknown }>;
 type StandardToken = Awaited<ReturnType<StandardRetryStrategy['acquireInitialRetryToken']>>;
 type RetryErrorInfo = Parameters<StandardRetryStrategy['refreshRetryTokenForRetry']>[1];

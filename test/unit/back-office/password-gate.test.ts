@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PasswordCheckBusy, PasswordGate, passwordCheckCapacity, hashesInMemory, FUNCTION_BASE_MEMORY_MB, PASSWORD_HASH_MEMORY_MB } from '../../../lambdas/back-office/password-gate';
 import { hashPassword, passwordGate, usePasswordCheckCapacity, verifyPassword } from '../../../lambdas/back-office/passwords';
 import { ApiError } from '../../../lambdas/shared/errors';
-import { withinDeadline } from '../../../lambdas/shared/storage/retry-budget';
+import { withinDeadline } from '../../../lambdas/shared/storage/operation-deadline';
 
 /** A hash that ends when the test says. */
 function heldWork() {
