@@ -15,16 +15,16 @@
 import { Validations, type App, type IPolicyValidationContext, type IPolicyValidationPlugin, type PolicyValidationPluginReport } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { DeployReadinessChecks } from './deploy-readiness';
-import { TemplateSchemaChecks } from './template-schema/index';
+import { StrictCloudFormationValidate } from './cloudformation-validate';
 
 /**
  * Registers the checks on the app: call once, before `app.synth()` (bin/app.ts). cdk-nag's pack (each finding fixed or
- * acknowledged on its resource, nag-acknowledgments.ts), the deploy-readiness rules (AWS service rules the schema does
- * not express, deploy-readiness/) and the templates against the CloudFormation resource specification
- * (template-schema/); the last two cannot be acknowledged.
+ * acknowledged on its resource, nag-acknowledgments.ts), AWS's template validator with its warnings as findings
+ * (cloudformation-validate.ts; CDK runs it on every app, this replaces its default instance) and the deploy-readiness
+ * rules (what AWS refuses that neither the validator nor cdk-nag checks, deploy-readiness/; they cannot be acknowledged).
  */
 export function addComplianceChecks(app: App): void {
-  Validations.of(app).addPlugins(new FindingsAsErrors(new AwsSolutionsChecks(app)), new DeployReadinessChecks(), new TemplateSchemaChecks());
+  Validations.of(app).addPlugins(new FindingsAsErrors(new AwsSolutionsChecks(app)), new StrictCloudFormationValidate(), new DeployReadinessChecks());
 }
 
 /** A rule pack whose every finding is an error; name and rule ids stay the pack's, so acknowledgments match as before. */

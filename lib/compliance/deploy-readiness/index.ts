@@ -16,6 +16,7 @@ import { lambdaEnvironmentSize } from './lambda-rules';
 import { secretNameSuffix, uniquePhysicalNames } from './names-rules';
 import type { CfnTemplate, DeployFinding, DeployRule, StackTemplate } from './rule';
 import { noRetainOnCreate, noStrongCrossStackReference, stackSize } from './stack-rules';
+import { conditionOperands, customResourceServiceToken, iamPolicyGrammar, intrinsicResultShape } from './template-rules';
 import { wafLoggingRedaction } from './waf-logging-rules';
 import { wafCustomResponseLimits, wafCustomResponseStatus } from './waf-response-rules';
 import { wafCapacity, wafRateRules, wafRegexSyntax } from './waf-statement-rules';
@@ -37,6 +38,10 @@ export const DEPLOY_READINESS_RULES: readonly DeployRule[] = [
   noStrongCrossStackReference,
   uniquePhysicalNames,
   secretNameSuffix,
+  intrinsicResultShape,
+  conditionOperands,
+  iamPolicyGrammar,
+  customResourceServiceToken,
 ];
 
 /** Every finding of every rule on the given templates (all stacks of one synthesis, so names are compared across them). */
