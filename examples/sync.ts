@@ -12,7 +12,7 @@
  *   WEBHOOK_SECRET=whsec_… PARTNER_API_KEY=pak_live_… npm run example:sync
  *
  * It then listens on 127.0.0.1:8443 (a self-signed certificate made for this machine: the local stack accepts it; a
- * deployed stage calls only public names on port 443, see kit/webhook-receiver), answers the callback's verification
+ * deployed stage calls only public names on port 443, see examples/webhook-receiver.ts), answers the callback's verification
  * (press Verify in web settings), and waits for the invitation's `invitation.joined` (open the link and claim it),
  * then reads the ticket through the API. WEBHOOK_PORT and EXAMPLE_WAIT_SECONDS (default 600) change the port and wait.
  */

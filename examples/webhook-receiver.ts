@@ -1,8 +1,12 @@
 /**
- * A runnable webhook receiver built on receiver.ts (see README.md here).
+ * A runnable webhook receiver for integrators (examples/README.md explains it), built on the client package's webhook
+ * module, client/src/webhooks.ts (`createWebhookHandler` and `fileDeduplicator`, exported by @partner-api/client;
+ * only `node:` built-ins): signature and timestamp checks, the verification challenge and persistent de-duplication
+ * by event id come from there; this file adds the command line, the environment, TLS or plain HTTP, the callback path
+ * and a log line per delivery.
  *
- *   npx tsx kit/webhook-receiver/sample-receiver.ts --cert cert.pem --key key.pem   # HTTPS itself
- *   npx tsx kit/webhook-receiver/sample-receiver.ts                                 # plain HTTP behind a TLS proxy
+ *   npx tsx examples/webhook-receiver.ts --cert cert.pem --key key.pem   # HTTPS itself
+ *   npx tsx examples/webhook-receiver.ts                                 # plain HTTP behind a TLS proxy
  *
  * The service delivers only to an HTTPS URL on port 443. With --cert/--key
  * this process serves HTTPS itself (listen on 443, or forward 443 to it);
@@ -23,10 +27,10 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { parseArgs } from 'node:util';
-import { createWebhookHandler, fileDeduplicator, type DeliveryResult, type WebhookEvent } from '../../client/src/webhooks.js';
+import { createWebhookHandler, fileDeduplicator, type DeliveryResult, type WebhookEvent } from '../client/src/webhooks.js';
 
 function fail(message: string): never {
-  console.error(`sample-receiver: ${message}`);
+  console.error(`webhook-receiver: ${message}`);
   process.exit(1);
 }
 
@@ -49,7 +53,7 @@ if (secrets.length < 1 || secrets.length > 2) fail('set WEBHOOK_SECRETS to one w
 if (secrets.some((secret) => !secret.startsWith('whsec_'))) fail('each WEBHOOK_SECRETS entry must be the whole whsec_... string');
 
 const partnerId = process.env.PARTNER_ID?.trim() || undefined;
-if (!partnerId) console.warn('sample-receiver: PARTNER_ID is not set; events of any organization signed with these secrets are accepted');
+if (!partnerId) console.warn('webhook-receiver: PARTNER_ID is not set; events of any organization signed with these secrets are accepted');
 const dedupFile = process.env.WEBHOOK_DEDUP_FILE || './processed-events.log';
 const webhookPath = process.env.WEBHOOK_PATH || '/webhook';
 const host = args.host ?? process.env.HOST ?? (tls ? '0.0.0.0' : '127.0.0.1');

@@ -1,7 +1,7 @@
 /**
  * Webhooks for integrators (the client package's half for receiving): verifies the service's signed webhook
  * deliveries, answers verification challenges, de-duplicates business events persistently, and wraps it all in a
- * node:http listener. The one implementation: kit/webhook-receiver's sample runs on it.
+ * node:http listener. The one implementation: the samples examples/webhook-receiver.ts and examples/integration.ts run on it.
  *
  * Only `node:` built-ins (Node 18+; the repository runs it on Node 22). The rules it follows come from the API
  * spec, section "Events":

@@ -1,10 +1,10 @@
 /**
- * The client package's webhook helpers (client/src/webhooks.ts, which kit/webhook-receiver's sample runs on):
+ * The client package's webhook helpers (client/src/webhooks.ts, which examples/webhook-receiver.ts runs on):
  * signature over the raw bytes with either of two rotating secrets, the
  * timestamp window, the body cap before any hashing, the envelope checks,
  * the challenge answer, the file-backed de-duplication across restarts, and
  * the node:http handler end to end on 127.0.0.1. Expected signatures are
- * computed here with createHmac, never with the kit's own code.
+ * computed here with createHmac, never with the module's own code.
  */
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
