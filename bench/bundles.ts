@@ -60,9 +60,9 @@ const IMPORT_PROBE = [
   '});',
 ].join('\n');
 
-/** The pinned Node 22: this process's when it is 22, else the one in node_modules. */
+/** The pinned Node 24: this process's when it is 24, else the one in node_modules. */
 export function benchNode(projectRoot: string): string {
-  return process.versions.node.split('.')[0] === '22' ? process.execPath : join(projectRoot, 'node_modules', '.bin', 'node');
+  return process.versions.node.split('.')[0] === '24' ? process.execPath : join(projectRoot, 'node_modules', '.bin', 'node');
 }
 
 export async function nodeVersion(node: string): Promise<string> {

@@ -1,6 +1,6 @@
 /**
  * Each endpoint group's Lambda bundle, built as the stack builds it: what its
- * cold start loads (bytes), and the time a fresh Node 22 process spends in its
+ * cold start loads (bytes), and the time a fresh Node 24 process spends in its
  * `import()`, each timed beside the bare document-client handler's in one
  * loop, against the cold-start targets (bench/bundles.ts coldStartTarget).
  */

@@ -3,7 +3,7 @@
  * deliveries, answers verification challenges, de-duplicates business events persistently, and wraps it all in a
  * node:http listener. The one implementation: the samples examples/webhook-receiver.ts and examples/integration.ts run on it.
  *
- * Only `node:` built-ins (Node 18+; the repository runs it on Node 22). The rules it follows come from the API
+ * Only `node:` built-ins (Node 18+; the repository runs it on Node 24). The rules it follows come from the API
  * spec, section "Events":
  *
  * - `X-Service-Signature: v1=<64 lowercase hex>` is HMAC-SHA256, keyed with

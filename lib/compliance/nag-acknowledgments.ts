@@ -15,13 +15,11 @@
 import { Stack, Validations, type CfnResource } from 'aws-cdk-lib';
 import type * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
 import { SECRET_PURPOSES, type SecretId } from '../../lambdas/shared/secret-names';
 import type { RouteDefinition } from '../../lambdas/shared/http/routes';
 import type { StageStacks } from '../app-stacks';
 import type { BaselineStack } from '../baseline-stack';
-import { SERVICE_RUNTIME } from '../constructs/api-function';
 import type { SurfaceApi } from '../constructs/surface-api';
 
 /**
@@ -86,19 +84,11 @@ const ACCOUNT_LOG_ROLE_REASON =
   'AmazonAPIGatewayPushToCloudWatchLogs is the policy AWS documents for it; it must reach log groups API Gateway names and creates ' +
   'itself, so there is no narrower resource list to write.';
 
-const PINNED_RUNTIME_REASON =
-  `Every function runs ${SERVICE_RUNTIME.name} on purpose: the runtime the tests, the local stack and the bench run on (Node 22 ` +
-  'in package.json’s devDependencies) and esbuild’s target (lib/config/bundling.ts). Moving to a newer runtime is one change of ' +
-  'all of them together (SERVICE_RUNTIME in lib/constructs/api-function.ts), not something a synthesis should do.';
-
 /** Acknowledges the accepted findings of a stage's stacks (lib/app-stacks.ts calls it for every stage). */
 export function acknowledgeNagFindings(stacks: StageStacks): void {
   acknowledgeSecretsWithoutRotation(stacks.stateful.secrets);
   for (const api of [stacks.stateless.api, stacks.stateless.webApi]) acknowledgeSurfaceApi(api);
-  for (const stack of [stacks.stateful, stacks.stateless]) {
-    acknowledgePinnedRuntime(stack);
-    acknowledgeWildcardsWithoutResourceTypes(stack);
-  }
+  for (const stack of [stacks.stateful, stacks.stateless]) acknowledgeWildcardsWithoutResourceTypes(stack);
 }
 
 /** Acknowledges the accepted findings of the account-level stack (lib/app-stacks.ts buildBaseline). */
@@ -151,14 +141,6 @@ function routeOf(surfaceApi: SurfaceApi, method: apigateway.Method): RouteDefini
   return surfaceApi.routes.find((route) => route.method === method.httpMethod && route.path === method.resource.path);
 }
 
-/** L1: each function on the pinned runtime (a function on any other runtime is not covered). */
-function acknowledgePinnedRuntime(stack: Stack): void {
-  for (const construct of stack.node.findAll()) {
-    if (construct instanceof lambda.Function && construct.runtime === SERVICE_RUNTIME) {
-      acknowledge(cfnOf(construct), 'AwsSolutions-L1', PINNED_RUNTIME_REASON);
-    }
-  }
-}
 
 /**
  * IAM5 `Resource::*`: each IAM policy whose statements on `*` hold only ACTIONS_WITHOUT_RESOURCE_TYPES.

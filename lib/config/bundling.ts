@@ -20,7 +20,7 @@ export const LAMBDA_BUNDLING = {
   minify: true,
   sourceMap: true,
   sourcesContent: false,
-  target: 'node22',
+  target: 'node24',
   format: 'esm',
   splitting: true,
   /** The handler's file: `.mjs`, so Lambda loads it as an ES module without a package.json (handler `index.handler`). */

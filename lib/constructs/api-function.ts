@@ -1,7 +1,7 @@
 /**
  * The one way this service builds a Lambda function: a ServiceFunction
  * (service-function.ts: the handler bundled by the local esbuild into ES
- * module chunks, the AWS SDK inside) with the defaults locked (Node.js 22 on
+ * module chunks, the AWS SDK inside) with the defaults locked (Node.js 24 on
  * ARM64, X-Ray tracing, JSON logs filtered by the logger at the stage's
  * level, an explicit log group with the stage's retention, an execution role
  * that may write to that log group only).

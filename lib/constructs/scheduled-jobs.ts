@@ -5,7 +5,7 @@
  * that started or ended, and `claim-reconciler` (lambdas/jobs/claim-reconciler),
  * which finishes invitation claims left `claiming`.
  *
- * The function is built like the API's (api-function.ts: Node.js 22 on
+ * The function is built like the API's (api-function.ts: Node.js 24 on
  * ARM64, X-Ray, JSON logs in an explicit log group, the SDK bundled by local
  * esbuild) with least privilege: Query on the domain table's `gsi1` index
  * only, UpdateItem and PutItem on the table (TransactWriteItems is

@@ -24,7 +24,7 @@ import { bundleLambda, LAMBDA_BUNDLING } from '../config/bundling';
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The runtime of every function of the service (lib/compliance/nag-acknowledgments.ts says why it is pinned). */
-export const SERVICE_RUNTIME = lambda.Runtime.NODEJS_22_X;
+export const SERVICE_RUNTIME = lambda.Runtime.NODEJS_24_X;
 
 /** The handler every bundle exports: `handler` of the entry file. */
 export const SERVICE_HANDLER = `${LAMBDA_BUNDLING.entryFile.replace(/\.mjs$/, '')}.handler`;

@@ -1,6 +1,6 @@
 /**
  * The one test that bundles for real: the local esbuild produces per function an ES module handler (`index.mjs`)
- * and its chunks, the AWS SDK inside; the bundle loads and answers in a fresh Node 22 the way Lambda runs it.
+ * and its chunks, the AWS SDK inside; the bundle loads and answers in a fresh Node 24 the way Lambda runs it.
  */
 import { describe, it, expect, afterAll } from 'vitest';
 import { execFile } from 'node:child_process';
@@ -122,7 +122,7 @@ describe('function bundling', () => {
     });
   }, 600_000);
 
-  it('loads every bundle in a fresh Node 22 as Lambda does, and the system function answers GET /health with the tracer loaded', async () => {
+  it('loads every bundle in a fresh Node 24 as Lambda does, and the system function answers GET /health with the tracer loaded', async () => {
     // Prepare
     const { statelessTemplate } = bundledStage();
     const node = benchNode(PROJECT_ROOT);
@@ -155,7 +155,7 @@ describe('function bundling', () => {
     };
     const lambdaLike = {
       ...deployed,
-      AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+      AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
       AWS_LAMBDA_FUNCTION_NAME: 'partner-api-bundle-test',
       AWS_REGION: 'us-east-1',
       POWERTOOLS_TRACE_ENABLED: 'true',

@@ -378,7 +378,7 @@ describe('waf-logging-redaction', () => {
 
 function cfnFunction(stack: Stack, variables: Record<string, string>): lambda.CfnFunction {
   return new lambda.CfnFunction(stack, 'Fn', {
-    runtime: 'nodejs22.x',
+    runtime: 'nodejs24.x',
     handler: 'index.handler',
     role: 'arn:aws:iam::123456789012:role/partner-api-x-fn',
     code: { zipFile: 'exports.handler = async () => ({});' },

@@ -271,7 +271,7 @@ describe('alarms', () => {
     const queue = new sqs.Queue(stack, 'Queue');
     const deadLetterQueue = new sqs.Queue(stack, 'DeadLetterQueue');
     const retryStateMachine = new sfn.StateMachine(stack, 'Retry', { definitionBody: sfn.DefinitionBody.fromChainable(new sfn.Pass(stack, 'Pass')) });
-    const fn = new lambda.Function(stack, 'Fn', { runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = async () => {}') });
+    const fn = new lambda.Function(stack, 'Fn', { runtime: lambda.Runtime.NODEJS_24_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = async () => {}') });
     const table = new dynamodb.TableV2(stack, 'Table', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
 
     // Act

@@ -25,9 +25,9 @@ describe('scheduled jobs: entitlement-periods', () => {
       .flatMap((p) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
   const actionsOf = (statement: Statement) => [statement.Action].flat().sort();
 
-  it('runs on Node.js 22, ARM64, with X-Ray, JSON logs in its own log group, the stage settings and no retries', () => {
+  it('runs on Node.js 24, ARM64, with X-Ray, JSON logs in its own log group, the stage settings and no retries', () => {
     expect(fn.Properties).toMatchObject({
-      Runtime: 'nodejs22.x',
+      Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
       Handler: 'index.handler',
       TracingConfig: { Mode: 'Active' },

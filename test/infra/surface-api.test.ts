@@ -54,7 +54,7 @@ describe('stateless stack: functions', () => {
     }
   });
 
-  it.each(['dev', 'prod'])('runs every %s function on Node.js 22, ARM64, with X-Ray and JSON logs', (name) => {
+  it.each(['dev', 'prod'])('runs every %s function on Node.js 24, ARM64, with X-Ray and JSON logs', (name) => {
     const { statelessTemplate, config } = stage(name);
     // The webhook delivery worker is behind no API: its timeout covers a batch of attempts (webhook-delivery.ts).
     const worker = logicalIdByPath(statelessTemplate, FUNCTION, '/Webhooks/Worker/Resource');
@@ -64,7 +64,7 @@ describe('stateless stack: functions', () => {
 
     for (const [id, fn] of Object.entries(resources(statelessTemplate, FUNCTION))) {
       expect(fn.Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         TracingConfig: { Mode: 'Active' },
         LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'DEBUG' },

@@ -304,7 +304,7 @@ describe('webhook delivery worker: the queue', () => {
 
   it('runs 30 seconds at most, on the service’s function defaults', () => {
     expect(resources(template, FUNCTION)[ids.worker].Properties).toMatchObject({
-      Runtime: 'nodejs22.x',
+      Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
       TracingConfig: { Mode: 'Active' },
       LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'DEBUG' },

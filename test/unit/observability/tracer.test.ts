@@ -20,9 +20,9 @@ afterEach(() => {
 describe('tracing', () => {
   it('is wanted only in Lambda, unless switched off', () => {
     expect(tracingWanted({})).toBe(false);
-    expect(tracingWanted({ AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x' })).toBe(true);
-    expect(tracingWanted({ AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x', POWERTOOLS_TRACE_ENABLED: 'false' })).toBe(false);
-    expect(tracingWanted({ AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x', AWS_SAM_LOCAL: 'true' })).toBe(false);
+    expect(tracingWanted({ AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x' })).toBe(true);
+    expect(tracingWanted({ AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x', POWERTOOLS_TRACE_ENABLED: 'false' })).toBe(false);
+    expect(tracingWanted({ AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x', AWS_SAM_LOCAL: 'true' })).toBe(false);
   });
 
   // The two cases share the module's one tracer: outside Lambda first, then as in Lambda.
@@ -37,7 +37,7 @@ describe('tracing', () => {
   });
 
   it('in Lambda loads Powertools Tracer once and captures the DynamoDB client the platform builds', async () => {
-    vi.stubEnv('AWS_EXECUTION_ENV', 'AWS_Lambda_nodejs22.x');
+    vi.stubEnv('AWS_EXECUTION_ENV', 'AWS_Lambda_nodejs24.x');
     const [first, second] = await Promise.all([loadTracer(), loadTracer()]);
     expect(first).toBeDefined();
     expect(second).toBe(first);
