@@ -19,6 +19,10 @@ export default defineConfig({
     // Bounds on waiting, generous for a loaded machine (a test that hangs still fails, later).
     testTimeout: 120_000,
     hookTimeout: 180_000,
+    // CDK runs AWS's template validator on every synthesis of every app; the tests synthesize hundreds of apps. Off
+    // here, on where a test registers it (the strict registration of addComplianceChecks, the parity test) and in every
+    // `cdk synth` (.ci/run synthesizes each stage with it): docs/testing.md.
+    env: { CDK_VALIDATION: 'false' },
     projects: [
       {
         extends: true,

@@ -84,7 +84,8 @@ describe('each rule kept for a gap of the validator fails the synthesis of a con
   /** An app with the strict validator and the deploy-readiness rules, as addComplianceChecks registers them (cdk-nag left out). */
   function checkedApp(): { app: App; stack: Stack } {
     const app = new App({ context: cdkJsonContext(), analyticsReporting: false });
-    Validations.of(app).addPlugins(new StrictCloudFormationValidate(), new DeployReadinessChecks());
+    // One validator for every app of the file: its engine starts once (seconds), not per app.
+    Validations.of(app).addPlugins(strict, new DeployReadinessChecks());
     return { app, stack: new Stack(app, 'PartnerApi-x-Stateless') };
   }
 

@@ -1,5 +1,5 @@
 /**
- * The sweep of test/integration/request-path-faults.test.ts: one operation, sent through the local front, with a
+ * The sweep of test/support/request-path-sweep.ts: one operation, sent through the local front, with a
  * fault at each DynamoDB call it makes (local/fault-injection.ts), then retried as its caller would, and what the
  * tables hold afterwards compared with a run that met no fault.
  *

@@ -12,10 +12,16 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Files measured to take the longest (most first), by path from the project root. */
 export const KNOWN_LONG: readonly string[] = [
+  'test/integration/request-path-faults-deliveries.test.ts',
+  'test/integration/request-path-faults-account.test.ts',
+  'test/integration/request-path-faults-keys-and-callbacks.test.ts',
+  'test/integration/request-path-faults-partner.test.ts',
   'test/integration/local-start-process.test.ts',
   'test/integration/webhook-faults.test.ts',
   'test/integration/contract-fuzz.test.ts',
   'test/infra/bundling.test.ts',
+  'test/infra/template-validator-parity.test.ts',
+  'test/infra/system-bundle.test.ts',
   'test/integration/webhooks.test.ts',
   'test/infra/nag.test.ts',
   'test/browser/webhooks-page.test.ts',

@@ -1,4 +1,7 @@
 /**
+ * The fault sweep of the request path, shared by its four files (test/integration/request-path-faults-*.test.ts, each a
+ * shard of the routes with a stack and tables of its own, so they run side by side and each sweep scans small tables).
+ *
  * Faults at every call site of the request path: every operation of both OpenAPI documents, sent through the local
  * front, with each DynamoDB call it makes failed in each of the four ways of docs/faults.md (`fail` on every call;
  * `lose-answer`, `fail-after` and `crash-after` on every write), then retried as its caller would (the same request:
@@ -23,12 +26,12 @@ import { ROUTES, type RouteId } from '../../lambdas/service/routes';
 import { LIMITS } from '../../lambdas/shared/limits/limits-table';
 import { createPlatform, sharedPlatform, type Platform } from '../../lambdas/shared/platform';
 import { FaultPlan } from '../../local/fault-injection';
-import { eventually } from '../support/eventually';
-import { callsOf, countChange, countItems, isWrite, sendRequest, SWEPT_FAULTS, type Scenario, type SweepRequest } from '../support/fault-sweep';
-import { startHttpsReceiver } from '../support/https-receiver';
-import { recordInput } from '../support/record-input';
-import { SettingsBrowser } from '../support/settings-browser';
-import { startTestStack, type TestStack } from '../support/test-stack';
+import { eventually } from './eventually';
+import { callsOf, countChange, countItems, isWrite, sendRequest, SWEPT_FAULTS, type Scenario, type SweepRequest } from './fault-sweep';
+import { startHttpsReceiver } from './https-receiver';
+import { recordInput } from './record-input';
+import { SettingsBrowser } from './settings-browser';
+import { startTestStack, type TestStack } from './test-stack';
 
 const PASSWORD = 'sweep password 1234';
 const faults = new FaultPlan();
@@ -145,7 +148,7 @@ const get = (path: () => string, headers: () => Record<string, string>): Scenari
  * One scenario per route. `retryAnswers` and `retryMayDiffer` say where a caller's retry after an applied write meets
  * something other than a fault-free call, and why that is what happened.
  */
-const SCENARIOS: Record<RouteId, Scenario> = {
+export const SCENARIOS: Record<RouteId, Scenario> = {
   health: get(() => '/health', () => ({})),
   me: get(() => '/me', bearer),
   entitlements: { prepare: async () => ({ method: 'GET', path: '/entitlements', headers: { Authorization: `Bearer ${personalKey}` } }) },
@@ -300,86 +303,98 @@ const SCENARIOS: Record<RouteId, Scenario> = {
   },
 };
 
-beforeAll(async () => {
-  stack = await startTestStack({ handlers: sweepHandlers(), faults });
-  receiver = await startHttpsReceiver((request) => {
-    const event = JSON.parse(request.rawBody.toString('utf8')) as { type: string; data: { challenge?: string } };
-    if (event.type === 'webhook.verification') return { status: 200, body: JSON.stringify({ challenge: event.data.challenge }), headers: { 'content-type': 'application/json' } };
-    return { status: 200 };
-  });
-  const owner = await account(true);
-  ({ account_id: accountId, email, browser } = owner);
-  partnerId = owner.partner_id!;
-  key = (await stack.office.keys.create({ accountId, partnerId, scopes: ['records:read', 'public:read', 'invitations:read', 'invitations:write', 'entitlements:read', 'tickets:read'] })).key;
-  personalKey = (await stack.office.keys.create({ accountId, scopes: ['entitlements:read'] })).key;
-  const record = await stack.office.records!.put(partnerId, recordInput('Sweep'));
-  ({ uuid: recordUuid, id: recordId } = record);
-  invitationId = (await newInvitation()).id;
-  ticket = await claimed();
-  hooks = await account(true);
-  webhookId = await newCallback(hooks, true);
-});
-afterAll(async () => {
-  await receiver?.close();
-  await stack?.stop();
-});
+/** The routes of each file of the sweep, of about the same length: every route in exactly one (test/unit/structure/request-path-sweep.test.ts). */
+export const SWEEP_SHARDS = {
+  /** The partner API and the player site. */
+  partner: ROUTES.map((r) => r.id).filter((id) => !id.startsWith('settings-') && !id.startsWith('webhook') && id !== 'health'),
+  /** Sessions, password and two-factor. */
+  account: ['health', 'settings-page', 'settings-sign-in', 'settings-sign-out', 'settings-session', 'settings-password', 'settings-two-factor-enrol', 'settings-two-factor-confirm', 'settings-two-factor-disable', 'settings-sign-out-everywhere', 'settings-audit'],
+  /** Keys, organizations and callbacks. */
+  'keys-and-callbacks': ['settings-organizations', 'settings-keys', 'settings-key-create', 'settings-key-revoke', 'webhooks', 'webhook-create', 'webhook-verify'],
+  /** Test events, deliveries and resends (each resend waits for a delivery). */
+  deliveries: ['webhook-test', 'webhook-deactivate', 'webhook-deliveries', 'webhook-resend'],
+} satisfies Record<string, readonly RouteId[]>;
 
 const send = (scenario: Scenario, request: SweepRequest) => sendRequest(stack, request, scenario.page);
 
-describe('faults at every call site of the request path', () => {
-  it('has a scenario for every operation of both documents', () => {
-    expect(ROUTES.map((r) => r.id).filter((id) => !(id in SCENARIOS))).toEqual([]);
+/** Registers the sweep of one shard's routes, on a stack and tables of the file's own. */
+export function sweepRoutes(name: keyof typeof SWEEP_SHARDS): void {
+  const routes: readonly RouteId[] = SWEEP_SHARDS[name];
+  beforeAll(async () => {
+    stack = await startTestStack({ handlers: sweepHandlers(), faults });
+    receiver = await startHttpsReceiver((request) => {
+      const event = JSON.parse(request.rawBody.toString('utf8')) as { type: string; data: { challenge?: string } };
+      if (event.type === 'webhook.verification') return { status: 200, body: JSON.stringify({ challenge: event.data.challenge }), headers: { 'content-type': 'application/json' } };
+      return { status: 200 };
+    });
+    const owner = await account(true);
+    ({ account_id: accountId, email, browser } = owner);
+    partnerId = owner.partner_id!;
+    key = (await stack.office.keys.create({ accountId, partnerId, scopes: ['records:read', 'public:read', 'invitations:read', 'invitations:write', 'entitlements:read', 'tickets:read'] })).key;
+    personalKey = (await stack.office.keys.create({ accountId, scopes: ['entitlements:read'] })).key;
+    const record = await stack.office.records!.put(partnerId, recordInput('Sweep'));
+    ({ uuid: recordUuid, id: recordId } = record);
+    invitationId = (await newInvitation()).id;
+    ticket = await claimed();
+    hooks = await account(true);
+    webhookId = await newCallback(hooks, true);
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await stack?.stop();
   });
 
-  it.each(ROUTES.map((r) => r.id))('%s: every fault at every call answers a declared status, and a retry leaves exactly what a fault-free call leaves', async (id) => {
-    const scenario = SCENARIOS[id];
-    const tables = { access: stack.tables.access, domain: stack.tables.domain };
+  describe(`faults at every call site of the request path: ${name}`, () => {
+    it.each(routes)('%s: every fault at every call answers a declared status, and a retry leaves exactly what a fault-free call leaves', async (id) => {
+      const scenario = SCENARIOS[id];
+      const tables = { access: stack.tables.access, domain: stack.tables.domain };
 
-    // Prepare: a fault-free call, twice (the first warms what a container caches): its answer, its calls, its effect.
-    await send(scenario, await scenario.prepare());
-    const request = await scenario.prepare();
-    const before = await countItems(stack.client, tables);
-    faults.reset();
-    const baseline = await send(scenario, request);
-    const calls = callsOf(faults);
-    const effect = countChange(before, await countItems(stack.client, tables));
-    expect(baseline.status, `${id}: fault-free answer ${baseline.code ?? ''}`).toBeLessThan(300);
+      // Prepare: a fault-free call, twice (the first warms what a container caches): its answer, its calls, its effect.
+      await send(scenario, await scenario.prepare());
+      const request = await scenario.prepare();
+      const before = await countItems(stack.client, tables);
+      faults.reset();
+      const baseline = await send(scenario, request);
+      const calls = callsOf(faults);
+      const effect = countChange(before, await countItems(stack.client, tables));
+      expect(baseline.status, `${id}: fault-free answer ${baseline.code ?? ''}`).toBeLessThan(300);
 
-    // Act and assess: each fault at each call.
-    const failures: string[] = [];
-    let fired = 0;
-    for (const { call, nth } of calls) {
-      for (const fault of SWEPT_FAULTS) {
-        if (fault !== 'fail' && !isWrite(call)) continue;
-        const where = `${id}: ${fault} at ${call} #${nth}`;
-        try {
-          const attempt = await scenario.prepare();
-          const start = await countItems(stack.client, tables);
-          faults.reset();
-          const rule = faults.arm({ component: 'api', call, nth, effect: fault });
-          const first = await send(scenario, attempt);
-          faults.reset();
-          if (!rule.fired()) continue;
-          fired += 1;
-          let last = first;
-          if (fault === 'lose-answer') {
-            if (first.status !== baseline.status) failures.push(`${where}: answered ${first.status} ${first.code ?? ''}, fault-free ${baseline.status}`);
-          } else if (first.status !== baseline.status) {
-            last = await send(scenario, attempt);
-            const allowed = [baseline.status, ...(scenario.retryAnswers ?? [])];
-            if (!allowed.includes(last.status)) failures.push(`${where}: answered ${first.status} ${first.code ?? ''}, then the retry ${last.status} ${last.code ?? ''}`);
+      // Act and assess: each fault at each call.
+      const failures: string[] = [];
+      let fired = 0;
+      for (const { call, nth } of calls) {
+        for (const fault of SWEPT_FAULTS) {
+          if (fault !== 'fail' && !isWrite(call)) continue;
+          const where = `${id}: ${fault} at ${call} #${nth}`;
+          try {
+            const attempt = await scenario.prepare();
+            const start = await countItems(stack.client, tables);
+            faults.reset();
+            const rule = faults.arm({ component: 'api', call, nth, effect: fault });
+            const first = await send(scenario, attempt);
+            faults.reset();
+            if (!rule.fired()) continue;
+            fired += 1;
+            let last = first;
+            if (fault === 'lose-answer') {
+              if (first.status !== baseline.status) failures.push(`${where}: answered ${first.status} ${first.code ?? ''}, fault-free ${baseline.status}`);
+            } else if (first.status !== baseline.status) {
+              last = await send(scenario, attempt);
+              const allowed = [baseline.status, ...(scenario.retryAnswers ?? [])];
+              if (!allowed.includes(last.status)) failures.push(`${where}: answered ${first.status} ${first.code ?? ''}, then the retry ${last.status} ${last.code ?? ''}`);
+            }
+            const change = countChange(start, await countItems(stack.client, tables));
+            const mayDiffer = last === first ? {} : (scenario.retryMayDiffer ?? {});
+            const kinds = new Set([...Object.keys(change), ...Object.keys(effect)]);
+            const off = [...kinds].filter((kind) => (change[kind] ?? 0) !== (effect[kind] ?? 0) && !(kind in mayDiffer));
+            if (off.length > 0) failures.push(`${where}: stored ${JSON.stringify(change)}, fault-free ${JSON.stringify(effect)} (answers ${first.status} then ${last.status})`);
+          } catch (error) {
+            failures.push(`${where}: ${String(error)}`);
           }
-          const change = countChange(start, await countItems(stack.client, tables));
-          const mayDiffer = last === first ? {} : (scenario.retryMayDiffer ?? {});
-          const kinds = new Set([...Object.keys(change), ...Object.keys(effect)]);
-          const off = [...kinds].filter((kind) => (change[kind] ?? 0) !== (effect[kind] ?? 0) && !(kind in mayDiffer));
-          if (off.length > 0) failures.push(`${where}: stored ${JSON.stringify(change)}, fault-free ${JSON.stringify(effect)} (answers ${first.status} then ${last.status})`);
-        } catch (error) {
-          failures.push(`${where}: ${String(error)}`);
         }
       }
-    }
-    console.log(`${id}: ${calls.length} calls (${calls.map((c) => `${c.call}#${c.nth}`).join(', ') || 'none'}), ${fired} faults fired`);
-    expect(failures).toEqual([]);
-  }, 600_000);
-});
+      console.log(`${id}: ${calls.length} calls (${calls.map((c) => `${c.call}#${c.nth}`).join(', ') || 'none'}), ${fired} faults fired`);
+      expect(failures).toEqual([]);
+    }, 600_000);
+  });
+}
