@@ -1,7 +1,7 @@
 /**
  * Each operation's floor: the fewest sequential DynamoDB round trips (and, where the write is the point, billed write
  * units) it can cost with the service's guarantees, and the endpoint-costs run's figures beside them (docs/performance.md,
- * "At the floor").
+ * "Every operation at its floor").
  *
  * An authenticated read: the admission's writes with the route's reads beside them (one round trip), then the
  * concurrency leases' release on invitation and ticket routes (one more). A change adds its own write; a key creation

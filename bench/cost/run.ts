@@ -316,7 +316,7 @@ const short = (line: string) => ({ apiGateway: 'APIGW', waf: 'WAF', lambda: 'Lam
 const fmt = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(2));
 const usd = (n: number) => (n === 0 ? '0' : n < 0.01 ? n.toFixed(4) : n.toFixed(2));
 
-/** `--markdown`: every table as Markdown (docs/performance.md's tables are pasted from this run). */
+/** `--markdown`: every table as Markdown (docs/cost.md's tables are pasted from this run). */
 let markdown = false;
 
 function table(head: string[], rows: string[][]): void {
