@@ -14,10 +14,17 @@ import { PROJECT_ROOT } from '../../lib/constructs/service-function';
 import { lambdaBuildOptions } from '../../lib/config/bundling';
 import { ENDPOINT_GROUPS, type EndpointGroup } from '../../lambdas/shared/http/routes';
 
-/** `group`'s bundle with the stack's options, nothing written: its modules by output file, and its modules' imports. */
+const bundles = new Map<EndpointGroup, Metafile>();
+
+/** `group`'s bundle with the stack's options, nothing written: its modules by output file, and its modules' imports (built once a file). */
 function bundleOf(group: EndpointGroup): Metafile {
-  const options = lambdaBuildOptions(PROJECT_ROOT, handlerEntry(group), join(PROJECT_ROOT, 'node_modules', '.cache', 'system-bundle-test', group));
-  return buildSync({ ...options, write: false, logLevel: 'silent' }).metafile;
+  let metafile = bundles.get(group);
+  if (!metafile) {
+    const options = lambdaBuildOptions(PROJECT_ROOT, handlerEntry(group), join(PROJECT_ROOT, 'node_modules', '.cache', 'system-bundle-test', group));
+    metafile = buildSync({ ...options, write: false, logLevel: 'silent' }).metafile;
+    bundles.set(group, metafile);
+  }
+  return metafile;
 }
 const bundleInputs = (group: EndpointGroup): Metafile['outputs'] => bundleOf(group).outputs;
 
