@@ -1,8 +1,9 @@
 /**
  * Per-stage configuration of the infrastructure: one base object plus small
  * overrides for the long-lived stages. Any other valid stage name is an
- * ephemeral stage (a pull request, a developer sandbox) and gets the base
- * unchanged, so the base is deliberately the cheap, disposable setting:
+ * ephemeral stage (a pull request, a developer sandbox) or the integration
+ * test's (INTEG_STAGE) and gets the base unchanged, so the base is
+ * deliberately the cheap, disposable setting:
  * destroy on delete, no alarms, no dashboard. Log retention is the one
  * exception: the spec keeps the call logs of every stage 30 days, and the
  * call logs live in the functions' log groups, so no stage keeps less.
@@ -121,10 +122,25 @@ const isLambdaMemory = (value: unknown): value is number => typeof value === 'nu
 /** Lambda gives a function one full vCPU at 1,769 MB, and a CPU share in proportion to its memory below that (the Lambda guide's memory page). */
 export const LAMBDA_MB_PER_VCPU = 1769;
 
+/**
+ * What a stage is for. `long-lived`: dev, staging and prod (their OVERRIDES). `integ`: INTEG_STAGE, the integration
+ * test's throwaway stage. `ephemeral`: any other name (a pull request, a sandbox). The last two get the base.
+ */
+export type StageKind = 'long-lived' | 'integ' | 'ephemeral';
+
+/**
+ * The integration test's stage (test/integ/integ.partner-api.ts, docs/deploying.md "A throwaway stage"): integ-runner
+ * deploys it, makes a user's first checks through its front doors and destroys it in the same run. Reserved for that:
+ * a sandbox of this name would be the test's to destroy. Its settings are the base's, and validation keeps every
+ * resource of it destroyed with its stacks (throwawayProblems).
+ */
+export const INTEG_STAGE = 'integ';
+
 export interface StageConfig {
   readonly stage: string;
-  /** `true` for dev, staging and prod; `false` for every ephemeral stage. */
+  /** `true` for dev, staging and prod; `false` for every ephemeral stage and the integ stage. */
   readonly longLived: boolean;
+  readonly kind: StageKind;
   readonly removalPolicy: RemovalMode;
   readonly pointInTimeRecovery: boolean;
   readonly deletionProtection: boolean;
@@ -186,7 +202,7 @@ export const RESERVED_STAGE_NAMES: readonly string[] = ['baseline'];
 /** API Gateway stops waiting for a Lambda integration after 29 seconds (default quota). */
 export const API_INTEGRATION_TIMEOUT_SECONDS = 29;
 
-const BASE: Omit<StageConfig, 'stage' | 'longLived'> = {
+const BASE: Omit<StageConfig, 'stage' | 'longLived' | 'kind'> = {
   removalPolicy: 'destroy',
   pointInTimeRecovery: false,
   deletionProtection: false,
@@ -224,7 +240,7 @@ const BASE: Omit<StageConfig, 'stage' | 'longLived'> = {
 };
 
 type DeepPartial<T> = { readonly [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
-type StageOverrides = DeepPartial<Omit<StageConfig, 'stage' | 'longLived'>>;
+type StageOverrides = DeepPartial<Omit<StageConfig, 'stage' | 'longLived' | 'kind'>>;
 
 export const LONG_LIVED_STAGES = ['dev', 'staging', 'prod'] as const;
 export type LongLivedStage = (typeof LONG_LIVED_STAGES)[number];
@@ -294,12 +310,14 @@ export function resolveStageConfig(name: string, options: ResolveOptions = {}): 
     throw new StageConfigError(`Invalid stage name ${JSON.stringify(name)}: reserved for the account-level stack (PartnerApi-Baseline).`);
   }
   const longLived = (LONG_LIVED_STAGES as readonly string[]).includes(name);
+  const kind: StageKind = longLived ? 'long-lived' : name === INTEG_STAGE ? 'integ' : 'ephemeral';
   const overrides: StageOverrides = longLived ? OVERRIDES[name as LongLivedStage] : {};
   const merged = deepMerge(BASE, overrides);
   const config: StageConfig = {
     ...merged,
     stage: name,
     longLived,
+    kind,
     alarms: { ...merged.alarms, ...(options.notifyEmail ? { notifyEmail: options.notifyEmail } : {}) },
     ...(options.customDomains ? { customDomains: options.customDomains } : {}),
   };
@@ -344,9 +362,24 @@ export function assertValidStageConfig(config: StageConfig): void {
   if (config.deletionProtection && config.removalPolicy !== 'retain') {
     problems.push('deletionProtection requires removalPolicy retain');
   }
+  problems.push(...throwawayProblems(config));
   if (problems.length > 0) {
     throw new StageConfigError(`Invalid configuration for stage ${config.stage}: ${problems.join('; ')}`);
   }
+}
+
+/**
+ * The integ stage is destroyed at the end of every run (integ-runner's clean-up is `cdk destroy`): nothing of it may
+ * outlive its stacks or stop their deletion (a retained table, secret or log group would make the next run's create
+ * fail on its name), and nothing may need what a run cannot own (a custom domain's certificate and DNS record).
+ */
+function throwawayProblems(config: StageConfig): string[] {
+  if (config.kind !== 'integ') return [];
+  const problems: string[] = [];
+  if (config.removalPolicy !== 'destroy') problems.push('the integ stage must destroy its resources with its stacks (removalPolicy destroy)');
+  if (config.deletionProtection) problems.push('the integ stage must have no deletion protection (tables, termination protection)');
+  if (Object.values(config.customDomains).some(Boolean)) problems.push('the integ stage serves on its execute-api hosts only (customDomains)');
+  return problems;
 }
 
 /** Lambda refuses a reservation that leaves the account fewer unreserved concurrent executions than this. */
