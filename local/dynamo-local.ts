@@ -82,10 +82,29 @@ const WATCHDOG = fileURLToPath(new URL('./dynamo-local-watchdog.mjs', import.met
  * terminal's Ctrl-C reaches only the stack, which stops its workers before the store they use.
  */
 export async function startDynamoLocal(options: { port?: number; path?: string } = {}): Promise<DynamoLocal> {
-  if (options.port !== undefined && (await portInUse(options.port))) {
-    throw new DynamoLocalStartError(`DynamoDB Local's port ${options.port} is in use (another DynamoDB Local?): choose another, or leave DYNAMO_PORT unset for a free one`);
+  if (options.port !== undefined) {
+    if (await portInUse(options.port)) {
+      throw new DynamoLocalStartError(`DynamoDB Local's port ${options.port} is in use (another DynamoDB Local?): choose another, or leave DYNAMO_PORT unset for a free one`);
+    }
+    return launch(options.port, options.path);
   }
-  const port = options.port ?? (await freePort());
+  // A free port can be taken by another process between the check and Java's bind (many stacks start at once in a
+  // test run): Java then exits at once, and another free port is tried.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await launch(await freePort(), options.path);
+    } catch (error) {
+      if (!(error instanceof DynamoLocalStartError && BIND_FAILED.test(error.message)) || attempt === BIND_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** Java's words when its port was taken after it was chosen. */
+const BIND_FAILED = /Failed to bind|Address already in use/;
+const BIND_ATTEMPTS = 3;
+
+async function launch(port: number, path: string | undefined): Promise<DynamoLocal> {
+  const options = { path };
   const folder = dynamoLocalJarFolder();
   const storage = options.path ? ['-dbPath', resolve(options.path)] : ['-inMemory'];
   const java = ['java', ...JVM_OPTIONS, '-Djava.library.path=./DynamoDBLocal_lib', '-jar', 'DynamoDBLocal.jar', '-port', String(port), '-sharedDb', '-disableTelemetry', ...storage];
