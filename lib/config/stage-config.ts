@@ -123,12 +123,6 @@ const isLambdaMemory = (value: unknown): value is number => typeof value === 'nu
 export const LAMBDA_MB_PER_VCPU = 1769;
 
 /**
- * What a stage is for. `long-lived`: dev, staging and prod (their OVERRIDES). `integ`: INTEG_STAGE, the integration
- * test's throwaway stage. `ephemeral`: any other name (a pull request, a sandbox). The last two get the base.
- */
-export type StageKind = 'long-lived' | 'integ' | 'ephemeral';
-
-/**
  * The integration test's stage (test/integ/integ.partner-api.ts, docs/deploying.md "A throwaway stage"): integ-runner
  * deploys it, makes a user's first checks through its front doors and destroys it in the same run. Reserved for that:
  * a sandbox of this name would be the test's to destroy. Its settings are the base's, and validation keeps every
@@ -140,7 +134,6 @@ export interface StageConfig {
   readonly stage: string;
   /** `true` for dev, staging and prod; `false` for every ephemeral stage and the integ stage. */
   readonly longLived: boolean;
-  readonly kind: StageKind;
   readonly removalPolicy: RemovalMode;
   readonly pointInTimeRecovery: boolean;
   readonly deletionProtection: boolean;
@@ -202,7 +195,7 @@ export const RESERVED_STAGE_NAMES: readonly string[] = ['baseline'];
 /** API Gateway stops waiting for a Lambda integration after 29 seconds (default quota). */
 export const API_INTEGRATION_TIMEOUT_SECONDS = 29;
 
-const BASE: Omit<StageConfig, 'stage' | 'longLived' | 'kind'> = {
+const BASE: Omit<StageConfig, 'stage' | 'longLived'> = {
   removalPolicy: 'destroy',
   pointInTimeRecovery: false,
   deletionProtection: false,
@@ -240,7 +233,7 @@ const BASE: Omit<StageConfig, 'stage' | 'longLived' | 'kind'> = {
 };
 
 type DeepPartial<T> = { readonly [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
-type StageOverrides = DeepPartial<Omit<StageConfig, 'stage' | 'longLived' | 'kind'>>;
+type StageOverrides = DeepPartial<Omit<StageConfig, 'stage' | 'longLived'>>;
 
 export const LONG_LIVED_STAGES = ['dev', 'staging', 'prod'] as const;
 export type LongLivedStage = (typeof LONG_LIVED_STAGES)[number];
@@ -310,14 +303,12 @@ export function resolveStageConfig(name: string, options: ResolveOptions = {}): 
     throw new StageConfigError(`Invalid stage name ${JSON.stringify(name)}: reserved for the account-level stack (PartnerApi-Baseline).`);
   }
   const longLived = (LONG_LIVED_STAGES as readonly string[]).includes(name);
-  const kind: StageKind = longLived ? 'long-lived' : name === INTEG_STAGE ? 'integ' : 'ephemeral';
   const overrides: StageOverrides = longLived ? OVERRIDES[name as LongLivedStage] : {};
   const merged = deepMerge(BASE, overrides);
   const config: StageConfig = {
     ...merged,
     stage: name,
     longLived,
-    kind,
     alarms: { ...merged.alarms, ...(options.notifyEmail ? { notifyEmail: options.notifyEmail } : {}) },
     ...(options.customDomains ? { customDomains: options.customDomains } : {}),
   };
@@ -374,7 +365,7 @@ export function assertValidStageConfig(config: StageConfig): void {
  * fail on its name), and nothing may need what a run cannot own (a custom domain's certificate and DNS record).
  */
 function throwawayProblems(config: StageConfig): string[] {
-  if (config.kind !== 'integ') return [];
+  if (config.stage !== INTEG_STAGE) return [];
   const problems: string[] = [];
   if (config.removalPolicy !== 'destroy') problems.push('the integ stage must destroy its resources with its stacks (removalPolicy destroy)');
   if (config.deletionProtection) problems.push('the integ stage must have no deletion protection (tables, termination protection)');

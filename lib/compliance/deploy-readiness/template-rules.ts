@@ -35,10 +35,14 @@ const CONDITION_FUNCTIONS = ['Fn::And', 'Fn::Equals', 'Fn::Not', 'Fn::Or'] as co
 
 let database: SpecDatabase | undefined;
 
-/** The CloudFormation resource specification (`@aws-cdk/aws-service-spec`, what aws-cdk-lib's L1 classes come from), loaded once. */
-function resourceSpec(type: string): Resource | undefined {
+/** The CloudFormation resource specification (`@aws-cdk/aws-service-spec`, what aws-cdk-lib's L1 classes come from), loaded on first use. */
+function spec(): SpecDatabase {
   database ??= loadAwsServiceSpecSync();
-  const matches = database.lookup('resource', 'cloudFormationType', 'equals', type);
+  return database;
+}
+
+function resourceSpec(type: string): Resource | undefined {
+  const matches = spec().lookup('resource', 'cloudFormationType', 'equals', type);
   return matches.length === 1 ? matches[0] : undefined;
 }
 
@@ -69,10 +73,7 @@ function shapeProblems(value: unknown, type: PropertyType, path: string, name: s
   }
   if (type.type === 'array' && Array.isArray(value)) return value.flatMap((element, i) => shapeProblems(element, type.element, `${path}/${i}`, name));
   if (type.type === 'map' && isObject(value)) return Object.entries(value).flatMap(([key, entry]) => shapeProblems(entry, type.element, `${path}/${key}`, key));
-  if (type.type === 'ref' && isObject(value)) {
-    database ??= loadAwsServiceSpecSync();
-    return propertiesProblems(value, database.get('typeDefinition', type.reference).properties, path);
-  }
+  if (type.type === 'ref' && isObject(value)) return propertiesProblems(value, spec().get('typeDefinition', type.reference).properties, path);
   return [];
 }
 
