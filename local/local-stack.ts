@@ -132,6 +132,14 @@ async function startParts(options: LocalStackOptions, parts: StopSequence): Prom
   // The stand-in for the stage's KMS key: callbacks' secrets and two-factor seeds, one key kept with the data, which each
   // function may use only as its role's key uses say (the function is its invocation's scope: local/function-scope.ts).
   const sealer = new GrantedSealer(LocalSealer.forStack(options.dataPath), options.keyUsers);
+  // The handlers' DynamoDB client, on the shared platform below. Its part stops after everything that uses it (the front,
+  // the jobs, the pipeline): the next stack of the process (tests run file after file in one worker) starts from a
+  // platform nobody configured, and this one's client is closed.
+  const handlersClient = createDocumentClient(new DynamoDBClient(LOCAL_HANDLER_DYNAMO_CONFIG));
+  parts.add('the shared platform', async () => {
+    configureSharedPlatform({});
+    handlersClient.destroy();
+  });
   let webhooks: LocalWebhookPipeline | undefined;
   // The front's port once it listens: the service's own address, which no callback may take (url-rules.ts).
   let frontPort: number | undefined;
@@ -164,7 +172,6 @@ async function startParts(options: LocalStackOptions, parts: StopSequence): Prom
     ...(webhooks ? { webhooks: webhooks.switches } : {}),
   };
   const faults = options.faults ?? (options.webhooks ? options.webhooks.faults : undefined);
-  const handlersClient = createDocumentClient(new DynamoDBClient(LOCAL_HANDLER_DYNAMO_CONFIG));
   configureSharedPlatform({
     localSwitches: switches,
     edgeGuard: undefined,
