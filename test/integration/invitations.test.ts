@@ -4,8 +4,14 @@
  * the 50-active limit exact under concurrency and freed at expiry), the
  * list's pages, read, link and revoke, and that no read carries a link,
  * notes or a token.
+ *
+ * Invitations a test only needs to exist (the list's, those filling slots
+ * before a race for the last ones) are created in the store; the creations
+ * under test go through the API. The refusals, which create nothing, share
+ * one organization.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { InvitationItem } from '../../lambdas/invitations/invitation-model';
 import { InvitationStore } from '../../lambdas/invitations/invitation-store';
 import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
 import { definition as invitationsFunction } from '../../lambdas/invitations/handler';
@@ -62,6 +68,22 @@ async function call(org: Org, method: string, path: string, options: { body?: un
 }
 
 const create = (org: Org, body: unknown, idem: string | null = idempotencyKey(), key?: string) => call(org, 'POST', '/invitations', { body, idem, key });
+
+/** `count` invitations of the organization made in the store, one after the other (oldest first), as seeding. */
+async function seedInvitations(partnerId: string, count: number, game: (i: number) => 'fps' | 'minecraft' = () => 'fps') {
+  const store = new InvitationStore(stack.client, stack.tables.domain);
+  const items: InvitationItem[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const creation = await store.create({ keyId: 'key_seed', partnerId, idempotencyKey: idempotencyKey() }, { game: game(i) }, new Date());
+    if (creation.outcome !== 'created') throw new Error(`seeding: ${creation.outcome}`);
+    items.push(creation.item);
+  }
+  return items;
+}
+
+/** The organization the refusals share: each must create nothing, so it has no invitation (checked where it matters). */
+let refusals: Promise<Org> | undefined;
+const refusalOrg = () => (refusals ??= createOrg(1));
 
 describe('what a creation costs', () => {
   it('reads beside the admission: a new invitation in 3 sequential round trips, a replay in 2 (the call log)', async () => {
@@ -189,7 +211,7 @@ describe('POST /partners/{partner_id}/invitations', () => {
     ['has spaces in it, sixteen+', 'IDEMPOTENCY_KEY_REQUIRED', 400],
     ['x'.repeat(129), 'IDEMPOTENCY_KEY_REQUIRED', 400],
   ])('refuses Idempotency-Key %s with %s', async (idem, code, status) => {
-    const org = await createOrg(1);
+    const org = await refusalOrg();
     expect(await create(org, { game: 'fps' }, idem)).toMatchObject({ status, code });
   });
 
@@ -206,7 +228,7 @@ describe('POST /partners/{partner_id}/invitations', () => {
     [{ game: 'fps', holder_id: 'p1' }, 'UNKNOWN_FIELD'],
     [{ game: 'fps', expires_at: '2030-01-01T00:00:00Z' }, 'UNKNOWN_FIELD'],
   ])('refuses %j with 422 %s and creates nothing', async (body, code) => {
-    const org = await createOrg(1);
+    const org = await refusalOrg();
     expect(await create(org, body)).toMatchObject({ status: 422, code });
     expect((await call(org, 'GET', '/invitations')).data).toMatchObject({ items: [], page_count: 0 });
   });
@@ -227,21 +249,31 @@ describe('POST /partners/{partner_id}/invitations', () => {
     expect((await call(org, 'GET', '/invitations')).data!.items).toHaveLength(1);
   });
 
-  it('creates exactly 50 of 60 concurrent creations in the store (the organization item\u2019s version condition)', async () => {
+  it('creates exactly 50 of 60 creations in the store, the last 20 concurrent for the last 10 slots (the organization item\u2019s version condition)', async () => {
+    // Prepare: 40 of the 50 slots taken, one creation after the other. (60 at once from none cost ~1,800 transactions,
+    // every creation but one losing each round of the version condition, to show what the race for the last slots
+    // shows.)
     const store = new InvitationStore(stack.client, stack.tables.domain);
     const partnerId = `org_store_${Date.now()}`;
+    await seedInvitations(partnerId, 40);
+
+    // Act: twice as many concurrent creations as free slots, across keys.
     const outcomes = await Promise.all(
-      Array.from({ length: 60 }, (_, i) => store.create({ keyId: `key_${i % 6}`, partnerId, idempotencyKey: idempotencyKey() }, { game: 'fps' }, new Date())),
+      Array.from({ length: 20 }, (_, i) => store.create({ keyId: `key_${i % 6}`, partnerId, idempotencyKey: idempotencyKey() }, { game: 'fps' }, new Date())),
     );
-    expect(outcomes.filter((o) => o.outcome === 'created')).toHaveLength(50);
+
+    // Assess: exactly the free slots were taken, each creation number once.
+    expect(outcomes.filter((o) => o.outcome === 'created')).toHaveLength(10);
     expect(outcomes.filter((o) => o.outcome === 'limit')).toHaveLength(10);
+    const created = outcomes.flatMap((o) => (o.outcome === 'created' ? [o.item.seq] : []));
+    expect([...created].sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, i) => 41 + i));
     expect((await store.page(partnerId, 3)).total).toBe(50);
   }, 240_000);
 
   it('refuses the 51st active invitation through the API, exactly under concurrent requests across keys, and frees a slot at revoke and at expiry', async () => {
     const org = await createOrg(5);
-    const first: Array<Record<string, any>> = [];
-    for (let i = 0; i < 45; i += 1) first.push((await create(org, { game: 'fps' }, idempotencyKey(), org.keys[i % 5])).data!);
+    // The first 45 in the store (seeding): the API's creations are the 10 racing for the last 5 slots and those after.
+    const first = await seedInvitations(org.partnerId, 45);
     const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => create(org, { game: 'fps' }, idempotencyKey(), org.keys[i % 5])));
     expect(answers.filter((a) => a.status === 201)).toHaveLength(5);
     expect(answers.filter((a) => a.status !== 201).map((a) => [a.status, a.code])).toEqual(Array(5).fill([429, 'TOO_MANY_INVITES']));
@@ -279,8 +311,7 @@ describe('POST /partners/{partner_id}/invitations', () => {
 describe('reading, linking and revoking', () => {
   it('lists 20 per page, newest first, with page_count; a page beyond them is empty; INVALID_PAGE outside 1–10000', async () => {
     const org = await createOrg(1);
-    const ids: string[] = [];
-    for (let i = 0; i < 23; i += 1) ids.push((await create(org, { game: i % 2 ? 'fps' : 'minecraft' })).data!.id);
+    const ids = (await seedInvitations(org.partnerId, 23, (i) => (i % 2 ? 'fps' : 'minecraft'))).map((item) => item.id);
     const first = await call(org, 'GET', '/invitations');
     expect(first.data).toMatchObject({ page: 1, page_count: 2 });
     expect(first.data!.items.map((i: { id: string }) => i.id)).toEqual([...ids].reverse().slice(0, 20));

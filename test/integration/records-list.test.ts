@@ -7,11 +7,13 @@
  * Records are seeded through the back office with a clock an hour in the
  * past (one second apart), so pages are far from the live end and a
  * traversal returns each record exactly once; the concurrent test uses the
- * real clock.
+ * real clock. Seeding is not what these tests are about: records are put
+ * several at a time (test/support/concurrently.ts).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createBackOffice } from '../../lambdas/back-office/back-office';
 import type { PublicRecord } from '../../lambdas/records/record-model';
+import { concurrently } from '../support/concurrently';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
 
 let stack: TestStack;
@@ -26,6 +28,7 @@ interface Org {
 async function createOrg(): Promise<Org> {
   const org = await createOrgWithManagerKey(stack.office, ['records:read']);
   const keys = [org.key.key];
+  // One after the other: an account's key creations are conditioned on its key set, and concurrent ones only retry.
   for (let i = 0; i < 4; i += 1) {
     keys.push((await stack.office.keys.create({ accountId: org.account_id, partnerId: org.partner_id, scopes: ['records:read'] })).key);
   }
@@ -48,8 +51,13 @@ async function list(org: Org, query = ''): Promise<Answer> {
   return { status: response.status, code: body.error?.code, items: body.data?.items ?? [], next: body.data?.next_cursor ?? null, text };
 }
 
-/** Every page of a traversal with these filters. */
-async function traverse(org: Org, filters: Record<string, string> = {}, limit = 7): Promise<{ items: PublicRecord[]; pages: number }> {
+/** Every page of a traversal with these filters (`onPage` sees each as it comes); `ended`: its last page had no next cursor. */
+async function traverse(
+  org: Org,
+  filters: Record<string, string> = {},
+  limit = 7,
+  onPage?: (page: Answer) => void,
+): Promise<{ items: PublicRecord[]; pages: number; ended: boolean }> {
   const items: PublicRecord[] = [];
   let cursor: string | null = null;
   let pages = 0;
@@ -59,10 +67,11 @@ async function traverse(org: Org, filters: Record<string, string> = {}, limit = 
     expect(page.status, page.text).toBe(200);
     expect(page.items.length).toBeLessThanOrEqual(limit);
     items.push(...page.items);
+    onPage?.(page);
     cursor = page.next;
     pages += 1;
   } while (cursor !== null && pages < 200);
-  return { items, pages };
+  return { items, pages, ended: cursor === null };
 }
 
 const byListOrder = (a: PublicRecord, b: PublicRecord) => (a.updated_at === b.updated_at ? (a.id < b.id ? -1 : 1) : a.updated_at < b.updated_at ? -1 : 1);
@@ -94,13 +103,14 @@ function recordInput(i: number, overrides: Record<string, unknown> = {}) {
   };
 }
 
-/** Seed `count` records an hour in the past, one second apart (the back office's clock). */
+/**
+ * Seed `count` records an hour in the past, one second apart (the back office's clock, one reading per write: writes
+ * made several at a time still take distinct instants). Tests compare with the list order of what this returns.
+ */
 async function seed(partnerId: string, count: number): Promise<PublicRecord[]> {
   let at = Date.now() - 3_600_000;
   const office = createBackOffice(stack.client, stack.tables.access, () => new Date((at += 1000)), stack.tables.domain);
-  const seeded: PublicRecord[] = [];
-  for (let i = 0; i < count; i += 1) seeded.push((await office.records!.put(partnerId, recordInput(i))) as PublicRecord);
-  return seeded;
+  return concurrently(count, async (i) => (await office.records!.put(partnerId, recordInput(i))) as PublicRecord);
 }
 
 let main: Org;
@@ -109,10 +119,8 @@ let other: Org;
 
 beforeAll(async () => {
   stack = await startTestStack();
-  main = await createOrg();
-  other = await createOrg();
-  seeded = await seed(main.partnerId, 48);
-  await seed(other.partnerId, 5);
+  [main, other] = await Promise.all([createOrg(), createOrg()]);
+  [seeded] = await Promise.all([seed(main.partnerId, 48), seed(other.partnerId, 5)]);
 });
 afterAll(() => stack?.stop());
 
@@ -131,8 +139,7 @@ describe('order, fields and paging', () => {
   it('orders records with the same updated_at by id', async () => {
     const org = await createOrg();
     const office = createBackOffice(stack.client, stack.tables.access, () => new Date('2026-11-01T00:00:00.000Z'), stack.tables.domain);
-    const ids: string[] = [];
-    for (let i = 0; i < 6; i += 1) ids.push((await office.records!.put(org.partnerId, recordInput(i))).id as string);
+    const ids = await concurrently(6, async (i) => (await office.records!.put(org.partnerId, recordInput(i))).id as string);
     const { items } = await traverse(org, {}, 4);
     expect(items.map((r) => r.id)).toEqual([...ids].sort());
   });
@@ -356,37 +363,53 @@ describe('a traversal while records change', () => {
   });
 
   it('returns every record that exists throughout at least once, with changes and new records arriving meanwhile', async () => {
+    // Prepare: 90 records that exist throughout, 10 that are deleted meanwhile. Real clock: the traversal runs into the
+    // live end while the writers work.
     const org = await createOrg();
-    // Real clock: the traversal runs into the live end while the writers work.
     const office = stack.office.records!;
-    const stable: PublicRecord[] = [];
-    for (let i = 0; i < 90; i += 1) stable.push((await office.put(org.partnerId, recordInput(i))) as PublicRecord);
-    const doomed: PublicRecord[] = [];
-    for (let i = 0; i < 10; i += 1) doomed.push((await office.put(org.partnerId, recordInput(i))) as PublicRecord);
+    const stable = await concurrently(90, async (i) => (await office.put(org.partnerId, recordInput(i))) as PublicRecord);
+    const doomed = await concurrently(10, async (i) => (await office.put(org.partnerId, recordInput(i))) as PublicRecord);
 
-    let writing = true;
+    // Act: three writers change records (a corrected result or note moves a record to the end of the list), delete the
+    // doomed ones and add new ones while the traversal pages. They write until the traversal has met them at the live
+    // end: ten pages among their changes whose next cursor the settle mark held back (a bare `<updated_at>` mark,
+    // record-cursor.ts), records changing behind, at and ahead of the cursor. With no writer left, the traversal runs to
+    // its last page. (A bound on the changes stops the writers too, so a traversal that never catches up still ends, and
+    // the assertions below fail; before, the writers never stopped and the traversal was cut off at 200 pages.)
+    const MAX_CHANGES = 2_000;
+    let traversing = true;
+    let heldBack = 0;
     let changes = 0;
+    const writing = () => traversing && heldBack < 10 && changes < MAX_CHANGES;
     const writer = async (offset: number) => {
       let i = offset;
-      while (writing) {
+      while (writing()) {
         const target = stable[(i * 37) % stable.length];
         i += 1;
-        // A corrected result or note moves the record to the end of the list.
         await office.put(org.partnerId, { ...recordInput(i), uuid: target.uuid, result: RESULTS[i % 3], public_notes: `changed ${i}` });
         if (i % 9 === 0 && doomed.length > 0) await office.delete(org.partnerId, doomed.pop()!.id);
         if (i % 7 === 0) await office.put(org.partnerId, recordInput(i));
         changes += 1;
       }
     };
+    const isBareMark = (cursor: string) => !Buffer.from(cursor.split('.')[0], 'base64url').toString('utf8').includes('#');
     const writers = [writer(0), writer(1000), writer(2000)];
-    let result: { items: PublicRecord[]; pages: number };
+    let result: { items: PublicRecord[]; pages: number; ended: boolean };
     try {
-      result = await traverse(org, {}, 6);
+      result = await traverse(org, {}, 6, (page) => {
+        if (page.next !== null && isBareMark(page.next) && page.items.some((r) => r.public_notes.startsWith('changed '))) heldBack += 1;
+      });
     } finally {
-      writing = false;
+      traversing = false;
       await Promise.all(writers);
     }
+
+    // Assess: the traversal met the writers at the live end and ran to its last page; every record that existed
+    // throughout came at least once.
     expect(changes).toBeGreaterThan(10);
+    expect(changes).toBeLessThan(MAX_CHANGES);
+    expect(heldBack).toBeGreaterThanOrEqual(10);
+    expect(result.ended).toBe(true);
     const seen = new Set(result.items.map((r) => r.id));
     const missing = stable.filter((r) => !seen.has(r.id));
     expect(missing).toEqual([]);

@@ -7,6 +7,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { claimInvitation } from '../../lambdas/invitations/claim';
+import { INVITATION_LIFETIME_MS } from '../../lambdas/invitations/invitation-model';
 import { InvitationStore, invitationKey } from '../../lambdas/invitations/invitation-store';
 import { createPartnerApiHandler } from '../../lambdas/shared/http/partner-api-pipeline';
 import { definition as ticketsFunction } from '../../lambdas/tickets/handler';
@@ -39,8 +40,9 @@ let serial = 0;
 
 async function organization() {
   const org = await createOrgWithManagerKey(stack.office, ['tickets:read']);
-  const create = async () => {
-    const creation = await invitations.create({ keyId: org.key.key_id, partnerId: org.partner_id, idempotencyKey: `tickets-test-${(serial += 1)}-0123456` }, { game: 'fps', notes: 'From the organization' }, new Date());
+  /** A new invitation, created now or at `at` (one created more than a week ago is expired at once). */
+  const create = async (at = new Date()) => {
+    const creation = await invitations.create({ keyId: org.key.key_id, partnerId: org.partner_id, idempotencyKey: `tickets-test-${(serial += 1)}-0123456` }, { game: 'fps', notes: 'From the organization' }, at);
     if (creation.outcome !== 'created') throw new Error(creation.outcome);
     return creation.item;
   };
@@ -56,22 +58,27 @@ async function get(key: string, path: string) {
 
 describe('GET /partners/{partner_id}/tickets', () => {
   it('lists joined invitations only, newest created first, 20 per page, across blocks of the joined index', async () => {
+    // Prepare: 130 invitations, every third joined: 44 joined, spread over three blocks of 50 creation numbers. Of the
+    // others, half stay pending (43, below the 50-active limit: a join frees its slot) and half are created expired (a
+    // week and a day ago: their slots free themselves), so none needs a write of its own after its creation. The claim
+    // is handed the invitation its creation wrote, as the player site hands it the one it read.
     const org = await organization();
     const joinedIds: string[] = [];
-    // 130 invitations, every third joined: 44 joined, spread over three blocks of 50 creation numbers.
+    const expiredAt = () => new Date(Date.now() - INVITATION_LIFETIME_MS - 86_400_000);
     for (let i = 0; i < 130; i += 1) {
-      const item = await org.create();
+      const item = await org.create(i % 3 === 2 ? expiredAt() : new Date());
       if (i % 3 === 0) {
-        expect(await claimInvitation({ invitations, tickets }, item.id, player, new Date())).toMatchObject({ outcome: 'joined' });
+        expect(await claimInvitation({ invitations, tickets }, item.id, player, new Date(), item)).toMatchObject({ outcome: 'joined' });
         joinedIds.push(item.id);
-      } else {
-        // Revoked: the 50-active limit would stop the loop otherwise.
-        await invitations.revoke(org.partner_id, item.id, new Date());
       }
     }
     const newestFirst = [...joinedIds].reverse();
+
+    // Act: every page through the API, one past the last.
     const base = `/partners/${org.partner_id}/tickets`;
     const pages = [await get(org.key.key, base), await get(org.key.key, `${base}?page=2`), await get(org.key.key, `${base}?page=3`), await get(org.key.key, `${base}?page=4`)];
+
+    // Assess: the joined ones only, newest first, 20 a page.
     expect(pages.map((p) => p.data!.page_count)).toEqual([3, 3, 3, 3]);
     expect(pages.map((p) => p.data!.items.length)).toEqual([20, 20, 4, 0]);
     expect(pages.flatMap((p) => p.data!.items.map((i: { id: string }) => i.id))).toEqual(newestFirst);
