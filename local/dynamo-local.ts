@@ -100,7 +100,7 @@ export async function startDynamoLocal(options: { port?: number; path?: string }
 }
 
 /** Java's words when its port was taken after it was chosen. */
-const BIND_FAILED = /Failed to bind|Address already in use/;
+export const BIND_FAILED = /Failed to bind|Address already in use/;
 const BIND_ATTEMPTS = 3;
 
 async function launch(port: number, path: string | undefined): Promise<DynamoLocal> {

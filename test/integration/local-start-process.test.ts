@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { createBackOffice } from '../../lambdas/back-office/back-office';
 import { createPlatform } from '../../lambdas/shared/platform';
-import { freePort } from '../../local/dynamo-local';
+import { BIND_FAILED, freePort } from '../../local/dynamo-local';
 import { localDocumentClient, startLocalStack } from '../../local/local-stack';
 import { LOCAL_STATE_FILE } from '../../local/state-file';
 
@@ -111,8 +111,23 @@ function npmProject(): string {
 
 /** Started and serving; its DynamoDB Local is running (so that "none left" below means something). */
 async function startReady(args: string[], options: EntryOptions = {}): Promise<StartedEntry> {
-  const entry = await startEntry(['--no-seed', ...args], options);
-  await until(() => entry.output().includes('Partner API (local) ready'), READY_WITHIN_MS, () => `npm start did not become ready:\n${entry.output()}`, entry);
+  // The test picks DynamoDB Local's port (to find its process afterwards): a port free when picked can be taken before
+  // Java binds it (the run's own connections take ports of the same ephemeral range), and the stack, told that port,
+  // exits rather than choose another. Such a start is tried again on a new port, at most twice.
+  for (let attempt = 1; ; attempt += 1) {
+    const entry = await startEntry(['--no-seed', ...args], options);
+    try {
+      await until(() => entry.output().includes('Partner API (local) ready'), READY_WITHIN_MS, () => `npm start did not become ready:\n${entry.output()}`, entry);
+    } catch (error) {
+      if (attempt < 3 && options.dynamoPort === undefined && entry.launcher.exitCode !== null && BIND_FAILED.test(entry.output())) continue;
+      throw error;
+    }
+    return expectRunning(entry);
+  }
+}
+
+/** What a started stack shows: its DynamoDB Local running, and its own process alive. */
+function expectRunning(entry: StartedEntry): StartedEntry {
   expect(dynamoProcessesOn(entry.dynamoPort).length).toBeGreaterThan(0);
   expect(isAlive(entry.stackPid())).toBe(true);
   return entry;
