@@ -4,7 +4,7 @@
  * - Ctrl-C (SIGINT), SIGTERM, SIGHUP (the terminal closed): exit 0;
  * - an uncaught exception or unhandled rejection, a failed start or seed: exit 1;
  * - the process that launched this one, or the command its terminal job
- *   started (`npm start`, with `sh` and `tsx` between it and this process),
+ *   started (`npm start`, with `sh` between it and this process),
  *   going away: killed with SIGKILL, it runs no code and tells nobody: exit 1.
  *
  * Its output may go before it does (a terminal or harness that closed its end
@@ -38,7 +38,7 @@ export interface StackLifetimeOptions {
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
-/** A second signal this long after the first forces the exit (tsx relays the terminal's Ctrl-C: one press can arrive twice). */
+/** A second signal this long after the first forces the exit (npm relays the terminal's Ctrl-C to its script: one press can arrive twice). */
 const FORCE_AFTER_MS = 1_000;
 
 /** Whether stdout or stderr has failed (its reader gone): nothing more is written to it. */
@@ -131,7 +131,7 @@ export function guardStackLifetime(options: StackLifetimeOptions = {}): StackLif
 
 /**
  * The first process of this process's terminal job: the leader of its process group, as a shell with job
- * control makes `npm start` (npm, sh and tsx above this process share its group). Undefined when this
+ * control makes `npm start` (npm and sh above this process share its group). Undefined when this
  * process leads its own group, when the leader is already gone (a subshell that started it in the
  * background and exited: nothing to follow), or where `ps` cannot say.
  */

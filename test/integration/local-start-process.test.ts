@@ -1,5 +1,5 @@
 /**
- * `npm start` as a process (the real entry, run by tsx as `npm start` runs it,
+ * `npm start` as a process (the real entry, run by Node with tsx's loader as `npm start` runs it,
  * each in its own working directory, on free ports):
  * - however it ends — Ctrl-C, SIGTERM, SIGHUP, an uncaught exception or
  *   unhandled rejection, SIGKILL of the stack's own process or of its
@@ -24,16 +24,15 @@ import { createPlatform } from '../../lambdas/shared/platform';
 import { BIND_FAILED, freePort } from '../../local/dynamo-local';
 import { localDocumentClient, startLocalStack } from '../../local/local-stack';
 import { LOCAL_STATE_FILE } from '../../local/state-file';
+import { startCommand } from '../support/processes/start-command';
 
 const root = join(__dirname, '..', '..');
-const tsx = join(root, 'node_modules', '.bin', 'tsx');
-const START = join(root, 'local', 'start.ts');
 /** Generous bounds for a loaded machine: a JVM can take half a minute to start there. */
 const READY_WITHIN_MS = 120_000;
 const GONE_WITHIN_MS = 30_000;
 
 interface StartedEntry {
-  /** What was run (tsx, or npm itself), in its own process group as a terminal's job is. */
+  /** What was run (the stack's own process, a shell starting it, or npm itself), in its own process group as a terminal's job is. */
   readonly launcher: ChildProcess;
   readonly dynamoPort: number;
   readonly workDir: string;
@@ -63,14 +62,14 @@ interface EntryOptions {
   readonly port?: number;
   readonly dynamoPort?: number;
   readonly workDir?: string;
-  /** Run `npm start` itself (npm, sh, tsx, then the stack) rather than tsx. */
-  readonly npm?: boolean;
+  /** Run `npm start` itself (npm, sh, then the stack), or the stack from a shell that waits for it, rather than the stack's process alone. */
+  readonly via?: 'npm' | 'sh';
 }
 
 async function startEntry(args: string[], options: EntryOptions = {}): Promise<StartedEntry> {
-  const workDir = options.workDir ?? (options.npm ? npmProject() : mkdtempSync(join(tmpdir(), 'partner-api-process-')));
+  const workDir = options.workDir ?? (options.via === 'npm' ? npmProject() : mkdtempSync(join(tmpdir(), 'partner-api-process-')));
   const dynamoPort = options.dynamoPort ?? (await freePort());
-  const [command, commandArgs] = options.npm ? ['npm', ['start', '--', ...args]] : [tsx, [START, ...args]];
+  const [command, commandArgs] = launch(args, options.via);
   const launcher = spawn(command, commandArgs, {
     cwd: workDir,
     env: { ...process.env, PORT: String(options.port ?? 0), DYNAMO_PORT: String(dynamoPort), ...options.env },
@@ -94,6 +93,14 @@ async function startEntry(args: string[], options: EntryOptions = {}): Promise<S
   };
   started.push(entry);
   return entry;
+}
+
+/** What runs the stack: `npm start`, a shell that stays its parent (`; exit` keeps sh from exec-ing it), or its process alone. */
+function launch(args: string[], via: EntryOptions['via']): [string, string[]] {
+  if (via === 'npm') return ['npm', ['start', '--', ...args]];
+  const [node, nodeArgs] = startCommand(args);
+  if (via === 'sh') return ['sh', ['-c', '"$@"; exit $?', 'sh', node, ...nodeArgs]];
+  return [node, nodeArgs];
 }
 
 /**
@@ -222,11 +229,11 @@ describe('npm start leaves no DynamoDB Local behind', () => {
   }, 240_000);
 
   it.each([
-    { how: 'Ctrl-C (SIGINT to the terminal job: launcher, stack and all)', signal: 'SIGINT', to: 'job' },
-    { how: 'SIGTERM to the stack', signal: 'SIGTERM', to: 'stack' },
-    { how: 'SIGHUP (the terminal closed)', signal: 'SIGHUP', to: 'job' },
-  ] as const)('$how: the stack stops in order, nothing is left', async ({ signal, to }) => {
-    const entry = await startReady([]);
+    { how: 'Ctrl-C (SIGINT to the terminal job: npm, sh and the stack)', signal: 'SIGINT', to: 'job', via: 'npm' },
+    { how: 'SIGTERM to the stack', signal: 'SIGTERM', to: 'stack', via: undefined },
+    { how: 'SIGHUP (the terminal closed)', signal: 'SIGHUP', to: 'job', via: 'npm' },
+  ] as const)('$how: the stack stops in order, nothing is left', async ({ signal, to, via }) => {
+    const entry = await startReady([], { via });
     const stackPid = entry.stackPid();
     process.kill(to === 'job' ? -(entry.launcher.pid as number) : stackPid, signal);
     await expectNothingLeft(entry);
@@ -254,15 +261,15 @@ describe('npm start leaves no DynamoDB Local behind', () => {
     await expectNothingLeft(entry);
   }, 240_000);
 
-  it('SIGKILL of its launcher: the stack notices, stops and exits', async () => {
-    const entry = await startReady([]);
+  it('SIGKILL of its launcher (a shell that started it): the stack notices, stops and exits', async () => {
+    const entry = await startReady([], { via: 'sh' });
     process.kill(entry.launcher.pid as number, 'SIGKILL');
     await expectNothingLeft(entry);
     expect(entry.output()).toContain(`The process that started it (pid ${entry.launcher.pid}) is gone`);
   }, 240_000);
 
-  it('SIGKILL of `npm start` itself (sh and tsx still between it and the stack): the stack notices, stops and exits', async () => {
-    const entry = await startReady([], { npm: true });
+  it('SIGKILL of `npm start` itself (sh still between it and the stack): the stack notices, stops and exits', async () => {
+    const entry = await startReady([], { via: 'npm' });
     process.kill(entry.launcher.pid as number, 'SIGKILL');
     await expectNothingLeft(entry);
     expect(entry.output()).toContain(`The command that started its job (pid ${entry.launcher.pid}) is gone`);

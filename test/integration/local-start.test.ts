@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../local/dynamo-local';
 import { buildAdmin } from '../../scripts/build-admin';
+import { startCommand } from '../support/processes/start-command';
 
 const root = join(__dirname, '..', '..');
-const tsx = join(root, 'node_modules', '.bin', 'tsx');
 let child: ChildProcess;
 let output = '';
 let workDir: string;
@@ -23,7 +23,8 @@ beforeAll(async () => {
   // The admin CLI as `npm run admin` runs it: the bundle (scripts/build-admin.ts), here a copy of its own.
   await buildAdmin(root, join(workDir, 'admin'));
   const port = await freePort();
-  child = spawn(tsx, [join(root, 'local', 'start.ts')], { cwd: workDir, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [node, args] = startCommand();
+  child = spawn(node, args, { cwd: workDir, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
   const started = Date.now();
