@@ -8,7 +8,7 @@ import { asFunction } from './function-scope';
 import type { KeyUsers } from '../lib/config/secrets-key-users';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { ApiHandler } from '../lambdas/shared/http/pipeline';
+import { ADMISSION_BUDGET_MS, type ApiHandler } from '../lambdas/shared/http/pipeline';
 import type { FaultPlan } from './fault-injection';
 import { surfaceOfPath, type EndpointGroup, type Router } from '../lambdas/shared/http/routes';
 import { EdgeGuard, edgeRejection } from '../lambdas/shared/limits/edge-guard';
@@ -77,6 +77,14 @@ export interface LocalStackOptions {
    */
   readonly functionTimeoutMs?: number;
   /**
+   * Tests only: how long one DynamoDB call of the handlers may wait (the attempt timeout of their client), and with it
+   * admission's budget and the bound of its compensations and lease releases (default: 3 s, LOCAL_HANDLER_DYNAMO_CONFIG).
+   * For a test that counts admissions under concurrency rather than timing them: on a loaded machine DynamoDB Local can
+   * take longer than 3 s, and admission then answers 503 after its write may have landed, or the SDK sends a write
+   * again that was applied, so a window of L admits fewer than L. Give such a test a `functionTimeoutMs` above it.
+   */
+  readonly storageWaitMs?: number;
+  /**
    * Tests only: fault injection on the request path (local/fault-injection.ts). Each invocation of an API function is an
    * `api` invocation of the plan, and the handlers' DynamoDB calls go through it. The same plan serves the webhook
    * pipeline when `webhooks.faults` names it too (or is absent).
@@ -135,7 +143,10 @@ async function startParts(options: LocalStackOptions, parts: StopSequence): Prom
   // The handlers' DynamoDB client, on the shared platform below. Its part stops after everything that uses it (the front,
   // the jobs, the pipeline): the next stack of the process (tests run file after file in one worker) starts from a
   // platform nobody configured, and this one's client is closed.
-  const handlersClient = createDocumentClient(new DynamoDBClient(LOCAL_HANDLER_DYNAMO_CONFIG));
+  const storageWaitMs = options.storageWaitMs ?? LOCAL_HANDLER_DYNAMO_CONFIG.requestHandler.requestTimeout;
+  const handlersClient = createDocumentClient(
+    new DynamoDBClient({ ...LOCAL_HANDLER_DYNAMO_CONFIG, requestHandler: { ...LOCAL_HANDLER_DYNAMO_CONFIG.requestHandler, requestTimeout: storageWaitMs } }),
+  );
   parts.add('the shared platform', async () => {
     configureSharedPlatform({});
     handlersClient.destroy();
@@ -167,8 +178,9 @@ async function startParts(options: LocalStackOptions, parts: StopSequence): Prom
   const switches: LocalSwitches = {
     ticketBridgeDown: options.switches?.ticketBridgeDown ?? (() => false),
     sealer,
-    // As long as an attempt of the handlers' DynamoDB client may take (LOCAL_HANDLER_DYNAMO_CONFIG).
-    cleanupTimeoutMs: LOCAL_HANDLER_DYNAMO_CONFIG.requestHandler.requestTimeout,
+    // As long as an attempt of the handlers' DynamoDB client may take (LOCAL_HANDLER_DYNAMO_CONFIG, or storageWaitMs).
+    cleanupTimeoutMs: storageWaitMs,
+    ...(storageWaitMs > ADMISSION_BUDGET_MS ? { admissionBudgetMs: storageWaitMs } : {}),
     ...(webhooks ? { webhooks: webhooks.switches } : {}),
   };
   const faults = options.faults ?? (options.webhooks ? options.webhooks.faults : undefined);

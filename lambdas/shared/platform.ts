@@ -71,6 +71,8 @@ export interface LocalSwitches {
    * busy machine can take longer, and a compensation cut short leaves a refused request counted.
    */
   readonly cleanupTimeoutMs?: number;
+  /** Admission's budget (deployed: ADMISSION_BUDGET_MS, 3 s), raised with the local stack's `storageWaitMs` by a test that counts. */
+  readonly admissionBudgetMs?: number;
 }
 
 export function createPlatform(overrides: Partial<Platform> = {}): Platform {

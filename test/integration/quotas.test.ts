@@ -69,7 +69,8 @@ beforeAll(async () => {
     platform: () => platform,
     operations: { me: describeKey, 'probe-create': held, 'probe-invitation': held, 'probe-ticket': held, 'probe-plain': held },
   });
-  stack = await startTestStack({ router, handlers: { ...HANDLERS, identity } });
+  // Counts, not time: a loaded machine's DynamoDB Local may take seconds per call (LocalStackOptions.storageWaitMs).
+  stack = await startTestStack({ router, handlers: { ...HANDLERS, identity }, storageWaitMs: 60_000, functionTimeoutMs: 120_000 });
 });
 afterAll(() => stack?.stop());
 

@@ -30,7 +30,7 @@ beforeAll(async () => {
   let signInPlatform: Platform | undefined;
   const raised = LIMITS.map((l) => (l.kind === 'quota' && l.policy.startsWith('sign-in-') ? { ...l, limit: 100_000 } : l));
   const signIn = createSettingsHandler({ ...signInFunction, platform: () => (signInPlatform ??= localPlatform({ tables: stack.tables, limits: raised })) });
-  stack = await startTestStack({ handlers: { ...HANDLERS, settings, 'sign-in': signIn }, functionTimeoutMs: 120_000 });
+  stack = await startTestStack({ handlers: { ...HANDLERS, settings, 'sign-in': signIn }, functionTimeoutMs: 120_000, storageWaitMs: 60_000 });
   office = createBackOffice(stack.client, stack.tables.access);
 });
 afterAll(() => stack?.stop());

@@ -31,7 +31,7 @@ beforeAll(async () => {
   const signIn = createSettingsHandler({ ...signInFunction, platform: () => platform });
   // 55 password-checked creations at once can pass the deployed 10 s on a loaded machine (the front answers 502): these
   // rows count limits, not time.
-  stack = await startTestStack({ handlers: { ...HANDLERS, settings, 'sign-in': signIn }, functionTimeoutMs: 120_000 });
+  stack = await startTestStack({ handlers: { ...HANDLERS, settings, 'sign-in': signIn }, functionTimeoutMs: 120_000, storageWaitMs: 60_000 });
 });
 afterAll(() => stack?.stop());
 

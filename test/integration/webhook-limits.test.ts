@@ -34,7 +34,7 @@ beforeAll(async () => {
   // Each row sends its requests at once (25 creations, each checking a password): on a loaded 2-core machine one can take
   // longer than the deployed 10 s function timeout, which the front would answer 502. These tests count limits, not time.
   const signIn = createSettingsHandler({ ...signInFunction, platform: () => platform });
-  stack = await startTestStack({ handlers: { ...HANDLERS, webhooks, settings, 'sign-in': signIn }, functionTimeoutMs: 120_000 });
+  stack = await startTestStack({ handlers: { ...HANDLERS, webhooks, settings, 'sign-in': signIn }, functionTimeoutMs: 120_000, storageWaitMs: 60_000 });
 });
 afterAll(() => stack?.stop());
 

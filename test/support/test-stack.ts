@@ -33,6 +33,8 @@ export async function startTestStack(
     checkStuckDeliveries?: boolean;
     /** The front's function timeout (default: the deployed one): see LocalStackOptions.functionTimeoutMs. */
     functionTimeoutMs?: number;
+    /** How long the handlers' DynamoDB calls may wait (default: 3 s): see LocalStackOptions.storageWaitMs. */
+    storageWaitMs?: number;
     /** Fault injection on the request path (and the webhook pipeline): see LocalStackOptions.faults. */
     faults?: LocalStackOptions['faults'];
     /** Who may use the sealing key for what (default: as deployed): see LocalStackOptions.keyUsers. */
@@ -52,6 +54,7 @@ export async function startTestStack(
     // Tests receive webhooks on local HTTPS servers (test/support/https-receiver.ts): loopback callbacks allowed.
     webhooks: options.webhooks === false ? false : { allowLocalWebhooks: true, waitScale: 1, ...options.webhooks },
     functionTimeoutMs: options.functionTimeoutMs,
+    storageWaitMs: options.storageWaitMs,
     faults: options.faults,
     keyUsers: options.keyUsers,
   });

@@ -297,10 +297,10 @@ export const routing = (router: Router, doors: readonly RouteDefinition['auth'][
 export const ADMISSION_BUDGET_MS = 3000;
 export const RESPONSE_RESERVE_MS = 2000;
 
-/** The admission deadline's signal, from the function's remaining time. */
-export function admissionSignal(context: Context): AbortSignal {
+/** The admission deadline's signal, from the function's remaining time (`budgetMs`: a local stack's, LocalSwitches). */
+export function admissionSignal(context: Context, budgetMs = ADMISSION_BUDGET_MS): AbortSignal {
   const remaining = typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : Number.POSITIVE_INFINITY;
-  return AbortSignal.timeout(Math.max(1, Math.min(ADMISSION_BUDGET_MS, remaining - RESPONSE_RESERVE_MS)));
+  return AbortSignal.timeout(Math.max(1, Math.min(budgetMs, remaining - RESPONSE_RESERVE_MS)));
 }
 
 /**
