@@ -504,12 +504,17 @@ export class InvitationStore {
   /**
    * Move a pending invitation's expiry to `now` (the back office's
    * `invitation expire-now`, for trying expiry locally): the invitation and
-   * its active entry together.
+   * its active entry together. Answers the invitation as it is then: expired
+   * (also when it already was), or in the state that kept it from expiring
+   * (claimed or revoked meanwhile); undefined when there is no such invitation.
    */
   async expireNow(id: string, now: Date): Promise<InvitationItem | undefined> {
-    const item = await this.find(id);
-    if (!item || item.state !== 'pending') return item;
-    try {
+    // As revoke: a lost race (the invitation claimed or revoked meanwhile, or another write to the organization item, a
+    // creation or another invitation's claim) wrote nothing; it reads again and decides on what it is now, so the
+    // answer is never a still-pending invitation that was not expired.
+    return this.retryOnConflict(id, async () => {
+      const item = await this.find(id);
+      if (!item || stateAt(item, now) !== 'pending') return item;
       await this.client.send(
         new TransactWriteCommand({
           TransactItems: [
@@ -518,10 +523,8 @@ export class InvitationStore {
           ],
         }),
       );
-    } catch (error) {
-      if (!isConditionFailure(error) && !isWriteConflict(error)) throw error;
-    }
-    return this.find(id);
+      return { ...item, expires_at: now.toISOString() };
+    });
   }
 
   /** The invitation, whichever organization's (the player site knows only the id). */

@@ -11,7 +11,7 @@ import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-s
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { InvitationItem } from '../../../lambdas/invitations/invitation-model';
+import { stateAt, type InvitationItem } from '../../../lambdas/invitations/invitation-model';
 import { InvitationStore, InvitationStoreContended } from '../../../lambdas/invitations/invitation-store';
 import { documentClient } from '../support/admission-fixtures';
 
@@ -82,6 +82,28 @@ describe('invitation writes that lose a conflict on the organization item', () =
     expect(await store().revoke('org_1', pending.id, NOW)).toMatchObject({ state: 'revoked' });
   });
 
+  it('expire-now: reads again and expires the still-pending invitation, never answering it unexpired', async () => {
+    ddbMock.on(TransactWriteCommand).rejectsOnce(conflict()).resolves({});
+    const expired = await store().expireNow(pending.id, NOW);
+    expect(expired).toMatchObject({ state: 'pending', expires_at: NOW.toISOString() });
+    expect(stateAt(expired as InvitationItem, NOW)).toBe('expired');
+    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(2);
+    expect(ddbMock.commandCalls(GetCommand)).toHaveLength(2);
+  });
+
+  it('expire-now: claimed meanwhile (its condition failed): answers the invitation as it is, not expired', async () => {
+    const joined = { ...pending, state: 'joined', ticket_id: 'tkt_1' };
+    const claimedMeanwhile = new TransactionCanceledException({
+      message: 'Transaction cancelled',
+      $metadata: { httpStatusCode: 400 },
+      CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }],
+    });
+    ddbMock.on(GetCommand).resolvesOnce({ Item: pending }).resolves({ Item: joined });
+    ddbMock.on(TransactWriteCommand).rejects(claimedMeanwhile);
+    expect(await store().expireNow(pending.id, NOW)).toEqual(joined);
+    expect(ddbMock.commandCalls(TransactWriteCommand)).toHaveLength(1);
+  });
+
   it('join: retries the joining transaction', async () => {
     ddbMock.on(TransactWriteCommand).rejectsOnce(conflict()).resolves({});
     expect(await store().completeClaim({ ...pending, state: 'claiming' }, { id: 'tkt_1', status: 'open' }, NOW)).toBe(true);
@@ -93,5 +115,6 @@ describe('invitation writes that lose a conflict on the organization item', () =
     const attempt = store().beginClaim(pending.id, player, NOW);
     await expect(attempt).rejects.toBeInstanceOf(InvitationStoreContended);
     await expect(store().revoke('org_1', pending.id, NOW)).rejects.toMatchObject({ code: 'TICKET_SERVICE_UNAVAILABLE', status: 503, headers: { 'Retry-After': '1' } });
+    await expect(store().expireNow(pending.id, NOW)).rejects.toBeInstanceOf(InvitationStoreContended);
   });
 });
