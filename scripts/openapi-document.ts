@@ -24,6 +24,7 @@ import { clearedSessionCookie, SESSION_COOKIE, sessionCookie } from '../lambdas/
 import { LIMITS, type Limit } from '../lambdas/shared/limits/limits-table';
 import { frontAnswers } from '../lib/config/front-answers';
 import { envelopeMessage, type EnvelopeCode } from '../lib/constructs/error-envelope';
+import { compactOpenApiDocument, formatJson } from './openapi-compact';
 
 /** The partner contract's own version (the spec's "Versioning"); the interface version is `v1`, in the base URL. */
 export const CONTRACT_VERSION = '1.1.0';
@@ -377,6 +378,7 @@ export function buildOpenApiDocument(surface: OpenApiSurface = PARTNER_SURFACE, 
   };
 }
 
+/** The committed document: the builder's, its repeated responses and bodies named once (scripts/openapi-compact.ts). */
 export function renderOpenApiDocument(surface: OpenApiSurface = PARTNER_SURFACE): string {
-  return `${JSON.stringify(buildOpenApiDocument(surface), null, 2)}\n`;
+  return formatJson(compactOpenApiDocument(buildOpenApiDocument(surface)));
 }

@@ -4,7 +4,7 @@
  * shape as the rest of settings, rendered in docs/settings-openapi.json.
  */
 import * as z from 'zod/mini';
-import { withErrorCode, type GroupContracts } from '../shared/http/contract';
+import { named, withErrorCode, type GroupContracts } from '../shared/http/contract';
 import type { WEBHOOK_ROUTES } from './webhook-routes';
 
 const text = (max: number) => z.string().check(z.maxLength(max));
@@ -22,7 +22,7 @@ const FAILURE_REASONS = [
   'ACCESS_REVOKED',
 ] as const;
 
-export const WebhookSchema = z.strictObject({
+export const WebhookSchema = named('Webhook', z.strictObject({
   webhook_id: z.string(),
   /** The organization the callback is bound to. */
   partner_id: z.string(),
@@ -35,11 +35,14 @@ export const WebhookSchema = z.strictObject({
   deactivated_at: z.nullable(z.string()),
   deactivation_reason: z.nullable(z.string()),
   last_verification: z.nullable(
-    z.strictObject({ at: z.string(), result: z.enum(['verified', 'failed']), failure_reason: z.optional(z.enum(FAILURE_REASONS)), http_status: z.optional(z.number()) }),
+    named(
+      'Verification',
+      z.strictObject({ at: z.string(), result: z.enum(['verified', 'failed']), failure_reason: z.optional(z.enum(FAILURE_REASONS)), http_status: z.optional(z.number()) }),
+    ),
   ),
-});
+}));
 
-export const DeliverySchema = z.strictObject({
+export const DeliverySchema = named('Delivery', z.strictObject({
   delivery_id: z.string(),
   event_id: z.string(),
   event_type: z.string(),
@@ -53,13 +56,13 @@ export const DeliverySchema = z.strictObject({
   next_attempt_at: z.nullable(z.string()),
   delivered_at: z.nullable(z.string()),
   resends: z.number(),
-});
+}));
 
-const AttemptReportSchema = z.strictObject({
+const AttemptReportSchema = named('AttemptReport', z.strictObject({
   result: z.enum(['verified', 'delivered', 'failed']),
   failure_reason: z.nullable(z.enum(FAILURE_REASONS)),
   http_status: z.nullable(z.number()),
-});
+}));
 
 const webhookId = z.object({ webhook_id: withErrorCode(z.string().check(z.regex(/^wh_[0-9a-f]{20}$/)), 'WEBHOOK_NOT_FOUND') });
 const COMMON = ['SESSION_REQUIRED', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'] as const;

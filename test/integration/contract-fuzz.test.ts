@@ -70,7 +70,11 @@ const operations: Operation[] = [
       method: method.toUpperCase(),
       template,
       surface: surface as Operation['surface'],
-      query: ((op.parameters ?? []) as Json[]).filter((p) => p.in === 'query').map((p) => ({ name: p.name as string, schema: p.schema as Json })),
+      query: ((op.parameters ?? []) as Json[])
+        // A parameter the document names once (components.parameters) is read where it is declared.
+        .map((p) => (typeof p.$ref === 'string' ? (document.components.parameters[p.$ref.split('/').pop() as string] as Json) : p))
+        .filter((p) => p.in === 'query')
+        .map((p) => ({ name: p.name as string, schema: p.schema as Json })),
       body: op.requestBody?.content?.['application/json']?.schema as Json | undefined,
     })),
   );

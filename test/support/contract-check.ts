@@ -45,12 +45,19 @@ class ApiDocument {
   }
 
   /** The declared response of the operation at this status (undefined for an operation the document does not declare), or throws. */
-  private responseOf(where: string, method: string, pathOnly: string, status: string): { template: string; method: string; content: Json } | undefined {
+  private responseOf(where: string, method: string, pathOnly: string, status: string): { at: string[]; content: Json } | undefined {
     const operation = this.operations.find((op) => op.method === method.toLowerCase() && op.pattern.test(pathOnly));
     if (!operation) return undefined;
-    const response = (this.document.paths[operation.template][operation.method].responses as Json)[status] as Json | undefined;
+    let response = (this.document.paths[operation.template][operation.method].responses as Json)[status] as Json | undefined;
     if (!response) throw new ContractViolation(`${where}: status ${status} is not declared for ${operation.method.toUpperCase()} ${operation.template} in ${this.id}`);
-    return { template: operation.template, method: operation.method, content: response.content as Json };
+    let at = ['paths', operation.template, operation.method, 'responses', status];
+    // A response the document names once (components.responses, scripts/openapi-compact.ts) is read where it is declared.
+    const named = /^#\/components\/responses\/(.+)$/.exec(String(response.$ref ?? ''));
+    if (named) {
+      at = ['components', 'responses', named[1]];
+      response = this.document.components.responses[named[1]] as Json;
+    }
+    return { at, content: response.content as Json };
   }
 
   /** Whether the document declares this operation answering this status with `mediaType`. */
@@ -63,12 +70,12 @@ class ApiDocument {
     const declared = this.responseOf(where, method, pathOnly, status);
     if (!declared) return;
     if (!declared.content['application/json']) throw new ContractViolation(`${where}: no JSON body is declared for this status in ${this.id}`);
-    const validate = this.validatorFor(declared.template, declared.method, status);
+    const validate = this.validatorFor(declared.at);
     if (!validate(body)) throw new ContractViolation(`${where}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(body)}`);
   }
 
-  private validatorFor(template: string, method: string, status: string): ValidateFunction {
-    const pointer = ['paths', template, method, 'responses', status, 'content', 'application/json', 'schema'].map(escapePointer).join('/');
+  private validatorFor(at: readonly string[]): ValidateFunction {
+    const pointer = [...at, 'content', 'application/json', 'schema'].map(escapePointer).join('/');
     let validate = this.compiled.get(pointer);
     if (!validate) {
       validate = ajv.compile({ $ref: `${this.id}#/${pointer}` });
