@@ -254,16 +254,15 @@ function hoistResponses(document: Json, sites: readonly ResponseSite[]): void {
     return { group, response, status: first.status, codes, detail: named ?? first.operationId };
   });
   const names = statusNames(shared.map((entry) => ({ status: entry.status, codes: entry.codes, fallback: entry.detail })));
-  const taken = new Set<string>();
+  const taken = new Set<string>(Object.keys(((document.components as Json).responses as Json | undefined) ?? {}));
   const responses: Record<string, Json> = {};
   shared.forEach((entry, index) => {
     const name = uniqueName(names[index], taken);
     responses[name] = entry.response;
     for (const site of entry.group) site.holder[site.status] = { $ref: `#/components/responses/${name}` };
   });
-  if (Object.keys(responses).length > 0) {
-    (document.components as Json).responses = Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
-  }
+  const all = { ...((document.components as Json).responses as Record<string, Json> | undefined), ...responses };
+  if (Object.keys(all).length > 0) (document.components as Json).responses = Object.fromEntries(Object.entries(all).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 /** Parameters two or more operations declare alike (a path's `partner_id`, a list's `page`) → components.parameters, by name. */
@@ -303,10 +302,10 @@ export function compactOpenApiDocument(built: Json): Json {
   hoistParameters(document);
   const components = document.components as Json;
   components.schemas = Object.fromEntries(Object.entries(components.schemas as Json).sort(([a], [b]) => a.localeCompare(b)));
-  // components in the order a reader looks them up: security, parameters, headers, responses, schemas.
-  const { securitySchemes, parameters, headers, responses, schemas, ...rest } = document.components as Json;
+  // components in the order a reader looks them up: security, parameters, headers, responses, request bodies, schemas.
+  const { securitySchemes, parameters, headers, responses, requestBodies, schemas, ...rest } = document.components as Json;
   document.components = Object.fromEntries(
-    Object.entries({ securitySchemes, parameters, headers, responses, schemas, ...rest }).filter(([, value]) => value !== undefined),
+    Object.entries({ securitySchemes, parameters, headers, responses, requestBodies, schemas, ...rest }).filter(([, value]) => value !== undefined),
   );
   return document;
 }

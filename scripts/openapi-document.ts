@@ -17,6 +17,7 @@ import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../lambdas/back-office/ses
 import { ERROR_CATALOG } from '../lambdas/shared/errors';
 import { errorCodesOf, type RouteContract } from '../lambdas/shared/http/contract';
 import { ROUTE_CONTRACTS } from '../lambdas/service/contracts';
+import { BUSINESS_EVENTS, EVENT_DATA, type EventField } from '../lambdas/outbox/business-events';
 import { IDEMPOTENCY_KEY_PATTERN } from '../lambdas/invitations/invitation-model';
 import { API_STAGE_NAME, isSettingsPath, SURFACE_OF_GROUP, type RouteDefinition } from '../lambdas/shared/http/routes';
 import { ROUTES, type RouteId } from '../lambdas/service/routes';
@@ -36,7 +37,7 @@ export const SETTINGS_OPENAPI_FILE = 'docs/settings-openapi.json';
 
 type Json = Record<string, unknown>;
 
-const ref = (kind: 'schemas' | 'headers' | 'parameters', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const ref = (kind: 'schemas' | 'headers' | 'parameters' | 'responses', name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
 /**
  * A zod schema as a JSON Schema (2020-12, OpenAPI 3.1's dialect). Schemas
@@ -355,6 +356,77 @@ function operation(surface: OpenApiSurface, route: RouteDefinition, contract: Ro
   };
 }
 
+/**
+ * The `webhooks` section (OpenAPI 3.1): what the service POSTs to a registered callback, one entry per business event
+ * type (lambdas/outbox/business-events.ts), with the signed headers and what the receiver's answer means. In both
+ * documents: the partner API's integrations receive them; web settings register the callbacks.
+ */
+function webhookSection(): { webhooks: Json; schemas: Record<string, Json>; parameters: Record<string, Json>; responses: Record<string, Json> } {
+  const field = (value: EventField): Json => (value === 'string' ? { type: 'string' } : { type: 'string', enum: [...value] });
+  const dataSchemas = Object.fromEntries(
+    Object.entries(EVENT_DATA).map(([name, shape]) => [
+      name,
+      { type: 'object', additionalProperties: false, required: Object.keys(shape), properties: Object.fromEntries(Object.entries(shape).map(([key, value]) => [key, field(value)])) },
+    ]),
+  );
+  const schemas: Record<string, Json> = {
+    ...dataSchemas,
+    Event: {
+      description: 'The event envelope every delivery carries. Later v1 versions may add types: treat an unknown one conservatively (acknowledge it).',
+      type: 'object',
+      additionalProperties: false,
+      required: ['id', 'type', 'api_version', 'partner_id', 'created_at', 'data'],
+      properties: {
+        id: { type: 'string', pattern: '^evt_[0-9a-z]{9}_[0-9a-f]{16}$', description: 'Equal to X-Service-Event-Id; the same on every attempt and resend: deduplicate by it.' },
+        type: { type: 'string' },
+        api_version: { const: 'v1' },
+        partner_id: { type: 'string' },
+        created_at: { type: 'string', format: 'date-time', description: 'Time of the business action, not of the delivery.' },
+        data: { type: 'object', additionalProperties: true, description: 'The fields its type lists (the type’s `data` schema).' },
+      },
+    },
+  };
+  const parameters: Record<string, Json> = {
+    'X-Service-Event-Id': { name: 'X-Service-Event-Id', in: 'header', required: true, description: 'The event id (the body’s `id`).', schema: { type: 'string' } },
+    'X-Service-Timestamp': {
+      name: 'X-Service-Timestamp',
+      in: 'header',
+      required: true,
+      description: 'This attempt’s Unix seconds: refuse one further than about 300 s from your clock.',
+      schema: { type: 'string', pattern: '^[0-9]+$' },
+    },
+    'X-Service-Signature': {
+      name: 'X-Service-Signature',
+      in: 'header',
+      required: true,
+      description: '`v1=` and the lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the UTF-8 bytes of the whole `whsec_…` secret. Verify it over the raw bytes, in constant time, before parsing (docs/webhooks.md).',
+      schema: { type: 'string', pattern: '^v1=[0-9a-f]{64}$' },
+    },
+  };
+  const responses: Record<string, Json> = {
+    'Event.Received': { description: 'Received: the delivery is done. Answer only after processing or reliable queuing.' },
+    'Event.Refused': { description: 'A failed attempt (`HTTP_4xx`): retried, up to 8 attempts in about 22 hours.' },
+    'Event.Failed': { description: 'A failed attempt (`HTTP_5xx`; no answer within 8 s: `CONNECTION_FAILED`): retried, up to 8 attempts in about 22 hours.' },
+  };
+  const webhooks: Json = {};
+  for (const event of BUSINESS_EVENTS) {
+    schemas[`Event.${event.type}`] = {
+      allOf: [ref('schemas', 'Event'), { required: ['type', 'data'], properties: { type: { const: event.type }, data: ref('schemas', event.data) } }],
+    };
+    webhooks[event.type] = {
+      post: {
+        operationId: event.type,
+        summary: event.emittedWhen,
+        security: [],
+        parameters: ['X-Service-Event-Id', 'X-Service-Timestamp', 'X-Service-Signature'].map((name) => ref('parameters', name)),
+        requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', `Event.${event.type}`) } } },
+        responses: { '2XX': ref('responses', 'Event.Received'), '4XX': ref('responses', 'Event.Refused'), '5XX': ref('responses', 'Event.Failed') },
+      },
+    };
+  }
+  return { webhooks, schemas, parameters, responses };
+}
+
 export function buildOpenApiDocument(surface: OpenApiSurface = PARTNER_SURFACE, routes: readonly RouteDefinition[] = ROUTES): Json {
   const named: Record<string, Json> = {};
   const paths: Record<string, Json> = {};
@@ -364,16 +436,19 @@ export function buildOpenApiDocument(surface: OpenApiSurface = PARTNER_SURFACE, 
     paths[route.path] = { ...(paths[route.path] as Json | undefined), [route.method.toLowerCase()]: operation(surface, route, contract, named) };
   }
   const { securitySchemes, headers, parameters } = surface.components;
+  const events = webhookSection();
   return {
     openapi: '3.1.0',
     info: surface.info,
     servers: [awsServer(surface.serverDescription)],
     paths,
+    webhooks: events.webhooks,
     components: {
       securitySchemes,
       headers,
-      ...(parameters ? { parameters } : {}),
-      schemas: Object.fromEntries(Object.entries(named).sort(([a], [b]) => a.localeCompare(b))),
+      parameters: { ...parameters, ...events.parameters },
+      responses: events.responses,
+      schemas: Object.fromEntries(Object.entries({ ...named, ...events.schemas }).sort(([a], [b]) => a.localeCompare(b))),
     },
   };
 }

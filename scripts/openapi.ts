@@ -1,10 +1,12 @@
 /**
  * `npm run openapi`: write the OpenAPI documents (scripts/openapi-document.ts), docs/openapi.json and
- * docs/settings-openapi.json, and the typed client's types generated from the first (scripts/client-types.ts).
+ * docs/settings-openapi.json, the typed client's types generated from the first (scripts/client-types.ts), and
+ * docs/webhooks.md's events table (scripts/events-doc.ts).
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLIENT_TYPES_FILE, renderClientTypes } from './client-types';
+import { CLIENT_EVENTS_FILE, CLIENT_TYPES_FILE, renderClientEvents, renderClientTypes } from './client-types';
+import { EVENTS_DOC_FILE, withEventsTable } from './events-doc';
 import { OPENAPI_SURFACES, renderOpenApiDocument } from './openapi-document';
 
 const root = join(import.meta.dirname, '..');
@@ -14,3 +16,7 @@ for (const surface of OPENAPI_SURFACES) {
 }
 writeFileSync(join(root, CLIENT_TYPES_FILE), await renderClientTypes());
 console.log(`${CLIENT_TYPES_FILE} written`);
+writeFileSync(join(root, CLIENT_EVENTS_FILE), renderClientEvents());
+console.log(`${CLIENT_EVENTS_FILE} written`);
+writeFileSync(join(root, EVENTS_DOC_FILE), withEventsTable(readFileSync(join(root, EVENTS_DOC_FILE), 'utf8')));
+console.log(`${EVENTS_DOC_FILE}: events table written`);

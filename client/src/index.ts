@@ -4,11 +4,14 @@ export type { PartnerRecord, RecordPage, RecordFilters, Invitation, CreatedInvit
 export { PartnerApiError, type RateLimitInfo } from './errors.js';
 export { createTransport, isRetryable, type TransportOptions } from './transport.js';
 export {
+  BUSINESS_EVENT_TYPES,
   answerVerification,
   createWebhookHandler,
   createWebhookProcessor,
   fileDeduplicator,
   verifyWebhook,
+  type BusinessEvent,
+  type BusinessEventType,
   type VerifyOptions,
   type VerifyResult,
   type WebhookEvent,

@@ -265,7 +265,127 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "record.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** the organization gets a new record, or a record is moved into it */
+        post: operations["record.created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "record.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** an organization record changes, including a corrected result */
+        post: operations["record.updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "record.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** a record is deleted or leaves the organization (target organization not revealed) */
+        post: operations["record.deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invitation.joined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** a one-time invitation successfully joins a formal ticket */
+        post: operations["invitation.joined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ticket.message.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** a user or staff message is added to an organization ticket */
+        post: operations["ticket.message.created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "ticket.status.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** a system action such as close, reopen or assignment occurs on a ticket */
+        post: operations["ticket.status.updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "entitlement.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** organization entitlement granted, changed, used, or a period starts or ends */
+        post: operations["entitlement.updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         CreatedInvitation: {
@@ -293,6 +413,10 @@ export interface components {
             link: string | null;
             replayed: boolean;
         };
+        EntitlementEventData: {
+            /** @enum {string} */
+            game: "minecraft" | "fps";
+        };
         Entitlements: {
             /**
              * @description `partner` for an organization, `account` for a personal key
@@ -302,6 +426,59 @@ export interface components {
             owner_id: string;
             /** @description Always two entries: minecraft, then fps */
             games: components["schemas"]["GameEntitlement"][];
+        };
+        /** @description The event envelope every delivery carries. Later v1 versions may add types: treat an unknown one conservatively (acknowledge it). */
+        Event: {
+            /** @description Equal to X-Service-Event-Id; the same on every attempt and resend: deduplicate by it. */
+            id: string;
+            type: string;
+            /** @constant */
+            api_version: "v1";
+            partner_id: string;
+            /**
+             * Format: date-time
+             * @description Time of the business action, not of the delivery.
+             */
+            created_at: string;
+            /** @description The fields its type lists (the type’s `data` schema). */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        "Event.entitlement.updated": components["schemas"]["Event"] & {
+            /** @constant */
+            type: "entitlement.updated";
+            data: components["schemas"]["EntitlementEventData"];
+        };
+        "Event.invitation.joined": components["schemas"]["Event"] & {
+            /** @constant */
+            type: "invitation.joined";
+            data: components["schemas"]["TicketEventData"];
+        };
+        "Event.record.created": components["schemas"]["Event"] & {
+            /** @constant */
+            type: "record.created";
+            data: components["schemas"]["RecordEventData"];
+        };
+        "Event.record.deleted": components["schemas"]["Event"] & {
+            /** @constant */
+            type: "record.deleted";
+            data: components["schemas"]["RecordEventData"];
+        };
+        "Event.record.updated": components["schemas"]["Event"] & {
+            /** @constant */
+            type: "record.updated";
+            data: components["schemas"]["RecordEventData"];
+        };
+        "Event.ticket.message.created": components["schemas"]["Event"] & {
+            /** @constant */
+            type: "ticket.message.created";
+            data: components["schemas"]["TicketEventData"];
+        };
+        "Event.ticket.status.updated": components["schemas"]["Event"] & {
+            /** @constant */
+            type: "ticket.status.updated";
+            data: components["schemas"]["TicketEventData"];
         };
         GameEntitlement: {
             /** @enum {string} */
@@ -455,6 +632,9 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        RecordEventData: {
+            record_id: string;
+        };
         RecordPage: {
             /** @description May be empty; ascending by updated_at, then id */
             items: components["schemas"]["Record"][];
@@ -480,6 +660,11 @@ export interface components {
             /** @description Current visible non-system messages; not strictly monotonic */
             message_count: number;
         };
+        TicketEventData: {
+            ticket_id: string;
+            invitation_id: string;
+            status: string;
+        };
         TicketPage: {
             /** @description Joined invitations, newest created first, 20 per page */
             items: components["schemas"]["Invitation"][];
@@ -487,10 +672,38 @@ export interface components {
             page_count: number;
         };
     };
-    responses: never;
+    responses: {
+        /** @description Received: the delivery is done. Answer only after processing or reliable queuing. */
+        "Event.Received": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description A failed attempt (`HTTP_4xx`): retried, up to 8 attempts in about 22 hours. */
+        "Event.Refused": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /** @description A failed attempt (`HTTP_5xx`; no answer within 8 s: `CONNECTION_FAILED`): retried, up to 8 attempts in about 22 hours. */
+        "Event.Failed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+    };
     parameters: {
         /** @description Scope of idempotency with the key id and the organization: a retry with the same key and body answers the original (200, `replayed: true`); never generate a new key to clear an error. */
         "Idempotency-Key": string;
+        /** @description The event id (the body’s `id`). */
+        "X-Service-Event-Id": string;
+        /** @description This attempt’s Unix seconds: refuse one further than about 300 s from your clock. */
+        "X-Service-Timestamp": string;
+        /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the UTF-8 bytes of the whole `whsec_…` secret. Verify it over the raw bytes, in constant time, before parsing (docs/webhooks.md). */
+        "X-Service-Signature": string;
     };
     requestBodies: never;
     headers: {
@@ -5645,6 +5858,181 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayError504"];
                 };
             };
+        };
+    };
+    "record.created": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body’s `id`). */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description This attempt’s Unix seconds: refuse one further than about 300 s from your clock. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the UTF-8 bytes of the whole `whsec_…` secret. Verify it over the raw bytes, in constant time, before parsing (docs/webhooks.md). */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event.record.created"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["Event.Received"];
+            "4XX": components["responses"]["Event.Refused"];
+            "5XX": components["responses"]["Event.Failed"];
+        };
+    };
+    "record.updated": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body’s `id`). */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description This attempt’s Unix seconds: refuse one further than about 300 s from your clock. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the UTF-8 bytes of the whole `whsec_…` secret. Verify it over the raw bytes, in constant time, before parsing (docs/webhooks.md). */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event.record.updated"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["Event.Received"];
+            "4XX": components["responses"]["Event.Refused"];
+            "5XX": components["responses"]["Event.Failed"];
+        };
+    };
+    "record.deleted": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body’s `id`). */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description This attempt’s Unix seconds: refuse one further than about 300 s from your clock. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the UTF-8 bytes of the whole `whsec_…` secret. Verify it over the raw bytes, in constant time, before parsing (docs/webhooks.md). */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event.record.deleted"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["Event.Received"];
+            "4XX": components["responses"]["Event.Refused"];
+            "5XX": components["responses"]["Event.Failed"];
+        };
+    };
+    "invitation.joined": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body’s `id`). */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description This attempt’s Unix seconds: refuse one further than about 300 s from your clock. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the UTF-8 bytes of the whole `whsec_…` secret. Verify it over the raw bytes, in constant time, before parsing (docs/webhooks.md). */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event.invitation.joined"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["Event.Received"];
+            "4XX": components["responses"]["Event.Refused"];
+            "5XX": components["responses"]["Event.Failed"];
+        };
+    };
+    "ticket.message.created": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body’s `id`). */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description This attempt’s Unix seconds: refuse one further than about 300 s from your clock. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the UTF-8 bytes of the whole `whsec_…` secret. Verify it over the raw bytes, in constant time, before parsing (docs/webhooks.md). */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event.ticket.message.created"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["Event.Received"];
+            "4XX": components["responses"]["Event.Refused"];
+            "5XX": components["responses"]["Event.Failed"];
+        };
+    };
+    "ticket.status.updated": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body’s `id`). */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description This attempt’s Unix seconds: refuse one further than about 300 s from your clock. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the UTF-8 bytes of the whole `whsec_…` secret. Verify it over the raw bytes, in constant time, before parsing (docs/webhooks.md). */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event.ticket.status.updated"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["Event.Received"];
+            "4XX": components["responses"]["Event.Refused"];
+            "5XX": components["responses"]["Event.Failed"];
+        };
+    };
+    "entitlement.updated": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (the body’s `id`). */
+                "X-Service-Event-Id": components["parameters"]["X-Service-Event-Id"];
+                /** @description This attempt’s Unix seconds: refuse one further than about 300 s from your clock. */
+                "X-Service-Timestamp": components["parameters"]["X-Service-Timestamp"];
+                /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the UTF-8 bytes of the whole `whsec_…` secret. Verify it over the raw bytes, in constant time, before parsing (docs/webhooks.md). */
+                "X-Service-Signature": components["parameters"]["X-Service-Signature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Event.entitlement.updated"];
+            };
+        };
+        responses: {
+            "2XX": components["responses"]["Event.Received"];
+            "4XX": components["responses"]["Event.Refused"];
+            "5XX": components["responses"]["Event.Failed"];
         };
     };
 }

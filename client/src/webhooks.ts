@@ -33,17 +33,9 @@ export const SIGNATURE_HEADER = 'x-service-signature';
 export const TIMESTAMP_HEADER = 'x-service-timestamp';
 export const EVENT_ID_HEADER = 'x-service-event-id';
 
-/** Event types of API v1. Later v1 versions may add types: treat unknown ones conservatively. */
-export const BUSINESS_EVENT_TYPES = [
-  'record.created',
-  'record.updated',
-  'record.deleted',
-  'invitation.joined',
-  'ticket.message.created',
-  'ticket.status.updated',
-  'entitlement.updated',
-] as const;
-export type BusinessEventType = (typeof BUSINESS_EVENT_TYPES)[number];
+import { BUSINESS_EVENT_TYPES, type BusinessEvent, type BusinessEventType } from './events.generated.js';
+
+export { BUSINESS_EVENT_TYPES, type BusinessEvent, type BusinessEventType };
 export type WebhookEventType = 'webhook.verification' | 'webhook.test' | BusinessEventType | (string & {});
 
 /** The event envelope (the webhook body). */

@@ -12,14 +12,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { dataFieldsOf, type BusinessEvent } from './business-events';
 
-export type BusinessEvent =
-  | { readonly type: 'record.created' | 'record.updated' | 'record.deleted'; readonly data: { readonly record_id: string } }
-  | { readonly type: 'entitlement.updated'; readonly data: { readonly game: 'minecraft' | 'fps' } }
-  | {
-      readonly type: 'invitation.joined' | 'ticket.message.created' | 'ticket.status.updated';
-      readonly data: { readonly ticket_id: string; readonly invitation_id: string; readonly status: string };
-    };
+export type { BusinessEvent } from './business-events';
 
 export interface EventEnvelope {
   readonly id: string;
@@ -50,16 +45,15 @@ export function eventItem(partnerId: string, event: BusinessEvent, at: Date): { 
   return { envelope, item: { pk: eventPartition(partnerId), sk: envelope.id, kind: 'event', event: envelope } };
 }
 
-const DATA_FIELD_ORDER = ['record_id', 'ticket_id', 'invitation_id', 'status', 'game'];
-
 /**
  * The envelope as webhook bodies carry it: the spec's field order (`id`, `type`, `api_version`,
- * `partner_id`, `created_at`, `data`, and within `data` the Events table's order), whatever order
- * a DynamoDB map came back in. One body per event: every attempt and resend sends these bytes.
+ * `partner_id`, `created_at`, `data`, and within `data` its type's declared order, business-events.ts),
+ * whatever order a DynamoDB map came back in. One body per event: every attempt and resend sends these bytes.
  */
 export function eventBody(envelope: EventEnvelope): string {
   const data = envelope.data as Record<string, unknown>;
-  const rank = (key: string) => (DATA_FIELD_ORDER.includes(key) ? DATA_FIELD_ORDER.indexOf(key) : DATA_FIELD_ORDER.length);
+  const order = dataFieldsOf(envelope.type) ?? [];
+  const rank = (key: string) => (order.includes(key) ? order.indexOf(key) : order.length);
   const orderedData = Object.fromEntries(Object.keys(data).sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)).map((key) => [key, data[key]]));
   const { id, type, api_version, partner_id, created_at } = envelope;
   return JSON.stringify({ id, type, api_version, partner_id, created_at, data: orderedData });

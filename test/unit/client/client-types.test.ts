@@ -1,11 +1,37 @@
-/** The typed client's types are generated from the partner API's document (scripts/client-types.ts), never edited. */
+/**
+ * The typed client's types are generated from the partner API's document (scripts/client-types.ts), never edited: its
+ * schema types, and its business event types from the document's webhooks, which lambdas/outbox/business-events.ts
+ * declares. The type check (`npm test` runs it first) fails when the client lacks an event type the service emits, or
+ * types one's data otherwise.
+ */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { CLIENT_TYPES_FILE, renderClientTypes } from '../../../scripts/client-types';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { BUSINESS_EVENT_TYPES, type BusinessEvent as ClientEvent, type BusinessEventType as ClientEventType } from '../../../client/src/events.generated';
+import { BUSINESS_EVENTS, type BusinessEvent as ServiceEvent, type BusinessEventType as ServiceEventType } from '../../../lambdas/outbox/business-events';
+import { CLIENT_EVENTS_FILE, CLIENT_TYPES_FILE, renderClientEvents, renderClientTypes } from '../../../scripts/client-types';
 
-describe('client/src/schema.generated.ts', () => {
-  it('is committed as generated: run `npm run openapi` after changing a route or a contract', async () => {
-    expect(readFileSync(join(import.meta.dirname, '..', '..', '..', CLIENT_TYPES_FILE), 'utf8')).toBe(await renderClientTypes());
+const committed = (file: string) => readFileSync(join(import.meta.dirname, '..', '..', '..', file), 'utf8');
+
+describe('the client’s generated types', () => {
+  it('client/src/schema.generated.ts is committed as generated: run `npm run openapi` after changing a route or a contract', async () => {
+    expect(committed(CLIENT_TYPES_FILE)).toBe(await renderClientTypes());
+  });
+
+  it('client/src/events.generated.ts is committed as generated: run `npm run openapi` after changing an event', () => {
+    expect(committed(CLIENT_EVENTS_FILE)).toBe(renderClientEvents());
+  });
+
+  it('lists every business event type the service emits, in its order', () => {
+    expect(BUSINESS_EVENT_TYPES).toEqual(BUSINESS_EVENTS.map((event) => event.type));
+    expectTypeOf<ClientEventType>().toEqualTypeOf<ServiceEventType>();
+  });
+
+  it('types each event’s data as the service emits it', () => {
+    type ServiceData = { [T in ServiceEventType]: Extract<ServiceEvent, { type: T }>['data'] };
+    type ClientData = { [T in ClientEventType]: ClientEvent<T>['data'] };
+    expectTypeOf<ServiceData>().toMatchTypeOf<ClientData>();
+    expectTypeOf<ClientEvent<'entitlement.updated'>['data']['game']>().toEqualTypeOf<'minecraft' | 'fps'>();
+    expectTypeOf<ClientEvent<'invitation.joined'>['type']>().toEqualTypeOf<'invitation.joined'>();
   });
 });
