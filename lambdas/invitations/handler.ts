@@ -2,6 +2,7 @@
  * The `invitations` function: create, list, read, link and revoke an
  * organization's invitations (`/partners/{partner_id}/invitations…`).
  */
+import type { RouteOperations } from '../shared/http/pipeline';
 import { createPartnerApiHandler } from '../shared/http/partner-api-pipeline';
 import { lazyContracts } from '../shared/http/contract-loading';
 import { lazyChunk } from '../shared/http/lazy-chunk';
@@ -17,7 +18,7 @@ export const operations = {
   invitation: CODE.fn((m) => m.readInvitation),
   'invitation-link': CODE.fn((m) => m.readInvitationLink),
   'invitation-revoke': CODE.fn((m) => m.revokeInvitation),
-};
+} satisfies RouteOperations<typeof INVITATION_ROUTES>;
 
 /** Every route's reads start beside its admission (docs/request-pipeline.md, "Reads beside the admission"). */
 const prefetch = {

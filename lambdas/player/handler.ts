@@ -4,6 +4,7 @@
  * refuses one); its abuse limits count by source IP, and by join link for
  * the calls that prove they hold it (player-possession.ts).
  */
+import type { RouteOperations } from '../shared/http/pipeline';
 import { lazyContracts } from '../shared/http/contract-loading';
 import { lazyChunk } from '../shared/http/lazy-chunk';
 import { PLAYER_ROUTES } from './player-routes';
@@ -21,7 +22,7 @@ export const operations = {
   'player-view': CODE.fn((m) => m.viewInvitation),
   'player-claim': CODE.fn((m) => m.claim),
   'player-message': CODE.fn((m) => m.addMessage),
-};
+} satisfies RouteOperations<typeof PLAYER_ROUTES>;
 
 /** What each call proves about its join link, before admission counts it (player-possession.ts: one read, with the handler). */
 export const possession = provePossession;

@@ -2,6 +2,7 @@
  * The `records` function: `GET /records/{uuid}`, `GET /partners/{partner_id}/records`
  * and `GET /partners/{partner_id}/records/{record_id}`.
  */
+import type { RouteOperations } from '../shared/http/pipeline';
 import { lazyContracts } from '../shared/http/contract-loading';
 import { lazyChunk } from '../shared/http/lazy-chunk';
 import { RECORD_ROUTES } from './record-routes';
@@ -15,7 +16,7 @@ export const operations = {
   'record-lookup': CODE.fn((m) => m.lookupPublicRecord),
   'org-records': CODE.fn((m) => m.listOrganizationRecords),
   'org-record': CODE.fn((m) => m.readOrganizationRecord),
-};
+} satisfies RouteOperations<typeof RECORD_ROUTES>;
 
 export const definition = { operations, contracts: CONTRACTS, routes: RECORD_ROUTES, chunks: [CODE] };
 

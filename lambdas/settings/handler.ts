@@ -7,6 +7,7 @@
  * refuses one), errors in the web-settings shape; its limits count per
  * account. It also answers the web side's unknown paths (404).
  */
+import type { RouteOperations } from '../shared/http/pipeline';
 import { lazyContracts } from '../shared/http/contract-loading';
 import { lazyChunk } from '../shared/http/lazy-chunk';
 import { SETTINGS_ROUTES } from './settings-routes';
@@ -38,7 +39,7 @@ export const operations = {
     ],
     (m) => m.settingsOperations,
   ),
-};
+} satisfies RouteOperations<typeof SETTINGS_ROUTES>;
 
 export const definition: SettingsFunction = {
   operations,

@@ -4,6 +4,7 @@
  * in a function of its own because it alone seals and opens callback secrets (KMS), calls
  * receivers (verification and test events) and queues manual resends.
  */
+import type { RouteOperations } from '../shared/http/pipeline';
 import { lookupSession } from '../settings/session-lookup';
 import { createSettingsHandler, type SettingsFunction } from '../settings/settings-pipeline';
 import { lazyContracts } from '../shared/http/contract-loading';
@@ -17,7 +18,7 @@ const CODE = lazyChunk(() => import('./webhook-operations'));
 export const operations = CODE.table(
   ['webhooks', 'webhook-create', 'webhook-verify', 'webhook-test', 'webhook-deactivate', 'webhook-deliveries', 'webhook-resend'],
   (m) => m.webhookOperations,
-);
+) satisfies RouteOperations<typeof WEBHOOK_ROUTES>;
 
 export const definition: SettingsFunction = {
   operations,

@@ -101,6 +101,13 @@ export interface OperationResult {
 /** A route's operation; a surface's operations may take more than the shared input (a session, a proof of possession). */
 export type Operation<I extends OperationInput = OperationInput> = (input: I) => Promise<OperationResult>;
 
+/**
+ * What a function's operations table must cover: one entry for every route of its group, none for a route it lacks.
+ * `operations = {…} satisfies RouteOperations<typeof GROUP_ROUTES>` makes a route without an operation a compile error
+ * (it would otherwise answer 404 at run time).
+ */
+export type RouteOperations<R extends readonly { readonly id: string }[]> = { readonly [K in R[number]['id']]: unknown };
+
 /** What the steps learn about a request, for the later steps and the envelope. */
 export interface PipelineState {
   event: ApiEvent;
