@@ -21,6 +21,12 @@ import { HANDLERS } from '../../local/handlers';
 import { captureLogs } from '../support/log-capture';
 import { bearer, createOrgWithManagerKey, startTestStack, type TestStack } from '../support/test-stack';
 import { localPlatform } from '../support/local-platform';
+import { InvitationSchema } from '../../lambdas/invitations/invitation-contracts';
+
+/** The Invitation object's fields, as its contract declares them (the response schema is strict: nothing else is answered). */
+const INVITATION_FIELDS = Object.keys(InvitationSchema.def.shape).sort();
+/** What must never appear in an Invitation, whatever its contract says: the leak guard, kept explicit. */
+const NEVER_IN_INVITATION = ['notes', 'request_fp', 'key_id', 'player', 'credential_digest', 'submission_digest', 'link', 'token'];
 
 let stack: TestStack;
 let platform: Platform;
@@ -319,7 +325,7 @@ describe('reading, linking and revoking', () => {
     expect(second.data!.items.map((i: { id: string }) => i.id)).toEqual([...ids].reverse().slice(20));
     expect((await call(org, 'GET', '/invitations?page=3')).data).toMatchObject({ items: [], page: 3, page_count: 2 });
     for (const page of ['0', '10001', 'x', '1.5', '', '-1']) expect(await call(org, 'GET', `/invitations?page=${page}`)).toMatchObject({ status: 422, code: 'INVALID_PAGE' });
-    for (const item of first.data!.items) expect(Object.keys(item).sort()).toEqual(['archived_at', 'created_at', 'expires_at', 'game', 'id', 'state', 'ticket_id']);
+    for (const item of first.data!.items) expect(Object.keys(item).sort()).toEqual(INVITATION_FIELDS);
   });
 
   it('reads one invitation without link, replayed, notes or token; 404 INVITE_UNAVAILABLE for a missing, malformed or foreign id', async () => {
@@ -328,7 +334,8 @@ describe('reading, linking and revoking', () => {
     const created = await create(org, { game: 'fps', notes: 'SECRET-NOTES' });
     const read = await call(org, 'GET', `/invitations/${created.data!.id}`, { key: org.readOnly });
     expect(read.status).toBe(200);
-    expect(Object.keys(read.data!).sort()).toEqual(['archived_at', 'created_at', 'expires_at', 'game', 'id', 'state', 'ticket_id']);
+    expect(Object.keys(read.data!).sort()).toEqual(INVITATION_FIELDS);
+    for (const field of NEVER_IN_INVITATION) expect(Object.keys(read.data!)).not.toContain(field);
     expect(read.text).not.toMatch(/SECRET-NOTES|token|link/);
     for (const id of ['00000000-0000-8000-8000-000000000000', 'not-a-uuid']) expect(await call(org, 'GET', `/invitations/${id}`)).toMatchObject({ status: 404, code: 'INVITE_UNAVAILABLE' });
     expect(await call(other, 'GET', `/invitations/${created.data!.id}`)).toMatchObject({ status: 404, code: 'INVITE_UNAVAILABLE' });

@@ -13,6 +13,12 @@ import {
   type InvitationItem,
 } from '../../../lambdas/invitations/invitation-model';
 import { isJoinToken, joinLink, joinToken, playerSiteBase } from '../../../lambdas/invitations/join-link';
+import { InvitationSchema } from '../../../lambdas/invitations/invitation-contracts';
+
+/** The Invitation object's fields, as its contract declares them (the response schema is strict: nothing else is answered). */
+const INVITATION_FIELDS = Object.keys(InvitationSchema.def.shape).sort();
+/** What must never appear in an Invitation, whatever its contract says: the leak guard, kept explicit. */
+const NEVER_IN_INVITATION = ['notes', 'request_fp', 'key_id', 'player', 'credential_digest', 'submission_digest', 'link', 'token'];
 
 const item: InvitationItem = {
   id: invitationIdFor('key_1', 'org_1', 'idem-key-0123456789'),
@@ -48,7 +54,9 @@ describe('state at an instant', () => {
   });
 
   it('shows state metadata only: no notes, fingerprint, key, player or credential', () => {
-    expect(Object.keys(toInvitation(item, new Date('2026-11-02T00:00:00Z'))).sort()).toEqual(['archived_at', 'created_at', 'expires_at', 'game', 'id', 'state', 'ticket_id']);
+    const shown = Object.keys(toInvitation(item, new Date('2026-11-02T00:00:00Z'))).sort();
+    expect(shown).toEqual(INVITATION_FIELDS);
+    for (const field of NEVER_IN_INVITATION) expect(shown).not.toContain(field);
   });
 });
 

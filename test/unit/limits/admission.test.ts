@@ -24,6 +24,13 @@ import { admitRequest } from '../../../lambdas/shared/limits/key-admission';
 import { RateLogSampler } from '../../../lambdas/shared/limits/rejection-log';
 import { WindowMemory } from '../../../lambdas/shared/limits/window-memory';
 import { LIMITS } from '../../../lambdas/shared/limits/limits-table';
+
+/** A policy's limit in the limits table: the tests read it rather than repeat it (a value changes in one place). */
+const limitOf = (policy: string) => {
+  const row = LIMITS.find((limit) => limit.policy === policy);
+  if (!row) throw new Error(`no policy ${policy} in the limits table`);
+  return row.limit;
+};
 import { captureLogs, type LogCapture } from '../../support/log-capture';
 import {
   conditionFailed,
@@ -410,8 +417,8 @@ describe('admitRequest: a refused write whose old image shows the key is no long
 
 describe('admitRequest: scope and organization binding, after the request is counted', () => {
   const headlineOf = (used: number) => ({
-    'X-RateLimit-Limit': '60',
-    'X-RateLimit-Remaining': String(60 - used),
+    'X-RateLimit-Limit': String(limitOf('key-minute')),
+    'X-RateLimit-Remaining': String(limitOf('key-minute') - used),
     'X-RateLimit-Reset': String(W.minuteEnd),
     'X-RateLimit-Policy': 'key-minute',
   });
@@ -520,7 +527,7 @@ describe('admitRequest: quotas', () => {
 
     // Assess
     expect(admission.headers).toEqual({
-      'X-RateLimit-Limit': '60',
+      'X-RateLimit-Limit': String(limitOf('key-minute')),
       'X-RateLimit-Remaining': '53',
       'X-RateLimit-Reset': String(W.minuteEnd),
       'X-RateLimit-Policy': 'key-minute',
@@ -537,12 +544,12 @@ describe('admitRequest: quotas', () => {
 
     // Assess
     const conditions = (key: ItemKey) => resolveCounting(admissionWrites(key)[0]).condition;
-    expect(conditions(apiKeyKey(issued.keyId))).toContain(`q_key_minute.w = ${W.minute} AND q_key_minute.n < 60`);
-    expect(conditions(apiKeyKey(issued.keyId))).toContain(`q_key_day.w = ${W.day} AND q_key_day.n < 5000`);
-    expect(conditions(accountKey(ACCOUNT_ID))).toContain('q_account_minute.n < 300');
-    expect(conditions(accountKey(ACCOUNT_ID))).toContain('q_account_day.n < 20000');
-    expect(conditions(orgKey(PARTNER_ID))).toContain('q_organization_minute.n < 300');
-    expect(conditions(orgKey(PARTNER_ID))).toContain('q_organization_day.n < 20000');
+    expect(conditions(apiKeyKey(issued.keyId))).toContain(`q_key_minute.w = ${W.minute} AND q_key_minute.n < ${limitOf('key-minute')}`);
+    expect(conditions(apiKeyKey(issued.keyId))).toContain(`q_key_day.w = ${W.day} AND q_key_day.n < ${limitOf('key-day')}`);
+    expect(conditions(accountKey(ACCOUNT_ID))).toContain(`q_account_minute.n < ${limitOf('account-minute')}`);
+    expect(conditions(accountKey(ACCOUNT_ID))).toContain(`q_account_day.n < ${limitOf('account-day')}`);
+    expect(conditions(orgKey(PARTNER_ID))).toContain(`q_organization_minute.n < ${limitOf('organization-minute')}`);
+    expect(conditions(orgKey(PARTNER_ID))).toContain(`q_organization_day.n < ${limitOf('organization-day')}`);
     expect(conditions(orgKey(PARTNER_ID))).not.toMatch(/q_invitation|q_ticket|leases/);
   });
 
@@ -560,10 +567,10 @@ describe('admitRequest: quotas', () => {
 
     // Assess
     const condition = resolveCounting(admissionWrites(orgKey(PARTNER_ID))[0]).condition;
-    expect(condition).toContain(`q_invitation_minute.w = ${W.minute} AND q_invitation_minute.n < 10`);
-    expect(condition).toContain(`q_invitation_hour.w = ${W.hour} AND q_invitation_hour.n < 60`);
-    expect(condition).toContain(`q_invitation_day.w = ${W.day} AND q_invitation_day.n < 200`);
-    expect(condition).toContain('q_ticket_minute.n < 60');
+    expect(condition).toContain(`q_invitation_minute.w = ${W.minute} AND q_invitation_minute.n < ${limitOf('invitation-minute')}`);
+    expect(condition).toContain(`q_invitation_hour.w = ${W.hour} AND q_invitation_hour.n < ${limitOf('invitation-hour')}`);
+    expect(condition).toContain(`q_invitation_day.w = ${W.day} AND q_invitation_day.n < ${limitOf('invitation-day')}`);
+    expect(condition).toContain(`q_ticket_minute.n < ${limitOf('ticket-minute')}`);
   });
 
   it('answers 429 RATE_LIMITED with the numbers of a full key minute window and Retry-After to its end', async () => {
@@ -572,7 +579,7 @@ describe('admitRequest: quotas', () => {
     const now = new Date(NOW_MS + 45_500);
     serveAdmission(ddbMock, [issued.item, accountItem()]);
     onAdmissionWrite(apiKeyKey(issued.keyId)).rejects(
-      conditionFailed({ ...issued.item, q_key_minute: { w: W.minute, n: 60 }, q_key_day: { w: W.day, n: 60 } }),
+      conditionFailed({ ...issued.item, q_key_minute: { w: W.minute, n: limitOf('key-minute') }, q_key_day: { w: W.day, n: 60 } }),
     );
 
     // Act
@@ -581,7 +588,7 @@ describe('admitRequest: quotas', () => {
     // Assess
     expect(error).toMatchObject({ code: 'RATE_LIMITED', status: 429 });
     expect(error.headers).toEqual({
-      'X-RateLimit-Limit': '60',
+      'X-RateLimit-Limit': String(limitOf('key-minute')),
       'X-RateLimit-Remaining': '0',
       'X-RateLimit-Reset': String(W.minuteEnd),
       'X-RateLimit-Policy': 'key-minute',
@@ -605,7 +612,7 @@ describe('admitRequest: quotas', () => {
     // Assess
     expect(error.code).toBe('RATE_LIMITED');
     expect(error.headers).toEqual({
-      'X-RateLimit-Limit': '20000',
+      'X-RateLimit-Limit': String(limitOf('organization-day')),
       'X-RateLimit-Remaining': '0',
       'X-RateLimit-Reset': String(Date.parse('2025-03-02T00:00:00.000Z') / 1000),
       'X-RateLimit-Policy': 'organization-day',
@@ -619,7 +626,7 @@ describe('admitRequest: quotas', () => {
     const now = new Date(NOW_MS + 45_000);
     serveAdmission(ddbMock, [issued.item, accountItem()]);
     onAdmissionWrite(apiKeyKey(issued.keyId)).rejects(
-      conditionFailed({ ...issued.item, q_key_minute: { w: W.minute, n: 60 }, q_key_day: { w: W.day, n: 5000 } }),
+      conditionFailed({ ...issued.item, q_key_minute: { w: W.minute, n: limitOf('key-minute') }, q_key_day: { w: W.day, n: limitOf('key-day') } }),
     );
 
     // Act
@@ -627,7 +634,7 @@ describe('admitRequest: quotas', () => {
 
     // Assess
     expect(error.headers).toEqual({
-      'X-RateLimit-Limit': '5000',
+      'X-RateLimit-Limit': String(limitOf('key-day')),
       'X-RateLimit-Remaining': '0',
       'X-RateLimit-Reset': String(W.dayEnd),
       'X-RateLimit-Policy': 'key-day',
@@ -639,7 +646,7 @@ describe('admitRequest: quotas', () => {
     // Prepare
     const issued = orgKeyWith();
     serveAdmission(ddbMock, [issued.item, accountItem(), orgItem()]);
-    onAdmissionWrite(apiKeyKey(issued.keyId)).rejects(conditionFailed({ ...issued.item, q_key_minute: { w: W.minute, n: 60 } }));
+    onAdmissionWrite(apiKeyKey(issued.keyId)).rejects(conditionFailed({ ...issued.item, q_key_minute: { w: W.minute, n: limitOf('key-minute') } }));
     onAdmissionWrite(orgKey(PARTNER_ID)).rejects(conditionFailed({ ...orgItem(), q_organization_day: { w: W.day, n: 20_000 } }));
 
     // Act
@@ -653,8 +660,8 @@ describe('admitRequest: quotas', () => {
     // Prepare: key-minute and account-minute end at the same instant.
     const issued = issueKey();
     serveAdmission(ddbMock, [issued.item, accountItem()]);
-    onAdmissionWrite(apiKeyKey(issued.keyId)).rejects(conditionFailed({ ...issued.item, q_key_minute: { w: W.minute, n: 60 } }));
-    onAdmissionWrite(accountKey(ACCOUNT_ID)).rejects(conditionFailed({ ...accountItem(), q_account_minute: { w: W.minute, n: 300 } }));
+    onAdmissionWrite(apiKeyKey(issued.keyId)).rejects(conditionFailed({ ...issued.item, q_key_minute: { w: W.minute, n: limitOf('key-minute') } }));
+    onAdmissionWrite(accountKey(ACCOUNT_ID)).rejects(conditionFailed({ ...accountItem(), q_account_minute: { w: W.minute, n: limitOf('account-minute') } }));
 
     // Act
     const error = await rejection(admit(bearer(issued.key), { container: warmContainer(issued) }));
@@ -667,7 +674,7 @@ describe('admitRequest: quotas', () => {
     // Prepare
     const issued = orgKeyWith();
     serveAdmission(ddbMock, [issued.item, accountItem(), orgItem()]);
-    onAdmissionWrite(orgKey(PARTNER_ID)).rejects(conditionFailed({ ...orgItem(), q_invitation_hour: { w: W.hour, n: 60 } }));
+    onAdmissionWrite(orgKey(PARTNER_ID)).rejects(conditionFailed({ ...orgItem(), q_invitation_hour: { w: W.hour, n: limitOf('invitation-hour') } }));
 
     // Act
     const error = await rejection(
@@ -680,7 +687,7 @@ describe('admitRequest: quotas', () => {
 
     // Assess
     expect(error.headers).toMatchObject({
-      'X-RateLimit-Limit': '60',
+      'X-RateLimit-Limit': String(limitOf('invitation-hour')),
       'X-RateLimit-Reset': String(W.hourEnd),
       'X-RateLimit-Policy': 'invitation-hour',
       'Retry-After': String(W.hourEnd - NOW_MS / 1000),
@@ -691,7 +698,7 @@ describe('admitRequest: quotas', () => {
     // Prepare
     const issued = orgKeyWith();
     serveAdmission(ddbMock, [issued.item, accountItem(), orgItem()]);
-    onAdmissionWrite(orgKey(PARTNER_ID)).rejects(conditionFailed({ ...orgItem(), q_ticket_minute: { w: W.minute, n: 60 }, leases: {} }));
+    onAdmissionWrite(orgKey(PARTNER_ID)).rejects(conditionFailed({ ...orgItem(), q_ticket_minute: { w: W.minute, n: limitOf('ticket-minute') }, leases: {} }));
 
     // Act
     const error = await rejection(admit(bearer(issued.key), { container: warmContainer(issued), route: TICKET_ROUTE, partnerId: PARTNER_ID }));
@@ -712,7 +719,7 @@ describe('admitRequest: quotas', () => {
     const issued = issueKey();
     serveAdmission(ddbMock, [issued.item, accountItem()]);
     onAdmissionWrite(apiKeyKey(issued.keyId))
-      .rejectsOnce(conditionFailed({ ...issued.item, q_key_minute: { w: W.minute - 1, n: 60 }, q_key_day: { w: W.day, n: 70 } }))
+      .rejectsOnce(conditionFailed({ ...issued.item, q_key_minute: { w: W.minute - 1, n: limitOf('key-minute') }, q_key_day: { w: W.day, n: 70 } }))
       .resolves({ Attributes: { q_key_minute: { w: W.minute, n: 1 }, q_key_day: { n: 71 } } });
 
     // Act
@@ -720,9 +727,9 @@ describe('admitRequest: quotas', () => {
 
     // Assess
     const [first, retry] = admissionWrites(apiKeyKey(issued.keyId)).map(resolveCounting);
-    expect(first.condition).toContain(`q_key_minute.w = ${W.minute} AND q_key_minute.n < 60`);
+    expect(first.condition).toContain(`q_key_minute.w = ${W.minute} AND q_key_minute.n < ${limitOf('key-minute')}`);
     expect(retry.condition).toContain(`(attribute_not_exists(q_key_minute) OR q_key_minute.w < ${W.minute})`);
-    expect(retry.condition).toContain(`q_key_day.w = ${W.day} AND q_key_day.n < 5000`);
+    expect(retry.condition).toContain(`q_key_day.w = ${W.day} AND q_key_day.n < ${limitOf('key-day')}`);
     expect(retry.update).toBe(`SET q_key_minute = {"w":${W.minute},"n":1}, q_key_day.n = q_key_day.n + 1`);
     expect(admission.headers['X-RateLimit-Remaining']).toBe('59');
   });
@@ -768,7 +775,7 @@ describe('admitRequest: quotas', () => {
 
     // Assess
     const retry = resolveCounting(admissionWrites(apiKeyKey(issued.keyId))[1]);
-    expect(retry.condition).toContain(`q_key_minute.w = ${W.minute + 1} AND q_key_minute.n < 60`);
+    expect(retry.condition).toContain(`q_key_minute.w = ${W.minute + 1} AND q_key_minute.n < ${limitOf('key-minute')}`);
   });
 
   it('plans a reset straight away once the container saw the window end', async () => {
@@ -1106,7 +1113,7 @@ describe('Admission.release', () => {
 
 describe('admitRequest: sampled logging of rate rejections', () => {
   const issued = orgKeyWith();
-  const fullMinute = () => conditionFailed({ ...issued.item, q_key_minute: { w: W.minute, n: 60 } });
+  const fullMinute = () => conditionFailed({ ...issued.item, q_key_minute: { w: W.minute, n: limitOf('key-minute') } });
 
   /** The store side of the sample: one claim per key and minute succeeds, across containers. */
   function serveRateLogClaims() {
@@ -1168,7 +1175,7 @@ describe('admitRequest: sampled logging of rate rejections', () => {
     const nextMinute = new Date(NOW_MS + 60_000);
     onAdmissionWrite(apiKeyKey(issued.keyId))
       .rejectsOnce(fullMinute())
-      .rejects(conditionFailed({ ...issued.item, q_key_minute: { w: W.minute + 1, n: 60 } }));
+      .rejects(conditionFailed({ ...issued.item, q_key_minute: { w: W.minute + 1, n: limitOf('key-minute') } }));
     const container = warmContainer(issued);
 
     // Act
