@@ -1,15 +1,18 @@
 /**
  * The endpoint lists of the docs, rendered from the route table and the contracts (lambdas/service/): README.md's
- * partner API endpoints and docs/invitations.md's invitations and tickets. `npm run openapi` rewrites each marked
+ * partner API endpoints, the client's methods for them (client/README.md, from the client's OPERATION_METHODS) and
+ * docs/invitations.md's invitations and tickets. `npm run openapi` rewrites each marked
  * section with the OpenAPI documents; a test fails when one drifts. A new route appears in them with no hand edit.
  */
+import { OPERATION_METHODS } from '../client/src/client';
 import { ROUTE_CONTRACTS } from '../lambdas/service/contracts';
 import { ROUTES } from '../lambdas/service/routes';
 import { SURFACE_OF_GROUP, type EndpointGroup, type RouteDefinition } from '../lambdas/shared/http/routes';
 
 /** Each marked section: the file it is in and the routes it lists. */
-export const ROUTE_SECTIONS: Readonly<Record<string, { readonly file: string; readonly routes: (route: RouteDefinition) => boolean }>> = {
+export const ROUTE_SECTIONS: Readonly<Record<string, { readonly file: string; readonly routes: (route: RouteDefinition) => boolean; readonly client?: true }>> = {
   partner: { file: 'README.md', routes: (route) => SURFACE_OF_GROUP[route.group] === 'partner' },
+  client: { file: 'client/README.md', routes: (route) => SURFACE_OF_GROUP[route.group] === 'partner', client: true },
   invitations: { file: 'docs/invitations.md', routes: (route) => (['invitations', 'tickets'] as EndpointGroup[]).includes(route.group) },
 };
 
@@ -21,9 +24,11 @@ export function renderRouteSection(name: string, routes: readonly RouteDefinitio
   if (!section) throw new Error(`route-docs: no section ${name}`);
   const rows = routes.filter(section.routes).map((route) => {
     const contract = ROUTE_CONTRACTS[route.id as keyof typeof ROUTE_CONTRACTS];
-    return `| \`${route.method} ${route.path}\` | ${route.auth === 'none' ? 'none' : route.scope ? `\`${route.scope}\`` : 'any key'} | ${contract?.summary ?? ''} |`;
+    const method = section.client ? `| \`${(OPERATION_METHODS as Readonly<Record<string, string>>)[route.id] ?? '(none)'}\` ` : '';
+    return `${method}| \`${route.method} ${route.path}\` | ${route.auth === 'none' ? 'none' : route.scope ? `\`${route.scope}\`` : 'any key'} | ${contract?.summary ?? ''} |`;
   });
-  return [start(name), '| endpoint | scope | what |', '| --- | --- | --- |', ...rows, end(name)].join('\n');
+  const header = section.client ? ['| method | endpoint | scope | what |', '| --- | --- | --- | --- |'] : ['| endpoint | scope | what |', '| --- | --- | --- |'];
+  return [start(name), ...header, ...rows, end(name)].join('\n');
 }
 
 /** `text` with every route section it marks rendered again. */

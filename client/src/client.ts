@@ -6,7 +6,7 @@
 import createClient from 'openapi-fetch';
 import { randomUUID } from 'node:crypto';
 import { errorOf, PartnerApiError, rateLimitOf, type RateLimitInfo } from './errors.js';
-import type { components, paths } from './schema.generated.js';
+import type { components, operations, paths, webhooks } from './schema.generated.js';
 import { createTransport, type TransportOptions } from './transport.js';
 
 type Schemas = components['schemas'];
@@ -167,6 +167,28 @@ export function createPartnerClient(options: PartnerClientOptions) {
 }
 
 export type PartnerClient = ReturnType<typeof createPartnerClient>;
+
+/**
+ * The client's method for each operation of the document (by operationId). A route added to the service reaches the
+ * document and schema.generated.ts by `npm run openapi`; until the client has a method for it, this does not
+ * type-check. The README's method list is rendered from it (scripts/route-docs.ts).
+ */
+export const OPERATION_METHODS = {
+  health: 'health',
+  me: 'me',
+  entitlements: 'entitlements',
+  'org-entitlements': 'partnerEntitlements',
+  'record-lookup': 'lookupRecord',
+  'org-records': 'listRecords',
+  'org-record': 'getRecord',
+  invitations: 'listInvitations',
+  'invitation-create': 'createInvitation',
+  invitation: 'getInvitation',
+  'invitation-link': 'getInvitationLink',
+  'invitation-revoke': 'revokeInvitation',
+  tickets: 'listTickets',
+  ticket: 'getTicket',
+} as const satisfies { readonly [K in Exclude<keyof operations, keyof webhooks>]: keyof PartnerClient };
 
 /** The service holds a record-list cursor 2 s behind the live end (records' SETTLE_MS): waits of 1 s, 4 in a row at most. */
 const LIVE_END_WAIT_MS = 1000;

@@ -7,6 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, expectTypeOf, it } from 'vitest';
+import { createPartnerClient, OPERATION_METHODS, type PartnerClient } from '../../../client/src/client';
+import type { operations, webhooks } from '../../../client/src/schema.generated';
 import { BUSINESS_EVENT_TYPES, type BusinessEvent as ClientEvent, type BusinessEventType as ClientEventType } from '../../../client/src/events.generated';
 import { BUSINESS_EVENTS, type BusinessEvent as ServiceEvent, type BusinessEventType as ServiceEventType } from '../../../lambdas/outbox/business-events';
 import { CLIENT_EVENTS_FILE, CLIENT_TYPES_FILE, renderClientEvents, renderClientTypes } from '../../../scripts/client-types';
@@ -33,5 +35,17 @@ describe('the client’s generated types', () => {
     expectTypeOf<ServiceData>().toMatchTypeOf<ClientData>();
     expectTypeOf<ClientEvent<'entitlement.updated'>['data']['game']>().toEqualTypeOf<'minecraft' | 'fps'>();
     expectTypeOf<ClientEvent<'invitation.joined'>['type']>().toEqualTypeOf<'invitation.joined'>();
+  });
+
+  it('has a method for every operation of the document, and no operation without one type-checks', () => {
+    const document = JSON.parse(committed('docs/openapi.json')) as { paths: Record<string, Record<string, { operationId: string }>> };
+    const ids = Object.values(document.paths).flatMap((item) => Object.values(item).map((operation) => operation.operationId));
+    expect(Object.keys(OPERATION_METHODS).sort()).toEqual(ids.sort());
+    const client = createPartnerClient({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'pak_live_x' }) as Record<string, unknown>;
+    for (const method of Object.values(OPERATION_METHODS)) expect(typeof client[method], method).toBe('function');
+    type Operations = Exclude<keyof operations, keyof webhooks>;
+    // @ts-expect-error: the operation `ticket` has no method.
+    const missing = { ...OPERATION_METHODS, ticket: undefined } satisfies { readonly [K in Operations]: keyof PartnerClient };
+    expect(missing.ticket).toBeUndefined();
   });
 });
