@@ -262,7 +262,7 @@ function hoistResponses(document: Json, sites: readonly ResponseSite[]): void {
     for (const site of entry.group) site.holder[site.status] = { $ref: `#/components/responses/${name}` };
   });
   const all = { ...((document.components as Json).responses as Record<string, Json> | undefined), ...responses };
-  if (Object.keys(all).length > 0) (document.components as Json).responses = Object.fromEntries(Object.entries(all).sort(([a], [b]) => a.localeCompare(b)));
+  if (Object.keys(all).length > 0) (document.components as Json).responses = all;
 }
 
 /** Parameters two or more operations declare alike (a path's `partner_id`, a list's `page`) → components.parameters, by name. */
@@ -301,7 +301,9 @@ export function compactOpenApiDocument(built: Json): Json {
   inlineSingleUse(document, bodies);
   hoistParameters(document);
   const components = document.components as Json;
-  components.schemas = Object.fromEntries(Object.entries(components.schemas as Json).sort(([a], [b]) => a.localeCompare(b)));
+  for (const kind of ['responses', 'schemas'] as const) {
+    if (components[kind]) components[kind] = Object.fromEntries(Object.entries(components[kind] as Json).sort(([a], [b]) => a.localeCompare(b)));
+  }
   // components in the order a reader looks them up: security, parameters, headers, responses, request bodies, schemas.
   const { securitySchemes, parameters, headers, responses, requestBodies, schemas, ...rest } = document.components as Json;
   document.components = Object.fromEntries(

@@ -8,6 +8,7 @@ import { OPERATION_METHODS } from '../client/src/client';
 import { ROUTE_CONTRACTS } from '../lambdas/service/contracts';
 import { ROUTES } from '../lambdas/service/routes';
 import { SURFACE_OF_GROUP, type EndpointGroup, type RouteDefinition } from '../lambdas/shared/http/routes';
+import { replaceMarkedSection } from './marked-section';
 
 /** Each marked section: the file it is in and the routes it lists. */
 export const ROUTE_SECTIONS: Readonly<Record<string, { readonly file: string; readonly routes: (route: RouteDefinition) => boolean; readonly client?: true }>> = {
@@ -33,13 +34,7 @@ export function renderRouteSection(name: string, routes: readonly RouteDefinitio
 
 /** `text` with every route section it marks rendered again. */
 export function withRouteSections(text: string, routes: readonly RouteDefinition[] = ROUTES): string {
-  let out = text;
-  for (const name of Object.keys(ROUTE_SECTIONS)) {
-    const from = out.indexOf(start(name));
-    const to = out.indexOf(end(name));
-    if (from < 0) continue;
-    if (to < from) throw new Error(`route-docs: section ${name} has no end marker`);
-    out = out.slice(0, from) + renderRouteSection(name, routes) + out.slice(to + end(name).length);
-  }
-  return out;
+  return Object.keys(ROUTE_SECTIONS)
+    .filter((name) => text.includes(start(name)))
+    .reduce((out, name) => replaceMarkedSection(out, start(name), end(name), renderRouteSection(name, routes), `the section ${name}`), text);
 }

@@ -76,7 +76,7 @@ const possessionAuthentication = (check: PossessionCheck | undefined): Middlewar
     const state = request.context.pipeline;
     const route = state.route as RouteDefinition;
     const { event, platform } = state;
-    state.signal = admissionSignal(request.context, platform.localSwitches?.admissionBudgetMs);
+    state.signal = admissionSignal(request.context, platform);
     refuseApiKey(event);
     if (!isPlayerCategory(route.category)) return;
     // Two player_credential cookies: 400 DUPLICATE_CREDENTIAL_COOKIE before anything is read or counted (cookies.ts).

@@ -104,7 +104,7 @@ const sessionAuthentication = (sessions: SessionLookup | undefined): Middleware 
     const state = request.context.pipeline;
     const route = state.route as RouteDefinition;
     const { platform, event } = state;
-    state.signal = admissionSignal(request.context, platform.localSwitches?.admissionBudgetMs);
+    state.signal = admissionSignal(request.context, platform);
     refuseApiKey(event);
     enforceSameOrigin(event);
     // Every settings API call (signing in and out too; the page itself is served): two settings_session cookies are

@@ -26,6 +26,7 @@ import { raisedHandlers } from '../support/raised-quotas';
 import { recordInput } from '../support/record-input';
 import { SettingsBrowser } from '../support/settings-browser';
 import { bearer, startTestStack, type TestStack } from '../support/test-stack';
+import { followRef } from '../support/openapi-refs';
 
 const SEED = Number(process.env.CONTRACT_FUZZ_SEED ?? 20261127);
 const REQUESTS_PER_OPERATION = Number(process.env.CONTRACT_FUZZ_REQUESTS ?? 32);
@@ -72,7 +73,7 @@ const operations: Operation[] = [
       surface: surface as Operation['surface'],
       query: ((op.parameters ?? []) as Json[])
         // A parameter the document names once (components.parameters) is read where it is declared.
-        .map((p) => (typeof p.$ref === 'string' ? (document.components.parameters[p.$ref.split('/').pop() as string] as Json) : p))
+        .map((p) => followRef(document, p).value)
         .filter((p) => p.in === 'query')
         .map((p) => ({ name: p.name as string, schema: p.schema as Json })),
       body: op.requestBody?.content?.['application/json']?.schema as Json | undefined,

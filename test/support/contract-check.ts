@@ -19,6 +19,7 @@ import { ERROR_CATALOG } from '../../lambdas/shared/errors';
 import { GATEWAY_ONLY_ERRORS } from '../../lib/constructs/error-envelope';
 import { isSettingsPath } from '../../lambdas/shared/http/routes';
 import { OPENAPI_FILE, SETTINGS_OPENAPI_FILE } from '../../scripts/openapi-document';
+import { followRef } from './openapi-refs';
 
 type Json = Record<string, any>;
 
@@ -48,16 +49,11 @@ class ApiDocument {
   private responseOf(where: string, method: string, pathOnly: string, status: string): { at: string[]; content: Json } | undefined {
     const operation = this.operations.find((op) => op.method === method.toLowerCase() && op.pattern.test(pathOnly));
     if (!operation) return undefined;
-    let response = (this.document.paths[operation.template][operation.method].responses as Json)[status] as Json | undefined;
+    const response = (this.document.paths[operation.template][operation.method].responses as Json)[status] as Json | undefined;
     if (!response) throw new ContractViolation(`${where}: status ${status} is not declared for ${operation.method.toUpperCase()} ${operation.template} in ${this.id}`);
-    let at = ['paths', operation.template, operation.method, 'responses', status];
-    // A response the document names once (components.responses, scripts/openapi-compact.ts) is read where it is declared.
-    const named = /^#\/components\/responses\/(.+)$/.exec(String(response.$ref ?? ''));
-    if (named) {
-      at = ['components', 'responses', named[1]];
-      response = this.document.components.responses[named[1]] as Json;
-    }
-    return { at, content: response.content as Json };
+    // A response the document names once (components.responses) is read where it is declared.
+    const declared = followRef(this.document, response, ['paths', operation.template, operation.method, 'responses', status]);
+    return { at: declared.at, content: declared.value.content as Json };
   }
 
   /** Whether the document declares this operation answering this status with `mediaType`. */

@@ -29,7 +29,7 @@ const keyAuthentication = (): Middleware => ({
       return;
     }
     const { platform, event } = state;
-    state.signal = admissionSignal(request.context, platform.localSwitches?.admissionBudgetMs);
+    state.signal = admissionSignal(request.context, platform);
     const authorization = event.headers.get(AUTHORIZATION_HEADER);
     state.key = await authenticateKey(authorization?.length === 1 ? authorization[0] : undefined, {
       reader: platform.admissionStore,

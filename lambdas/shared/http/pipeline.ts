@@ -304,9 +304,10 @@ export const routing = (router: Router, doors: readonly RouteDefinition['auth'][
 export const ADMISSION_BUDGET_MS = 3000;
 export const RESPONSE_RESERVE_MS = 2000;
 
-/** The admission deadline's signal, from the function's remaining time (`budgetMs`: a local stack's, LocalSwitches). */
-export function admissionSignal(context: Context, budgetMs = ADMISSION_BUDGET_MS): AbortSignal {
+/** The admission deadline's signal, from the function's remaining time (and a local stack's budget, LocalSwitches). */
+export function admissionSignal(context: Context, platform: Pick<Platform, 'localSwitches'>): AbortSignal {
   const remaining = typeof context.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : Number.POSITIVE_INFINITY;
+  const budgetMs = platform.localSwitches?.admissionBudgetMs ?? ADMISSION_BUDGET_MS;
   return AbortSignal.timeout(Math.max(1, Math.min(budgetMs, remaining - RESPONSE_RESERVE_MS)));
 }
 

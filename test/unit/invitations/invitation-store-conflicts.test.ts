@@ -6,7 +6,7 @@
  * never answering "unavailable" for a pending invitation, never a 500; a
  * store contended through every attempt is a 503 with Retry-After.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -30,12 +30,10 @@ const pending: InvitationItem = {
   ticket_id: null,
   seq: 7,
 };
-const conflict = () =>
-  new TransactionCanceledException({
-    message: 'Transaction cancelled',
-    $metadata: { httpStatusCode: 400 },
-    CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }],
-  });
+/** A cancelled transaction, with a reason per item. */
+const cancelled = (...reasons: CancellationReason[]) =>
+  new TransactionCanceledException({ message: 'Transaction cancelled', $metadata: { httpStatusCode: 400 }, CancellationReasons: reasons });
+const conflict = () => cancelled({ Code: 'None' }, { Code: 'TransactionConflict' });
 const store = () => new InvitationStore(documentClient, 'domain');
 const player = { player: { in_game_name: 'Steve', game_account_id: 'steve' }, credentialDigest: 'digest' };
 
@@ -66,11 +64,7 @@ describe('invitation writes that lose a conflict on the organization item', () =
 
   it('claim in one transaction: another claim came first, answered from the cancellation without a read', async () => {
     const joined = { ...pending, state: 'joined', ticket_id: 'tkt_1' };
-    const lost = new TransactionCanceledException({
-      message: 'Transaction cancelled',
-      $metadata: { httpStatusCode: 400 },
-      CancellationReasons: [{ Code: 'ConditionalCheckFailed', Item: marshall(joined) }, { Code: 'ConditionalCheckFailed' }, { Code: 'None' }, { Code: 'None' }],
-    });
+    const lost = cancelled({ Code: 'ConditionalCheckFailed', Item: marshall(joined) }, { Code: 'ConditionalCheckFailed' }, { Code: 'None' }, { Code: 'None' });
     ddbMock.on(TransactWriteCommand).rejects(lost);
     const ticketFor = () => ({ ticket: { id: 'tkt_1', status: 'open' }, put: { Put: { TableName: 'domain', Item: { pk: 'TICKET#tkt_1', sk: 'TICKET' }, ConditionExpression: 'attribute_not_exists(pk)' } } });
     expect(await store().claimAndJoin(pending, player, ticketFor, NOW)).toEqual({ current: joined });
@@ -93,11 +87,7 @@ describe('invitation writes that lose a conflict on the organization item', () =
 
   it('expire-now: claimed meanwhile (its condition failed): answers the invitation as it is, not expired', async () => {
     const joined = { ...pending, state: 'joined', ticket_id: 'tkt_1' };
-    const claimedMeanwhile = new TransactionCanceledException({
-      message: 'Transaction cancelled',
-      $metadata: { httpStatusCode: 400 },
-      CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'None' }],
-    });
+    const claimedMeanwhile = cancelled({ Code: 'ConditionalCheckFailed' }, { Code: 'None' });
     ddbMock.on(GetCommand).resolvesOnce({ Item: pending }).resolves({ Item: joined });
     ddbMock.on(TransactWriteCommand).rejects(claimedMeanwhile);
     expect(await store().expireNow(pending.id, NOW)).toEqual(joined);
