@@ -1,5 +1,4 @@
 /** The `entitlements` function: `GET /entitlements` and `GET /partners/{partner_id}/entitlements`. */
-import type { RouteOperations } from '../shared/http/pipeline';
 import { lazyContracts } from '../shared/http/contract-loading';
 import { lazyChunk } from '../shared/http/lazy-chunk';
 import { ENTITLEMENT_ROUTES } from './entitlement-routes';
@@ -9,7 +8,7 @@ import { createPartnerApiHandler } from '../shared/http/partner-api-pipeline';
 const CONTRACTS = lazyContracts(() => import('./entitlement-contracts').then((module) => module.ENTITLEMENT_CONTRACTS));
 const CODE = lazyChunk(() => import('./read-entitlements'));
 
-export const operations = { entitlements: CODE.fn((m) => m.readPersonalEntitlements), 'org-entitlements': CODE.fn((m) => m.readOrganizationEntitlements) } satisfies RouteOperations<typeof ENTITLEMENT_ROUTES>;
+export const operations = CODE.routeTable(ENTITLEMENT_ROUTES, (m) => m.ENTITLEMENT_OPERATIONS);
 
 export const definition = { operations, contracts: CONTRACTS, routes: ENTITLEMENT_ROUTES, chunks: [CODE] };
 

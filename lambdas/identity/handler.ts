@@ -1,5 +1,4 @@
 /** The `identity` function: `GET /me`. */
-import type { RouteOperations } from '../shared/http/pipeline';
 import { lazyContracts } from '../shared/http/contract-loading';
 import { lazyChunk } from '../shared/http/lazy-chunk';
 import { IDENTITY_ROUTES } from './identity-routes';
@@ -9,7 +8,7 @@ import { createPartnerApiHandler } from '../shared/http/partner-api-pipeline';
 const CONTRACTS = lazyContracts(() => import('./identity-contracts').then((module) => module.IDENTITY_CONTRACTS));
 const CODE = lazyChunk(() => import('./describe-key'));
 
-export const operations = { me: CODE.fn((m) => m.describeKey) } satisfies RouteOperations<typeof IDENTITY_ROUTES>;
+export const operations = CODE.routeTable(IDENTITY_ROUTES, (m) => m.IDENTITY_OPERATIONS);
 
 export const definition = { operations, contracts: CONTRACTS, routes: IDENTITY_ROUTES, chunks: [CODE] };
 

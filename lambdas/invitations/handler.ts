@@ -2,7 +2,6 @@
  * The `invitations` function: create, list, read, link and revoke an
  * organization's invitations (`/partners/{partner_id}/invitations…`).
  */
-import type { RouteOperations } from '../shared/http/pipeline';
 import { createPartnerApiHandler } from '../shared/http/partner-api-pipeline';
 import { lazyContracts } from '../shared/http/contract-loading';
 import { lazyChunk } from '../shared/http/lazy-chunk';
@@ -12,13 +11,7 @@ import { INVITATION_ROUTES } from './invitation-routes';
 const CONTRACTS = lazyContracts(() => import('./invitation-contracts').then((module) => module.INVITATION_CONTRACTS));
 const CODE = lazyChunk(() => import('./invitation-operations'));
 
-export const operations = {
-  'invitation-create': CODE.fn((m) => m.createInvitation),
-  invitations: CODE.fn((m) => m.listInvitations),
-  invitation: CODE.fn((m) => m.readInvitation),
-  'invitation-link': CODE.fn((m) => m.readInvitationLink),
-  'invitation-revoke': CODE.fn((m) => m.revokeInvitation),
-} satisfies RouteOperations<typeof INVITATION_ROUTES>;
+export const operations = CODE.routeTable(INVITATION_ROUTES, (m) => m.INVITATION_OPERATIONS);
 
 /** Every route's reads start beside its admission (docs/request-pipeline.md, "Reads beside the admission"). */
 const prefetch = {

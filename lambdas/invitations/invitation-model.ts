@@ -17,7 +17,9 @@
  *   normalized notes, kept after a claim erases the notes.
  */
 import { createHash } from 'node:crypto';
+import type * as z from 'zod/mini';
 import type { GameGroup } from '../records/record-model';
+import type { InvitationSchema } from './invitation-contracts';
 
 export const INVITATION_LIFETIME_MS = 7 * 86_400_000;
 /** Active (pending or claiming) invitations an organization may hold. */
@@ -63,16 +65,8 @@ export interface InvitationItem {
   readonly claim_bucket?: string;
 }
 
-/** The spec's Invitation object (reads carry no `link` and no `replayed`). */
-export interface Invitation {
-  readonly id: string;
-  readonly game: GameGroup;
-  readonly state: InvitationState;
-  readonly ticket_id: string | null;
-  readonly created_at: string;
-  readonly expires_at: string;
-  readonly archived_at: string | null;
-}
+/** The spec's Invitation object (reads carry no `link` and no `replayed`), as its contract's schema declares it. */
+export type Invitation = z.input<typeof InvitationSchema>;
 
 /** The state at `now`: a pending invitation whose time is up is expired. */
 export function stateAt(item: Pick<InvitationItem, 'state' | 'expires_at'>, now: Date): InvitationState {

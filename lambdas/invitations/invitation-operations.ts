@@ -5,9 +5,8 @@
  * contracts, except the Idempotency-Key header, checked here.
  */
 import { ApiError } from '../shared/errors';
-import { prefetchedOr, type Operation, type OperationInput, type Prefetch } from '../shared/http/pipeline';
+import { prefetchedOr, type GroupOperations, type OperationInput, type OperationOf, type Prefetch } from '../shared/http/pipeline';
 import type { Principal } from '../shared/identity/principal';
-import type { GameGroup } from '../records/record-model';
 import {
   ACTIVE_INVITATION_LIMIT,
   ACTIVE_INVITATIONS_POLICY,
@@ -20,6 +19,10 @@ import {
 } from './invitation-model';
 import { invitationStoreOf, isCreationRead, isInvitationRead, type InvitationRead } from './invitation-store';
 import { joinLink, joinToken, playerSiteBase } from './join-link';
+import type { INVITATION_CONTRACTS } from './invitation-contracts';
+
+/** Each operation is typed by its route's contract (invitation-contracts.ts): its parsed input, the data it may answer. */
+type Contracts = typeof INVITATION_CONTRACTS;
 
 
 const partnerOf = (input: OperationInput) => (input.principal as Principal).partnerId as string;
@@ -50,11 +53,11 @@ export const prefetchCreation: Prefetch<Principal> = ({ event, caller, platform 
 };
 
 /** POST …/invitations: 201 with the new invitation and its link; 200 with the original on a replay (link null once unusable). */
-export const createInvitation: Operation = async (input) => {
+export const createInvitation: OperationOf<Contracts, 'invitation-create'> = async (input) => {
   const idempotencyKey = idempotencyKeyOf(input.headers);
   if (!idempotencyKey) throw new ApiError('IDEMPOTENCY_KEY_REQUIRED');
   const principal = input.principal as Principal;
-  const body = input.body as { game: GameGroup; notes?: string };
+  const { body } = input;
   const read = await prefetchedOr(input, async () => undefined, isCreationRead);
   const creation = await invitationStoreOf(input.platform).create(
     { keyId: principal.keyId, partnerId: partnerOf(input), idempotencyKey },
@@ -109,7 +112,7 @@ export const prefetchInvitationPage: Prefetch<Principal> = ({ event, caller, pla
 };
 
 /** GET …/invitations: 20 per page, newest created first; the page costs the same however deep. */
-export const listInvitations: Operation = async (input) => {
+export const listInvitations: OperationOf<Contracts, 'invitations'> = async (input) => {
   const page = input.query.page === undefined ? 1 : Number(input.query.page);
   const { items, total } = await prefetchedOr(input, () => pageRead(page, (p) => invitationStoreOf(input.platform).page(partnerOf(input), p)), isPageOf(page));
   return { data: { items: items.map((item) => toInvitation(item, input.now)), page, page_count: Math.ceil(total / INVITATION_PAGE_SIZE) } };
@@ -141,10 +144,10 @@ async function found(input: OperationInput): Promise<InvitationItem> {
 }
 
 /** GET …/invitations/{id}: state metadata only. */
-export const readInvitation: Operation = async (input) => ({ data: toInvitation(await found(input), input.now) });
+export const readInvitation: OperationOf<Contracts, 'invitation'> = async (input) => ({ data: toInvitation(await found(input), input.now) });
 
 /** GET …/invitations/{id}/link: the link of an unclaimed, unexpired invitation; 409 INVITE_UNAVAILABLE otherwise. */
-export const readInvitationLink: Operation = async (input) => {
+export const readInvitationLink: OperationOf<Contracts, 'invitation-link'> = async (input) => {
   const item = await found(input);
   if (!isUsable(item, input.now)) throw new ApiError('INVITE_UNAVAILABLE');
   return { data: { ...toInvitation(item, input.now), link: await linkOf(input, item) } };
@@ -155,11 +158,20 @@ export const readInvitationLink: Operation = async (input) => {
  * object, state `revoked`). Revoking a revoked invitation answers the same;
  * a claiming, joined or expired one is 409 INVITE_UNAVAILABLE.
  */
-export const revokeInvitation: Operation = async (input) => {
+export const revokeInvitation: OperationOf<Contracts, 'invitation-revoke'> = async (input) => {
   const item = await invitationStoreOf(input.platform).revoke(partnerOf(input), String(input.pathParameters.invitation_id), input.now, await pathInvitation(input));
   if (item?.state !== 'revoked') throw new ApiError('INVITE_UNAVAILABLE');
   return { data: toInvitation(item, input.now) };
 };
+
+/** The group's operations by route id: the handler serves this table, loaded off the cold start. */
+export const INVITATION_OPERATIONS = {
+  'invitation-create': createInvitation,
+  invitations: listInvitations,
+  invitation: readInvitation,
+  'invitation-link': readInvitationLink,
+  'invitation-revoke': revokeInvitation,
+} satisfies GroupOperations<Contracts>;
 
 /**
  * 429 TOO_MANY_INVITES names its own policy (not the key's minute it was admitted by): remaining 0 of 50 until the

@@ -2,7 +2,6 @@
  * The `records` function: `GET /records/{uuid}`, `GET /partners/{partner_id}/records`
  * and `GET /partners/{partner_id}/records/{record_id}`.
  */
-import type { RouteOperations } from '../shared/http/pipeline';
 import { lazyContracts } from '../shared/http/contract-loading';
 import { lazyChunk } from '../shared/http/lazy-chunk';
 import { RECORD_ROUTES } from './record-routes';
@@ -12,11 +11,7 @@ import { createPartnerApiHandler } from '../shared/http/partner-api-pipeline';
 const CONTRACTS = lazyContracts(() => import('./record-contracts').then((module) => module.RECORD_CONTRACTS));
 const CODE = lazyChunk(() => import('./record-operations'));
 
-export const operations = {
-  'record-lookup': CODE.fn((m) => m.lookupPublicRecord),
-  'org-records': CODE.fn((m) => m.listOrganizationRecords),
-  'org-record': CODE.fn((m) => m.readOrganizationRecord),
-} satisfies RouteOperations<typeof RECORD_ROUTES>;
+export const operations = CODE.routeTable(RECORD_ROUTES, (m) => m.RECORD_OPERATIONS);
 
 export const definition = { operations, contracts: CONTRACTS, routes: RECORD_ROUTES, chunks: [CODE] };
 

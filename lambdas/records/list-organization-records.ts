@@ -16,32 +16,26 @@
  * traversal is returned at least once.
  */
 import { ApiError } from '../shared/errors';
-import type { Operation } from '../shared/http/pipeline';
+import type { OperationOf } from '../shared/http/pipeline';
 import type { Principal } from '../shared/identity/principal';
 import { perPlatform } from '../shared/platform';
 import { requireTable } from '../shared/storage/table-names';
 import { signCursor, verifyCursor } from './record-cursor';
 import { RecordList, type PageRead, type RecordFilters } from './record-list';
-import { normalizedPlayerName, type GameGroup, type Result } from './record-model';
+import { normalizedPlayerName } from './record-model';
+import type { RECORD_CONTRACTS } from './record-contracts';
 
 /** Longer than a change takes from taking its time to being visible in the list index. */
 export const SETTLE_MS = 2_000;
 export const DEFAULT_LIMIT = 20;
 
-interface ListQuery {
-  readonly limit?: string;
-  readonly cursor?: string;
-  readonly updated_after?: string;
-  readonly result?: Result;
-  readonly game?: GameGroup;
-  readonly player_name?: string;
-}
+/** The list's query as its contract parsed it. */
+type ListQuery = Parameters<OperationOf<typeof RECORD_CONTRACTS, 'org-records'>>[0]['query'];
 
 const recordListOf = perPlatform((platform) => new RecordList(platform.documentClient, requireTable(platform.tables, 'domain')));
 
-export const listOrganizationRecords: Operation = async ({ query, principal, platform }) => {
+export const listOrganizationRecords: OperationOf<typeof RECORD_CONTRACTS, 'org-records'> = async ({ query: input, principal, platform }) => {
   const partnerId = (principal as Principal).partnerId as string;
-  const input = query as ListQuery;
   const filters = filtersOf(input);
   const binding = cursorBinding(partnerId, filters);
   // The secret is read once per container (and again after SECRET_CACHE_MS); the first page does not wait for it.

@@ -1,8 +1,9 @@
 import { ApiError } from '../shared/errors';
-import type { Operation } from '../shared/http/pipeline';
+import type { OperationOf } from '../shared/http/pipeline';
 import type { Principal } from '../shared/identity/principal';
 import { recordStoreOf } from './lookup-public-record';
 import { toPublicRecord } from './record-model';
+import type { RECORD_CONTRACTS } from './record-contracts';
 
 /**
  * GET /partners/{partner_id}/records/{record_id}: a record of the key's
@@ -10,8 +11,8 @@ import { toPublicRecord } from './record-model';
  * another organization, or a deleted one, is 404 RECORD_NOT_FOUND at once:
  * the read is strongly consistent, and the owner is checked on the item.
  */
-export const readOrganizationRecord: Operation = async ({ pathParameters, principal, platform }) => {
-  const record = await recordStoreOf(platform).get((principal as Principal).partnerId as string, String(pathParameters.record_id));
+export const readOrganizationRecord: OperationOf<typeof RECORD_CONTRACTS, 'org-record'> = async ({ pathParameters, principal, platform }) => {
+  const record = await recordStoreOf(platform).get((principal as Principal).partnerId as string, pathParameters.record_id);
   if (!record) throw new ApiError('RECORD_NOT_FOUND');
   return { data: toPublicRecord(record) };
 };

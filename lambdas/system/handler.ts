@@ -12,12 +12,12 @@
  * routing, key or not.
  */
 import { successResponse } from '../shared/http/envelope';
-import { answerWith, composeApiHandler, type ApiHandler, type FunctionDefinition, type Middleware, type RouteOperations } from '../shared/http/pipeline';
-import { health } from './health';
+import { answerWith, composeApiHandler, type ApiHandler, type FunctionDefinition, type Middleware } from '../shared/http/pipeline';
+import { SYSTEM_OPERATIONS } from './health';
 import { SYSTEM_CONTRACTS } from './system-contracts';
 import { SYSTEM_ROUTES } from './system-routes';
 
-export const definition = { operations: { health } satisfies RouteOperations<typeof SYSTEM_ROUTES>, contracts: SYSTEM_CONTRACTS, routes: SYSTEM_ROUTES };
+export const definition = { operations: SYSTEM_OPERATIONS, contracts: SYSTEM_CONTRACTS, routes: SYSTEM_ROUTES };
 
 /** A route that needs no key is admitted as it is, and its call logged (as the partner API's front door does). */
 const keyless = (): Middleware => ({

@@ -1,5 +1,4 @@
 /** The `tickets` function: `GET /partners/{partner_id}/tickets` and `GET /partners/{partner_id}/tickets/{invitation_id}`. */
-import type { RouteOperations } from '../shared/http/pipeline';
 import { lazyContracts } from '../shared/http/contract-loading';
 import { lazyChunk } from '../shared/http/lazy-chunk';
 import { TICKET_ROUTES } from './ticket-routes';
@@ -9,7 +8,7 @@ import { createPartnerApiHandler } from '../shared/http/partner-api-pipeline';
 const CONTRACTS = lazyContracts(() => import('./ticket-contracts').then((module) => module.TICKET_CONTRACTS));
 const CODE = lazyChunk(() => import('./ticket-operations'));
 
-export const operations = { tickets: CODE.fn((m) => m.listTickets), ticket: CODE.fn((m) => m.readTicket) } satisfies RouteOperations<typeof TICKET_ROUTES>;
+export const operations = CODE.routeTable(TICKET_ROUTES, (m) => m.TICKET_OPERATIONS);
 
 /** Both routes' reads start beside their admission (docs/request-pipeline.md). */
 const prefetch = { tickets: CODE.fn((m) => m.prefetchTicketPage), ticket: CODE.fn((m) => m.prefetchTicket) };

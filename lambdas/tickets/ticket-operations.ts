@@ -5,7 +5,7 @@
  * invitations; the conversation never leaves through them.
  */
 import { ApiError } from '../shared/errors';
-import { prefetchedOr, type Operation, type OperationInput, type Prefetch } from '../shared/http/pipeline';
+import { prefetchedOr, type GroupOperations, type OperationInput, type OperationOf, type Prefetch } from '../shared/http/pipeline';
 import type { Principal } from '../shared/identity/principal';
 import type { Platform } from '../shared/platform';
 import { INVITATION_PAGE_SIZE, toInvitation, type InvitationItem } from '../invitations/invitation-model';
@@ -13,6 +13,10 @@ import { isPageOf, pageRead, requestedPage } from '../invitations/invitation-ope
 import { invitationStoreOf } from '../invitations/invitation-store';
 import { ticketBridgeOf } from './ticket-bridge';
 import { ticketIdFor, toTicket, type TicketItem } from './ticket-model';
+import type { TICKET_CONTRACTS } from './ticket-contracts';
+
+/** Each operation is typed by its route's contract (ticket-contracts.ts). */
+type Contracts = typeof TICKET_CONTRACTS;
 
 const storesOf = (platform: Platform) => ({ invitations: invitationStoreOf(platform), tickets: ticketBridgeOf(platform) });
 
@@ -26,7 +30,7 @@ export const prefetchTicketPage: Prefetch<Principal> = ({ event, caller, platfor
 };
 
 /** GET …/tickets: joined invitations (archived ones included), newest created first, 20 per page. */
-export const listTickets: Operation = async (input) => {
+export const listTickets: OperationOf<Contracts, 'tickets'> = async (input) => {
   const page = input.query.page === undefined ? 1 : Number(input.query.page);
   const read = (p: number) => storesOf(input.platform).invitations.joinedPage(partnerOf(input), p);
   const { items, total } = await prefetchedOr(input, () => pageRead(page, read), isPageOf(page));
@@ -40,9 +44,9 @@ export const listTickets: Operation = async (input) => {
  * organization (403 PARTNER_ACCESS_FORBIDDEN when they differ); a store
  * failure is 503 TICKET_SERVICE_UNAVAILABLE with Retry-After.
  */
-export const readTicket: Operation = async (input) => {
+export const readTicket: OperationOf<Contracts, 'ticket'> = async (input) => {
   const partnerId = partnerOf(input);
-  const { invitation, ticket: read } = await prefetchedOr(input, () => ticketRead(input.platform, String(input.pathParameters.invitation_id)), isTicketRead);
+  const { invitation, ticket: read } = await prefetchedOr(input, () => ticketRead(input.platform, input.pathParameters.invitation_id), isTicketRead);
   if (!invitation || invitation.partner_id !== partnerId) throw new ApiError('TICKET_NOT_FOUND');
   if (invitation.state !== 'joined' || !invitation.ticket_id) throw new ApiError('PLAYER_NOT_JOINED');
   // The ticket was read by the id its invitation's derives (ticketIdFor), beside the invitation. A store failure
@@ -79,3 +83,6 @@ export const prefetchTicket: Prefetch<Principal> = ({ event, platform }) => {
   const id = event.pathParameters.invitation_id;
   return id ? ticketRead(platform, id) : undefined;
 };
+
+/** The group's operations by route id: the handler serves this table. */
+export const TICKET_OPERATIONS = { tickets: listTickets, ticket: readTicket } satisfies GroupOperations<Contracts>;

@@ -28,7 +28,7 @@ const router = new Router([...ROUTES, orgRoute]);
 const identity = createPartnerApiHandler({ contracts: ROUTE_CONTRACTS, routes: ROUTES,
   router,
   operations: {
-    me: (input) => import('../../lambdas/identity/describe-key').then((m) => m.describeKey(input)),
+    me: (input) => import('../../lambdas/identity/describe-key').then((m) => m.IDENTITY_OPERATIONS.me(input as never)),
     'test-org-write': async ({ principal }) => ({ data: { partner_id: principal?.partnerId } }),
   },
 });

@@ -26,6 +26,14 @@ export interface LazyChunk<M> {
    * the table is not loaded yet; an id the chunk's table lacks is a compile error.
    */
   table<K extends string, F extends (...args: never[]) => unknown>(ids: readonly K[], pick: (module: M) => Readonly<Record<K, F>>): Record<K, Lazy<F>>;
+  /**
+   * The chunk's table of operations for `routes` (a group's *-routes.ts): one for each route, each keeping its own type
+   * (the chunk's table is typed by the routes' contracts, GroupOperations). A route the table lacks is a compile error.
+   */
+  routeTable<R extends readonly { readonly id: string }[], T extends { readonly [K in R[number]['id']]: (...args: never[]) => unknown }>(
+    routes: R,
+    pick: (module: M) => T,
+  ): { readonly [K in R[number]['id']]: Lazy<T[K]> };
 }
 
 export function lazyChunk<M>(load: () => Promise<M>): LazyChunk<M> {
@@ -40,5 +48,6 @@ export function lazyChunk<M>(load: () => Promise<M>): LazyChunk<M> {
     loaded,
     fn,
     table: (ids, pick) => Object.fromEntries(ids.map((id) => [id, fn((module) => pick(module)[id])])) as never,
+    routeTable: (routes, pick) => Object.fromEntries(routes.map(({ id }) => [id, fn((module) => (pick(module) as Record<string, (...args: never[]) => unknown>)[id])])) as never,
   };
 }

@@ -35,6 +35,7 @@ import { refusalSiteOf, strayRefusalOf } from '../storage/conditions';
 import { withinDeadline } from '../storage/operation-deadline';
 import { normalizeEvent, type ApiEvent } from './api-event';
 import { errorResponse, errorResponseFor, pageResponse } from './envelope';
+import type * as z from 'zod/mini';
 import type { ContractTable } from './contract';
 import { functionContracts, type DeclaredContracts, type FunctionContracts } from './contract-loading';
 import type { LazyChunk } from './lazy-chunk';
@@ -100,6 +101,45 @@ export interface OperationResult {
 
 /** A route's operation; a surface's operations may take more than the shared input (a session, a proof of possession). */
 export type Operation<I extends OperationInput = OperationInput> = (input: I) => Promise<OperationResult>;
+
+/**
+ * An operation as a function's table holds it: typed by its route's contract (ContractOperation), narrower than the
+ * input the pipeline builds, which is that contract's parse of the request. A method's parameter, so a narrower one is
+ * accepted (TypeScript checks method parameters both ways), and an operation written inline is given `I`.
+ */
+export type ServedOperation<I extends OperationInput = OperationInput> = { serve(input: I): Promise<OperationResult> }['serve'];
+
+/** What a contract's schema `K` parses to, or `Otherwise` when the contract declares none. */
+type ParsedBy<C, K extends 'pathParameters' | 'query' | 'body', Otherwise> = C extends { readonly [P in K]: infer S extends z.ZodMiniType } ? z.output<S> : Otherwise;
+
+/** The input of an operation whose route's contract is `C`: its path, query and body as the contract parsed them. */
+export type ContractInput<C, I extends OperationInput = OperationInput> = Omit<I, 'pathParameters' | 'query' | 'body'> & {
+  // Without a schema, the path's parameters as API Gateway matched them: every name of the template, none empty.
+  readonly pathParameters: ParsedBy<C, 'pathParameters', Readonly<Record<string, string>>>;
+  readonly query: ParsedBy<C, 'query', Readonly<Record<string, unknown>>>;
+  readonly body: ParsedBy<C, 'body', undefined>;
+};
+
+/** `T`, its arrays and objects read-only at every depth: what accepts a model's read-only lists as well as fresh ones. */
+export type DeepReadonly<T> = T extends readonly (infer E)[] ? readonly DeepReadonly<E>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+
+/** What an operation whose route's contract is `C` answers: `data` of the shape the contract's response schema takes. */
+export type ContractResult<C> = Omit<OperationResult, 'data'> & {
+  readonly data: C extends { readonly data: infer D extends z.ZodMiniType } ? DeepReadonly<z.input<D>> : unknown;
+};
+
+/** An operation typed by its route's contract `C` (a surface's input `I`): a result the contract forbids does not compile. */
+export type ContractOperation<C, I extends OperationInput = OperationInput> = (input: ContractInput<C, I>) => Promise<ContractResult<C>>;
+
+/**
+ * A group's operations, one per contract (`typeof GROUP_CONTRACTS`): `{…} satisfies GroupOperations<typeof
+ * X_CONTRACTS, Input>` makes a route without an operation, an operation without a route, an operation reading input its
+ * contract does not parse, and one answering data its contract does not allow, compile errors.
+ */
+export type GroupOperations<T, I extends OperationInput = OperationInput> = { readonly [K in keyof T]: ContractOperation<T[K], I> };
+
+/** The operation of route `K` of a group whose contracts are `T`, for declaring it on its own (`const x: OperationOf<…> = …`). */
+export type OperationOf<T, K extends keyof T, I extends OperationInput = OperationInput> = ContractOperation<T[K], I>;
 
 /**
  * What a function's operations table must cover: one entry for every route of its group, none for a route it lacks.
@@ -337,7 +377,7 @@ export const input = (contracts: FunctionContracts): Middleware => ({
 /** What every function declares: its operations by route id and their contracts; a test may bring its router and platform. */
 export interface FunctionDefinition<I extends OperationInput = OperationInput> {
   /** Operations this function serves, by route id. Routes of other groups answer 404. */
-  readonly operations: Readonly<Record<string, Operation<I>>>;
+  readonly operations: Readonly<Record<string, ServedOperation<I>>>;
   /**
    * The contracts of its routes (its group's *-contracts.ts): every operation of a route of the service's table has
    * one. A group's function declares them `lazyContracts(...)`, off its cold start (contract-loading.ts).
