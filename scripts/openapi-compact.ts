@@ -12,8 +12,10 @@
  * where one status has several, its codes (`UnprocessableContent.DUPLICATE_PARAMETER.UNKNOWN_PARAMETER`); an error body
  * by its codes (`Error.INVALID_API_KEY`); a success envelope by its data (`Envelope.Invitation`).
  *
- * formatJson writes it with two-space indentation, keeping a value on one line when it fits in 120 characters (a
- * header reference, a short schema), as code formatters do.
+ * formatJson writes it with two-space indentation, keeping a value on one line when it fits in 160 characters (a
+ * header reference, a short schema), as code formatters do; a chain of one-entry objects (`"content":
+ * {"application/json": {"schema": {…}}}`) opens and closes on one line, and a long list of plain values (an enum) fills
+ * its lines.
  */
 
 type Json = Record<string, unknown>;
@@ -313,7 +315,7 @@ export function compactOpenApiDocument(built: Json): Json {
 }
 
 /** JSON with two-space indentation, a value kept on one line when it fits in `width` characters. */
-export function formatJson(value: unknown, width = 120): string {
+export function formatJson(value: unknown, width = 160): string {
   const defined = (item: Json) => Object.entries(item).filter(([, element]) => element !== undefined);
   const flat = (item: unknown): string => {
     if (Array.isArray(item)) return `[${item.map(flat).join(', ')}]`;
@@ -326,10 +328,27 @@ export function formatJson(value: unknown, width = 120): string {
     const inner = ' '.repeat(indent + 2);
     if (Array.isArray(item)) {
       if (item.length === 0) return '[]';
+      // A long list of plain values (an enum, a `required` list) fills its lines, as prose does.
+      if (item.every((element) => element === null || typeof element !== 'object')) {
+        const lines: string[] = [];
+        for (const element of item.map((value) => JSON.stringify(value) ?? 'null')) {
+          const last = lines.length - 1;
+          if (last >= 0 && inner.length + lines[last].length + 2 + element.length + 1 <= width) lines[last] += `, ${element}`;
+          else lines.push(element);
+        }
+        return `[\n${lines.map((line) => `${inner}${line}`).join(',\n')}\n${' '.repeat(indent)}]`;
+      }
       return `[\n${item.map((element) => `${inner}${write(element, indent + 2, 0)}`).join(',\n')}\n${' '.repeat(indent)}]`;
     }
     const entries = defined(item as Json);
     if (entries.length === 0) return '{}';
+    // A chain of one-entry objects (`"content": {"application/json": {"schema": {…}}}`) opens on one line and closes
+    // on one: what it wraps is indented once, not once per link.
+    const [only] = entries;
+    if (entries.length === 1 && only[1] !== null && typeof only[1] === 'object' && !Array.isArray(only[1])) {
+      const label = `${JSON.stringify(only[0])}: `;
+      return `{${label}${write(only[1], indent, lead + 1 + label.length)}}`;
+    }
     return `{\n${entries
       .map(([key, element]) => {
         const label = `${JSON.stringify(key)}: `;

@@ -21,6 +21,7 @@ const contractOf = (document: Json) => ({
   info: document.info,
   servers: document.servers,
   paths: document.paths,
+  webhooks: document.webhooks,
   securitySchemes: document.components.securitySchemes,
 });
 
@@ -40,12 +41,20 @@ const repeatedInline = (values: Json[]) => {
   return [...seen].filter(([, count]) => count > 1).map(([text]) => text.slice(0, 120));
 };
 
+/** Each document's bytes at 03ee03a, when every operation declared its 17 statuses and their envelopes inline. */
+const INLINE_BYTES: Readonly<Record<string, number>> = { 'docs/openapi.json': 470_718, 'docs/settings-openapi.json': 506_699 };
+
 describe.each(OPENAPI_SURFACES.map((surface) => ({ file: surface.file, surface })))('$file', ({ file, surface }) => {
   it('dereferenced, is the builder’s inline document: the same contract, as committed and as compacted now', async () => {
     const built = JSON.parse(JSON.stringify(buildOpenApiDocument(surface))) as Json;
     const expected = contractOf(await dereferenced(built));
     expect(contractOf(await dereferenced(committed(file)))).toEqual(expected);
     expect(contractOf(await dereferenced(JSON.parse(formatJson(compactOpenApiDocument(built))) as Json))).toEqual(expected);
+  });
+
+  it('is under a quarter of the inline document it replaced, webhooks section included', () => {
+    const bytes = readFileSync(join(import.meta.dirname, '..', '..', '..', file)).byteLength;
+    expect(bytes).toBeLessThan(INLINE_BYTES[file] / 4);
   });
 
   it('declares no response and no response body twice inline, and names no component it does not use', () => {
@@ -85,11 +94,28 @@ describe('formatJson', () => {
     expect(Object.keys(JSON.parse(text) as Json)).toEqual(Object.keys(sample));
   });
 
-  it('keeps a value on one line when it fits in 120 characters, and breaks what does not', () => {
+  it('keeps a value on one line when it fits in 160 characters, fills a long list of plain values, and breaks what does not', () => {
     const lines = formatJson(sample).split('\n');
     expect(lines).toContain('  "short": {"$ref": "#/components/headers/X-Request-Id"},');
     expect(lines).toContain('  "list": ["a", "b"],');
-    expect(lines.filter((line) => line.includes('ENTRY_NUMBER_'))).toHaveLength(30);
-    for (const line of lines) expect(line.length).toBeLessThanOrEqual(120);
+    const entries = lines.filter((line) => line.includes('ENTRY_NUMBER_'));
+    expect(entries.length).toBeGreaterThan(1);
+    expect(entries.length).toBeLessThan(30);
+    expect(entries.join(' ').match(/ENTRY_NUMBER_/g)).toHaveLength(30);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(160);
+  });
+
+  it('opens and closes a chain of one-entry objects on one line, indenting what it wraps once', () => {
+    const wide = { content: { 'application/json': { schema: { type: 'object', description: 'x'.repeat(150), required: ['a'] } } } };
+    const text = formatJson(wide);
+    expect(JSON.parse(text)).toEqual(wide);
+    expect(text.split('\n')).toEqual([
+      '{"content": {"application/json": {"schema": {',
+      '  "type": "object",',
+      `  "description": "${'x'.repeat(150)}",`,
+      '  "required": ["a"]',
+      '}}}}',
+      '',
+    ]);
   });
 });
