@@ -347,6 +347,7 @@ function operation(surface: OpenApiSurface, route: RouteDefinition, contract: Ro
     summary: contract.summary,
     ...(contract.description ? { description: contract.description } : {}),
     ...(route.scope ? { 'x-scope': route.scope } : {}),
+    ...(contract.clientMethod ? { 'x-client-method': contract.clientMethod } : {}),
     security: surface.security(route),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(contract.body

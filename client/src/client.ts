@@ -1,13 +1,16 @@
 /**
  * The partner API v1, typed from the service's own OpenAPI document (schema.generated.ts, `npm run openapi`): one
- * method per operation, the spec's client rules in the transport (transport.ts), every failed answer a
+ * method per operation, generated from it (methods.generated.ts), the spec's client rules in the transport (transport.ts), every failed answer a
  * PartnerApiError, and the list operations as async iterators that keep their filters.
  */
 import createClient from 'openapi-fetch';
 import { randomUUID } from 'node:crypto';
-import { errorOf, PartnerApiError, rateLimitOf, type RateLimitInfo } from './errors.js';
-import type { components, operations, paths, webhooks } from './schema.generated.js';
+import type { Answer } from './answer.js';
+import { operationMethods, OPERATION_METHODS } from './methods.generated.js';
+import type { components, paths } from './schema.generated.js';
 import { createTransport, type TransportOptions } from './transport.js';
+
+export type { Answer };
 
 type Schemas = components['schemas'];
 export type PartnerRecord = Schemas['Record'];
@@ -33,31 +36,11 @@ export interface PartnerClientOptions extends TransportOptions {
   readonly apiKey: string;
 }
 
-/** A success with what the answer said beside its data. */
-export interface Answer<T> {
-  readonly data: T;
-  readonly requestId: string | undefined;
-  readonly rateLimit: RateLimitInfo;
-}
-
 export interface CreatedInvitationAnswer extends Answer<CreatedInvitation> {
   /** The Idempotency-Key the creation was sent with (generated when not given): keep it to retry the same creation. */
   readonly idempotencyKey: string;
   /** True when the service answered with an earlier creation of the same key (200, `replayed: true`). */
   readonly replayed: boolean;
-}
-
-type Result = { data?: unknown; error?: unknown; response: Response };
-
-async function answer<T>(call: Promise<Result>): Promise<Answer<T>> {
-  const { data, error, response } = await call.catch((error: unknown) => {
-    throw new PartnerApiError(error instanceof Error && error.name === 'TimeoutError' ? 'DEADLINE_EXCEEDED' : 'NETWORK_ERROR', String((error as Error)?.message ?? error), 0, undefined, {}, undefined, {
-      cause: error,
-    });
-  });
-  if (!response.ok) throw errorOf(response, error);
-  const body = data as { data: T; request_id?: string };
-  return { data: body.data, requestId: body.request_id ?? response.headers.get('x-request-id') ?? undefined, rateLimit: rateLimitOf(response.headers) };
 }
 
 export function createPartnerClient(options: PartnerClientOptions) {
@@ -67,45 +50,27 @@ export function createPartnerClient(options: PartnerClientOptions) {
     headers: { Authorization: `Bearer ${options.apiKey}` },
     fetch: transport,
   });
-  const partner = (partnerId: string) => ({ path: { partner_id: partnerId } });
+  // One method per operation, generated from the document (methods.generated.ts); what follows adds what it cannot say.
+  const methods = operationMethods(api);
 
   const client = {
-    /** GET /health (no key needed). */
-    health: () => answer<Health>(api.GET('/health')),
-    /** GET /me: the key, its organization and scopes. */
-    me: () => answer<Identity>(api.GET('/me')),
-    /** GET /entitlements: the key's own (personal) entitlements. */
-    entitlements: () => answer<Entitlements>(api.GET('/entitlements')),
-    /** GET /records/{uuid}: a public screening record by its UUID. */
-    lookupRecord: (uuid: string) => answer<PartnerRecord>(api.GET('/records/{uuid}', { params: { path: { uuid } } })),
-    /** GET /partners/{partner_id}/records: one page (see `iterateRecords` for all of them). */
+    ...methods,
+    /** GET /partners/{partner_id}/records: one page (see `iterateRecords` for all of them); `limit` a number. */
     listRecords: (partnerId: string, { limit, ...query }: RecordFilters & { cursor?: string } = {}) =>
-      answer<RecordPage>(api.GET('/partners/{partner_id}/records', { params: { ...partner(partnerId), query: { ...query, ...(limit === undefined ? {} : { limit: String(limit) }) } } })),
-    getRecord: (partnerId: string, recordId: string) =>
-      answer<PartnerRecord>(api.GET('/partners/{partner_id}/records/{record_id}', { params: { path: { partner_id: partnerId, record_id: recordId } } })),
-    partnerEntitlements: (partnerId: string) => answer<Entitlements>(api.GET('/partners/{partner_id}/entitlements', { params: partner(partnerId) })),
-    listInvitations: (partnerId: string, page = 1) =>
-      answer<InvitationPage>(api.GET('/partners/{partner_id}/invitations', { params: { ...partner(partnerId), query: { page: String(page) } } })),
+      methods.listRecords(partnerId, { ...query, ...(limit === undefined ? {} : { limit: String(limit) }) }),
+    /** GET /partners/{partner_id}/invitations: page `page` (1 to `page_count`). */
+    listInvitations: (partnerId: string, page = 1) => methods.listInvitations(partnerId, { page: String(page) }),
+    /** GET /partners/{partner_id}/tickets: page `page` (1 to `page_count`). */
+    listTickets: (partnerId: string, page = 1) => methods.listTickets(partnerId, { page: String(page) }),
     /**
      * POST /partners/{partner_id}/invitations. Retried (network errors, 408, 429, 502–504) with the same
      * Idempotency-Key and body; a key is generated when none is given and returned, so a caller that gives up can retry
      * the very same creation later. Never generate a new key to clear an error.
      */
     createInvitation: async (partnerId: string, invitation: NewInvitation, idempotencyKey: string = `inv-${randomUUID()}`): Promise<CreatedInvitationAnswer> => {
-      const created = await answer<CreatedInvitation>(
-        api.POST('/partners/{partner_id}/invitations', { params: { ...partner(partnerId), header: { 'Idempotency-Key': idempotencyKey } }, body: invitation }),
-      );
+      const created = await methods.createInvitation(partnerId, invitation, { 'Idempotency-Key': idempotencyKey });
       return { ...created, idempotencyKey, replayed: created.data.replayed === true };
     },
-    getInvitation: (partnerId: string, invitationId: string) =>
-      answer<Invitation>(api.GET('/partners/{partner_id}/invitations/{invitation_id}', { params: { path: { partner_id: partnerId, invitation_id: invitationId } } })),
-    getInvitationLink: (partnerId: string, invitationId: string) =>
-      answer<InvitationLink>(api.GET('/partners/{partner_id}/invitations/{invitation_id}/link', { params: { path: { partner_id: partnerId, invitation_id: invitationId } } })),
-    revokeInvitation: (partnerId: string, invitationId: string) =>
-      answer<Invitation>(api.POST('/partners/{partner_id}/invitations/{invitation_id}/revoke', { params: { path: { partner_id: partnerId, invitation_id: invitationId } } })),
-    listTickets: (partnerId: string, page = 1) => answer<TicketPage>(api.GET('/partners/{partner_id}/tickets', { params: { ...partner(partnerId), query: { page: String(page) } } })),
-    getTicket: (partnerId: string, invitationId: string) =>
-      answer<Ticket>(api.GET('/partners/{partner_id}/tickets/{invitation_id}', { params: { path: { partner_id: partnerId, invitation_id: invitationId } } })),
 
     /**
      * Every record matching `filters`, page after page; the cursor travels with the very same filters. The list is a
@@ -168,27 +133,7 @@ export function createPartnerClient(options: PartnerClientOptions) {
 
 export type PartnerClient = ReturnType<typeof createPartnerClient>;
 
-/**
- * The client's method for each operation of the document (by operationId). A route added to the service reaches the
- * document and schema.generated.ts by `npm run openapi`; until the client has a method for it, this does not
- * type-check. The README's method list is rendered from it (scripts/route-docs.ts).
- */
-export const OPERATION_METHODS = {
-  health: 'health',
-  me: 'me',
-  entitlements: 'entitlements',
-  'org-entitlements': 'partnerEntitlements',
-  'record-lookup': 'lookupRecord',
-  'org-records': 'listRecords',
-  'org-record': 'getRecord',
-  invitations: 'listInvitations',
-  'invitation-create': 'createInvitation',
-  invitation: 'getInvitation',
-  'invitation-link': 'getInvitationLink',
-  'invitation-revoke': 'revokeInvitation',
-  tickets: 'listTickets',
-  ticket: 'getTicket',
-} as const satisfies { readonly [K in Exclude<keyof operations, keyof webhooks>]: keyof PartnerClient };
+export { OPERATION_METHODS };
 
 /** The service holds a record-list cursor 2 s behind the live end (records' SETTLE_MS): waits of 1 s, 4 in a row at most. */
 const LIVE_END_WAIT_MS = 1000;

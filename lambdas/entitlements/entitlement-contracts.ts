@@ -32,6 +32,7 @@ export const EntitlementsSchema = named(
 export const ENTITLEMENT_CONTRACTS = {
   entitlements: {
     summary: 'Personal entitlements',
+    clientMethod: 'entitlements',
     description: "Remaining service units of the key's creating account, computed at query time. An organization key gets 403 PERSONAL_KEY_REQUIRED.",
     status: 200,
     data: EntitlementsSchema,
@@ -39,6 +40,7 @@ export const ENTITLEMENT_CONTRACTS = {
   },
   'org-entitlements': {
     summary: 'Organization entitlements',
+    clientMethod: 'partnerEntitlements',
     description: 'Remaining service units of the bound organization, computed at query time; display and reminders only.',
     status: 200,
     data: EntitlementsSchema,

@@ -21,6 +21,7 @@ export const IdentitySchema = named(
 export const IDENTITY_CONTRACTS = {
   me: {
     summary: 'Inspect the presented key',
+    clientMethod: 'me',
     description: 'What the presented key is. Needs no business scope.',
     status: 200,
     data: IdentitySchema,

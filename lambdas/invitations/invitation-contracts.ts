@@ -51,6 +51,7 @@ const invitationPath = z.object({
 export const INVITATION_CONTRACTS = {
   invitations: {
     summary: 'List the organization\u2019s invitations',
+    clientMethod: 'listInvitations',
     description: 'Newest created first, 20 per page; new invitations can shift pages, so de-duplicate by id. Each page costs the same however deep.',
     query: pageNumberQuery(),
     status: 200,
@@ -58,6 +59,7 @@ export const INVITATION_CONTRACTS = {
   },
   'invitation-create': {
     summary: 'Create a one-time player invitation',
+    clientMethod: 'createInvitation',
     description:
       'Idempotent per key id + organization + Idempotency-Key: a replay answers 200 with the original invitation and replayed true (link null once it is used, expired or revoked); the same key with another game or other notes is 409 IDEMPOTENCY_CONFLICT. At most 50 active invitations per organization: beyond that 429 TOO_MANY_INVITES with X-RateLimit-Policy organization-active-invitations and Retry-After until the earliest pending invitation expires (60 s when only claims in progress hold the slots).',
     body: z.strictObject({
@@ -82,6 +84,7 @@ export const INVITATION_CONTRACTS = {
   },
   invitation: {
     summary: 'One invitation',
+    clientMethod: 'getInvitation',
     description: 'State metadata only: no link, no notes, no player credential. Missing, of another organization or malformed: 404 INVITE_UNAVAILABLE.',
     pathParameters: invitationPath,
     status: 200,
@@ -90,6 +93,7 @@ export const INVITATION_CONTRACTS = {
   },
   'invitation-link': {
     summary: 'The join link of a usable invitation',
+    clientMethod: 'getInvitationLink',
     description: 'Only for a pending, unexpired invitation; otherwise 409 INVITE_UNAVAILABLE. Needs invitations:write.',
     pathParameters: invitationPath,
     status: 200,
@@ -99,6 +103,7 @@ export const INVITATION_CONTRACTS = {
   },
   'invitation-revoke': {
     summary: 'Revoke an unused invitation',
+    clientMethod: 'revokeInvitation',
     description:
       'Answers the Invitation with state revoked; revoking it again answers the same. A claiming, joined or expired invitation (or none) is 409 INVITE_UNAVAILABLE. No request body.',
     pathParameters: invitationPath,

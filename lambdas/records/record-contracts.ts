@@ -79,6 +79,7 @@ function calendarDateTime() {
 export const RECORD_CONTRACTS = {
   'record-lookup': {
     summary: 'Exact public record lookup',
+    clientMethod: 'lookupRecord',
     description:
       'The public record with this uuid, compared case-insensitively. No listing or name search exists. A missing record never means the player passed.',
     pathParameters: z.object({ uuid: withErrorCode(z.string().check(z.regex(RECORD_UUID_PATTERN)), 'INVALID_RECORD_UUID') }),
@@ -88,6 +89,7 @@ export const RECORD_CONTRACTS = {
   },
   'org-records': {
     summary: 'List and synchronize the records of the organization',
+    clientMethod: 'listRecords',
     description:
       'Ascending by updated_at, then id; filters combine (AND). A live view, not a snapshot: a record changed during paging moves to the end and may appear twice, so clients de-duplicate by id. The cursor is bound to the filters it was made with: a changed filter or an altered cursor answers 422 INVALID_CURSOR. Synchronize incrementally with updated_after set to the newest updated_at already seen.',
     query: RecordListQuerySchema,
@@ -96,6 +98,7 @@ export const RECORD_CONTRACTS = {
   },
   'org-record': {
     summary: 'One record of the organization',
+    clientMethod: 'getRecord',
     description:
       'A record that does not exist, belongs to another organization, or was deleted answers 404 RECORD_NOT_FOUND at once. Never a pass.',
     status: 200,

@@ -17,6 +17,7 @@ export const HealthSchema = named(
 export const SYSTEM_CONTRACTS = {
   health: {
     summary: 'Health',
+    clientMethod: 'health',
     description: 'Liveness of the API. Needs no key; edge protection applies to it too.',
     status: 200,
     data: HealthSchema,

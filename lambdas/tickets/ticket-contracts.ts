@@ -36,6 +36,7 @@ export const TicketSchema = named(
 export const TICKET_CONTRACTS = {
   tickets: {
     summary: 'List the organization\u2019s tickets',
+    clientMethod: 'listTickets',
     description:
       'Joined invitations only (archived ones included), newest invitation first, 20 per page; id is the invitation id, ticket_id the formal ticket id. No message bodies. Each page costs the same however deep.',
     query: pageNumberQuery(),
@@ -44,6 +45,7 @@ export const TICKET_CONTRACTS = {
   },
   ticket: {
     summary: 'One ticket, by its invitation id',
+    clientMethod: 'getTicket',
     description:
       'The last path segment is the invitation id, not the formal ticket id. Not yet joined: 409 PLAYER_NOT_JOINED. Missing, another organization\u2019s, or a failed ticket association check: 404 TICKET_NOT_FOUND, with no conversation content.',
     pathParameters: z.object({ partner_id: z.string(), invitation_id: withErrorCode(z.string().check(z.regex(INVITATION_ID_PATTERN)), 'TICKET_NOT_FOUND') }),

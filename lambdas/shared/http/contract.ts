@@ -18,6 +18,11 @@ import type { RouteDefinition } from './routes';
 
 export interface RouteContract {
   readonly summary: string;
+  /**
+   * The typed client's method for this operation (client/src/methods.generated.ts, `npm run openapi`): every partner
+   * API operation names one (the document carries it as `x-client-method`); web settings have no client.
+   */
+  readonly clientMethod?: string;
   readonly description?: string;
   readonly pathParameters?: z.ZodMiniObject;
   readonly query?: z.ZodMiniObject;

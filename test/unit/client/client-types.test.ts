@@ -1,6 +1,6 @@
 /**
  * The typed client's types are generated from the partner API's document (scripts/client-types.ts), never edited: its
- * schema types, and its business event types from the document's webhooks, which lambdas/outbox/business-events.ts
+ * schema types, its method for each operation, and its business event types from the document's webhooks, which lambdas/outbox/business-events.ts
  * declares. The type check (`npm test` runs it first) fails when the client lacks an event type the service emits, or
  * types one's data otherwise.
  */
@@ -11,7 +11,7 @@ import { createPartnerClient, OPERATION_METHODS, type PartnerClient } from '../.
 import type { operations, webhooks } from '../../../client/src/schema.generated';
 import { BUSINESS_EVENT_TYPES, type BusinessEvent as ClientEvent, type BusinessEventType as ClientEventType } from '../../../client/src/events.generated';
 import { BUSINESS_EVENTS, type BusinessEvent as ServiceEvent, type BusinessEventType as ServiceEventType } from '../../../lambdas/outbox/business-events';
-import { CLIENT_EVENTS_FILE, CLIENT_TYPES_FILE, renderClientEvents, renderClientTypes } from '../../../scripts/client-types';
+import { CLIENT_EVENTS_FILE, CLIENT_METHODS_FILE, CLIENT_TYPES_FILE, renderClientEvents, renderClientMethods, renderClientTypes } from '../../../scripts/client-types';
 
 const committed = (file: string) => readFileSync(join(import.meta.dirname, '..', '..', '..', file), 'utf8');
 
@@ -22,6 +22,16 @@ describe('the client’s generated types', () => {
 
   it('client/src/events.generated.ts is committed as generated: run `npm run openapi` after changing an event', () => {
     expect(committed(CLIENT_EVENTS_FILE)).toBe(renderClientEvents());
+  });
+
+  it('client/src/methods.generated.ts is committed as generated: run `npm run openapi` after changing a route or a contract', () => {
+    expect(committed(CLIENT_METHODS_FILE)).toBe(renderClientMethods());
+  });
+
+  it('types a generated method by the document: its path parameters, its body, and the data it answers', () => {
+    expectTypeOf<PartnerClient['getRecord']>().parameters.toEqualTypeOf<[partnerId: string, recordId: string]>();
+    expectTypeOf<Awaited<ReturnType<PartnerClient['getTicket']>>['data']['status']>().toBeString();
+    expectTypeOf<Parameters<PartnerClient['createInvitation']>[1]['game']>().toEqualTypeOf<'minecraft' | 'fps'>();
   });
 
   it('lists every business event type the service emits, in its order', () => {

@@ -94,7 +94,7 @@ describe('formatJson', () => {
     expect(Object.keys(JSON.parse(text) as Json)).toEqual(Object.keys(sample));
   });
 
-  it('keeps a value on one line when it fits in 160 characters, fills a long list of plain values, and breaks what does not', () => {
+  it('keeps a value on one line when it fits in 170 characters, fills a long list of plain values, and breaks what does not', () => {
     const lines = formatJson(sample).split('\n');
     expect(lines).toContain('  "short": {"$ref": "#/components/headers/X-Request-Id"},');
     expect(lines).toContain('  "list": ["a", "b"],');
@@ -102,17 +102,17 @@ describe('formatJson', () => {
     expect(entries.length).toBeGreaterThan(1);
     expect(entries.length).toBeLessThan(30);
     expect(entries.join(' ').match(/ENTRY_NUMBER_/g)).toHaveLength(30);
-    for (const line of lines) expect(line.length).toBeLessThanOrEqual(160);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(170);
   });
 
   it('opens and closes a chain of one-entry objects on one line, indenting what it wraps once', () => {
-    const wide = { content: { 'application/json': { schema: { type: 'object', description: 'x'.repeat(150), required: ['a'] } } } };
+    const wide = { content: { 'application/json': { schema: { type: 'object', description: 'x'.repeat(160), required: ['a'] } } } };
     const text = formatJson(wide);
     expect(JSON.parse(text)).toEqual(wide);
     expect(text.split('\n')).toEqual([
       '{"content": {"application/json": {"schema": {',
       '  "type": "object",',
-      `  "description": "${'x'.repeat(150)}",`,
+      `  "description": "${'x'.repeat(160)}",`,
       '  "required": ["a"]',
       '}}}}',
       '',
