@@ -15,7 +15,7 @@
  * transaction: what web settings shows of the account's organizations is one Query.
  */
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { membershipKey, orgKey, type MembershipItem, type Role } from '../shared/identity/access-items';
+import { membershipKey, orgKey, type MembershipItem, type OrgStatus, type Role } from '../shared/identity/access-items';
 import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
 import { auditPut, OPERATOR } from './audit';
 import { BackOfficeError, officeError } from './errors';
@@ -94,7 +94,7 @@ export class Memberships {
    * its organization entries (one consistent Query of its partition) and, beside them, the membership items' account
    * index (`gsi1`) for memberships made before the entries existed; only those read their organization (one batch).
    */
-  async ofAccount(accountId: string): Promise<{ partner_id: string; name: string; status: string; role: Role }[]> {
+  async ofAccount(accountId: string): Promise<{ partner_id: string; name: string; status: OrgStatus; role: Role }[]> {
     const [entries, memberships] = await Promise.all([orgEntriesOf(this.store, accountId), this.indexedMemberships(accountId)]);
     const entered = new Set(entries.map((entry) => entry.partner_id));
     const older = memberships.filter((m) => !entered.has(m.partner_id));

@@ -7,6 +7,7 @@
 import type { RouteOperations } from '../shared/http/pipeline';
 import { lazyContracts } from '../shared/http/contract-loading';
 import { lazyChunk } from '../shared/http/lazy-chunk';
+import { routesExcept } from '../shared/http/routes';
 import { PLAYER_ROUTES } from './player-routes';
 import { createPlayerHandler, type PlayerFunction } from './player-pipeline';
 import { provePossession } from './player-possession';
@@ -19,9 +20,7 @@ const PAGE = lazyChunk(() => import('./player-page'));
 
 export const operations = {
   'player-page': PAGE.fn((m) => m.playerPage),
-  'player-view': CODE.fn((m) => m.viewInvitation),
-  'player-claim': CODE.fn((m) => m.claim),
-  'player-message': CODE.fn((m) => m.addMessage),
+  ...CODE.routeTable(routesExcept(PLAYER_ROUTES, 'player-page'), (m) => m.PLAYER_OPERATIONS),
 } satisfies RouteOperations<typeof PLAYER_ROUTES>;
 
 /** What each call proves about its join link, before admission counts it (player-possession.ts: one read, with the handler). */

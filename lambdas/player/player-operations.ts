@@ -30,15 +30,14 @@
  * claimed the link again, its first answer lost: a new credential).
  */
 import { ApiError } from '../shared/errors';
-import type { PlayerOperation as Operation, PlayerOperationInput as OperationInput, PlayerPossession } from './player-pipeline';
-import { prefetchedOr, type Prefetch } from '../shared/http/pipeline';
-import type { PlayerView } from './player-contracts';
+import type { PlayerOperationInput as OperationInput, PlayerPossession } from './player-pipeline';
+import { prefetchedOr, type GroupOperations, type OperationOf, type Prefetch } from '../shared/http/pipeline';
+import type { PLAYER_CONTRACTS, PlayerView } from './player-contracts';
 import { API_STAGE_NAME } from '../shared/http/routes';
 import { METRICS } from '../shared/observability/metric-catalog';
 import { recordMetric } from '../shared/observability/metrics';
 import type { Platform } from '../shared/platform';
 import { claimInvitation, finishClaim, type ClaimOutcome } from '../invitations/claim';
-import type { PlayerData } from '../invitations/player-data';
 import { stateAt, type InvitationItem } from '../invitations/invitation-model';
 import { invitationStoreOf } from '../invitations/invitation-store';
 import { ticketBridgeOf, TicketServiceUnavailable, type ConversationEntry, type DynamoTicketBridge, type TicketRead } from '../tickets/ticket-bridge';
@@ -47,6 +46,9 @@ import { holdsCredential, playerCookie, presentedCredential } from './player-cre
 import { invitationRead, isLinkToken, provedPossession } from './player-possession';
 import { COOKIE_HEADER, JOIN_TOKEN_HEADER } from '../shared/http/credential-headers';
 import { repeatableRequest } from '../shared/storage/repeatable-requests';
+
+/** Each operation is typed by its route's contract (player-contracts.ts): its parsed input, the data it may answer. */
+type Contracts = typeof PLAYER_CONTRACTS;
 
 /** Conversation entries the page shows: the latest ones. */
 export const VISIBLE_ENTRIES = 50;
@@ -141,7 +143,7 @@ function viewOf(input: OperationInput, item: InvitationItem, ticket: TicketItem 
 
 
 /** GET /join/{invitation_id}/view: the claiming browser's ticket, or to the link's holder the invitation's game and state. */
-export const viewInvitation: Operation = async (input) => {
+export const viewInvitation: OperationOf<Contracts, 'player-view', OperationInput> = async (input) => {
   if (!provedPossession(input)) throw new ApiError('INVITE_UNAVAILABLE');
   const { tickets } = storesOf(input.platform);
   let item = await findInvitation(input);
@@ -173,8 +175,8 @@ async function finishIfPossible(input: OperationInput, item: InvitationItem): Pr
  * submission id, sent again after a lost answer, gets the claim it made answered again with a new
  * credential (claim.ts); only with the link's token, checked first.
  */
-export const claim: Operation = async (input) => {
-  const body = input.body as PlayerData & { token: string; submission_id?: string };
+export const claim: OperationOf<Contracts, 'player-claim', OperationInput> = async (input) => {
+  const { body } = input;
   const stores = storesOf(input.platform);
   // Only the link's token proves a claim (and counted it on the link); then the invitation is read.
   const item = input.possession?.proof === 'token' ? await findInvitation(input) : undefined;
@@ -232,13 +234,13 @@ const UNAVAILABLE_MESSAGES = {
  * beside it (prefetchTicket), the change's transaction; the answer is that read with the new entry. A lost race, a
  * resubmission (`replayed`) or a read that did not come reads the view again after the write (a round trip more).
  */
-export const addMessage: Operation = async (input) => {
+export const addMessage: OperationOf<Contracts, 'player-message', OperationInput> = async (input) => {
   if (input.possession?.proof !== 'credential') throw new ApiError('PLAYER_CREDENTIAL_REQUIRED');
   const { tickets } = storesOf(input.platform);
   const item = await findInvitation(input);
   if (!item || !isClaimingBrowser(input, item)) throw new ApiError('PLAYER_CREDENTIAL_REQUIRED');
   if (item.state !== 'joined' || !item.ticket_id) throw new ApiError('PLAYER_NOT_JOINED');
-  const body = input.body as { text: string; client_message_id?: string };
+  const { body } = input;
   const request = body.client_message_id === undefined ? undefined : repeatableRequest(`player message ${item.ticket_id}`, body.client_message_id, { text: body.text });
   const read = await prefetchedTicket(input, item.ticket_id);
   const changed = await tickets.change(item.ticket_id, { kind: 'message', author: 'user', text: body.text }, input.now, request, read);
@@ -247,3 +249,10 @@ export const addMessage: Operation = async (input) => {
   if (changed.replayed || !changed.conversation) return { status: 201, data: await playerView(input, item, tickets) };
   return { status: 201, data: viewOf(input, item, changed.ticket, changed.conversation) };
 };
+
+/** The group's operations by route id but the page (its own chunk, player-page.ts): the handler serves this table, loaded off the cold start. */
+export const PLAYER_OPERATIONS = {
+  'player-view': viewInvitation,
+  'player-claim': claim,
+  'player-message': addMessage,
+} satisfies GroupOperations<Omit<Contracts, 'player-page'>, OperationInput>;

@@ -13,7 +13,9 @@
  * no form posts elsewhere, no base URL change.
  */
 import { staticPage } from '../shared/http/static-page';
-import type { PlayerOperation } from './player-pipeline';
+import type { OperationOf } from '../shared/http/pipeline';
+import type { PlayerOperationInput } from './player-pipeline';
+import type { PLAYER_CONTRACTS } from './player-contracts';
 import { PAGE_SCRIPT, PAGE_STYLE } from './player-page-bundle.generated';
 
 const BODY = `
@@ -64,4 +66,4 @@ export const PLAYER_PAGE_HTML = PAGE.html;
 export const PLAYER_PAGE_HEADERS: Readonly<Record<string, string>> = PAGE.headers;
 
 /** GET /join/{invitation_id}: the page (loaded on its first call: lambdas/player/handler.ts). */
-export const playerPage: PlayerOperation = async () => ({ data: PLAYER_PAGE_HTML, page: true, headers: { ...PLAYER_PAGE_HEADERS } });
+export const playerPage: OperationOf<typeof PLAYER_CONTRACTS, 'player-page', PlayerOperationInput> = async () => ({ data: PLAYER_PAGE_HTML, page: true, headers: { ...PLAYER_PAGE_HEADERS } });

@@ -10,6 +10,7 @@
 import type { RouteOperations } from '../shared/http/pipeline';
 import { lazyContracts } from '../shared/http/contract-loading';
 import { lazyChunk } from '../shared/http/lazy-chunk';
+import { routesExcept } from '../shared/http/routes';
 import { SETTINGS_ROUTES } from './settings-routes';
 import { createSettingsHandler, type SettingsFunction } from './settings-pipeline';
 import { lookupSession } from './session-lookup';
@@ -22,23 +23,7 @@ const PAGE = lazyChunk(() => import('./settings-page'));
 
 export const operations = {
   'settings-page': PAGE.fn((m) => m.settingsPage),
-  ...CODE.table(
-    [
-      'settings-sign-out',
-      'settings-session',
-      'settings-organizations',
-      'settings-keys',
-      'settings-key-create',
-      'settings-key-revoke',
-      'settings-password',
-      'settings-two-factor-enrol',
-      'settings-two-factor-confirm',
-      'settings-two-factor-disable',
-      'settings-sign-out-everywhere',
-      'settings-audit',
-    ],
-    (m) => m.settingsOperations,
-  ),
+  ...CODE.routeTable(routesExcept(SETTINGS_ROUTES, 'settings-page'), (m) => m.settingsOperations),
 } satisfies RouteOperations<typeof SETTINGS_ROUTES>;
 
 export const definition: SettingsFunction = {

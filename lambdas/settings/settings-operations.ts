@@ -10,21 +10,25 @@ import type { BackOffice, CreateKeyInput } from '../back-office/back-office';
 import type { KeyCreation, KeyCreationReads } from '../back-office/api-keys';
 import { decodeAuditCursor } from '../back-office/audit';
 import { SESSION_ABSOLUTE_MS } from '../back-office/sessions';
-import { viewRead, type SettingsOperation as Operation, type SettingsSession, type ViewReads } from './settings-pipeline';
+import { viewRead, type SettingsOperationInput, type SettingsSession, type ViewReads } from './settings-pipeline';
 import { clearedSessionCookie, presentedSessionToken, sessionCookie } from './web-session';
 import { isAcceptablePassword, PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS } from '../back-office/passwords';
 import type { AccountItem } from '../shared/identity/access-items';
+import { isScope } from '../shared/identity/scopes';
 import { COOKIE_HEADER } from '../shared/http/credential-headers';
-import { prefetchedOr, type Prefetch } from '../shared/http/pipeline';
+import { prefetchedOr, type GroupOperations, type OperationOf, type Prefetch } from '../shared/http/pipeline';
 import type { ApiEvent } from '../shared/http/api-event';
 import { optionalIdempotencyKey } from './idempotency-key';
 import { reChecked } from './re-check';
 import { domain, officeOf, sessionOf, sessionView, sourceOf } from './settings-office';
 import { ApiError } from '../shared/errors';
 import type { SignInItem } from '../back-office/sign-in-items';
+import type { SETTINGS_CONTRACTS } from './settings-contracts';
 
+/** Each operation is typed by its route's contract (settings-contracts.ts): its parsed input, the data it may answer. */
+type Contracts = typeof SETTINGS_CONTRACTS;
 
-const signOutOperation: Operation = async (input) => {
+const signOutOperation: OperationOf<Contracts, 'settings-sign-out', SettingsOperationInput> = async (input) => {
   await officeOf(input.platform).sessions.close(presentedSessionToken(input.headers.get(COOKIE_HEADER)));
   return { data: { signed_out: true }, headers: { 'Set-Cookie': clearedSessionCookie(input.fullPath) } };
 };
@@ -44,20 +48,21 @@ export const settingsViewReads = {
   'settings-keys': keyReads,
 } satisfies Record<string, ViewReads>;
 
-const sessionOperation: Operation = async (input) => {
+const sessionOperation: OperationOf<Contracts, 'settings-session', SettingsOperationInput> = async (input) => {
   const session = sessionOf(input);
   const { account, signIn } = await viewRead(input, accountReads);
   if (!account || !signIn) throw new ApiError('SESSION_REQUIRED');
   return { data: await sessionView(officeOf(input.platform), session.accountId, session.expiresAt, { account, signIn }) };
 };
 
-const organizationsOperation: Operation = async (input) => ({
+const organizationsOperation: OperationOf<Contracts, 'settings-organizations', SettingsOperationInput> = async (input) => ({
   data: { organizations: await viewRead(input, organizationReads) },
 });
 
-const keysOperation: Operation = async (input) => {
+/** A key's scopes are stored as strings (KeyFacts), each a Scope checked at creation: isScope narrows them to the contract's enum. */
+const keysOperation: OperationOf<Contracts, 'settings-keys', SettingsOperationInput> = async (input) => {
   const { keys } = await viewRead(input, keyReads);
-  return { data: { keys: keys.map(({ key_id, name, partner_id, scopes, created_at, expires_at, status, reason }) => ({ key_id, name, partner_id, scopes, created_at, expires_at, status, ...(reason ? { reason } : {}) })) } };
+  return { data: { keys: keys.map(({ key_id, name, partner_id, scopes, created_at, expires_at, status, reason }) => ({ key_id, name, partner_id, scopes: scopes.filter(isScope), created_at, expires_at, status, ...(reason ? { reason } : {}) })) } };
 };
 
 /** What a key creation decides from (its earlier attempt, the count, the organization) and the sign-in item its re-check reads. */
@@ -120,11 +125,11 @@ function keyAnswer(creation: KeyCreation) {
   if (creation.outcome === 'conflict') throw new ApiError('IDEMPOTENCY_CONFLICT');
   const { key_id, name, partner_id, scopes, created_at, expires_at } = creation.key;
   const replayed = creation.outcome === 'replayed';
-  return { status: replayed ? 200 : 201, data: { key_id, key: replayed ? null : creation.key.key, name, partner_id, scopes, created_at, expires_at, replayed } };
+  return { status: replayed ? 200 : 201, data: { key_id, key: replayed ? null : creation.key.key, name, partner_id, scopes: scopes.filter(isScope), created_at, expires_at, replayed } };
 }
 
-const keyCreateOperation: Operation = async (input) => {
-  const body = input.body as { name?: string; partner_id?: string; scopes: string[]; days?: number; permanent?: boolean; password: string; two_factor_code?: string };
+const keyCreateOperation: OperationOf<Contracts, 'settings-key-create', SettingsOperationInput> = async (input) => {
+  const { body } = input;
   const office = officeOf(input.platform);
   const { accountId } = sessionOf(input);
   const idempotencyKey = optionalIdempotencyKey(input.headers);
@@ -157,13 +162,13 @@ const keyCreateOperation: Operation = async (input) => {
   return keyAnswer(await domain(() => office.keys.createIdempotent(request, idempotencyKey, reads)));
 };
 
-const keyRevokeOperation: Operation = async (input) => {
-  const keyId = String(input.pathParameters.key_id);
+const keyRevokeOperation: OperationOf<Contracts, 'settings-key-revoke', SettingsOperationInput> = async (input) => {
+  const keyId = input.pathParameters.key_id;
   return { data: await domain(() => officeOf(input.platform).keys.revoke(keyId, { by: sessionOf(input).accountId, source: sourceOf(input) })) };
 };
 
-const passwordOperation: Operation = async (input) => {
-  const body = input.body as { current_password: string; new_password: string };
+const passwordOperation: OperationOf<Contracts, 'settings-password', SettingsOperationInput> = async (input) => {
+  const { body } = input;
   if (!isAcceptablePassword(body.new_password)) {
     throw new ApiError('INVALID_FIELD', `The new password needs ${PASSWORD_MIN_CHARACTERS}–${PASSWORD_MAX_CHARACTERS} characters, not only spaces (new_password).`);
   }
@@ -180,14 +185,14 @@ const passwordOperation: Operation = async (input) => {
   };
 };
 
-const enrolOperation: Operation = async (input) => {
-  const { password } = input.body as { password: string };
+const enrolOperation: OperationOf<Contracts, 'settings-two-factor-enrol', SettingsOperationInput> = async (input) => {
+  const { password } = input.body;
   const office = officeOf(input.platform);
   return { data: await domain(() => reChecked(input, office, (accepted) => office.signIn.enrolTwoFactor(sessionOf(input).accountId, password, sourceOf(input), accepted))) };
 };
 
-const confirmOperation: Operation = async (input) => {
-  const { password, code } = input.body as { password: string; code: string };
+const confirmOperation: OperationOf<Contracts, 'settings-two-factor-confirm', SettingsOperationInput> = async (input) => {
+  const { password, code } = input.body;
   const office = officeOf(input.platform);
   const { accountId, expiresAt } = sessionOf(input);
   const confirmed = await domain(() => reChecked(input, office, () => office.signIn.confirmTwoFactor(accountId, password, code, sourceOf(input))));
@@ -201,20 +206,20 @@ const confirmOperation: Operation = async (input) => {
   };
 };
 
-const disableOperation: Operation = async (input) => {
-  const { password, code } = input.body as { password: string; code: string };
+const disableOperation: OperationOf<Contracts, 'settings-two-factor-disable', SettingsOperationInput> = async (input) => {
+  const { password, code } = input.body;
   const office = officeOf(input.platform);
   return { data: await domain(() => reChecked(input, office, (accepted) => office.signIn.disableTwoFactor(sessionOf(input).accountId, password, code, sourceOf(input), accepted))) };
 };
 
 /** Sign out everywhere: every session of the account ends, this one too (its cookie cleared); keys stay. Needs no password. */
-const signOutEverywhereOperation: Operation = async (input) => {
+const signOutEverywhereOperation: OperationOf<Contracts, 'settings-sign-out-everywhere', SettingsOperationInput> = async (input) => {
   await domain(() => officeOf(input.platform).sessions.endAll(sessionOf(input).accountId, sourceOf(input)));
   return { data: { signed_out: true }, headers: { 'Set-Cookie': clearedSessionCookie(input.fullPath) } };
 };
 
-const auditOperation: Operation = async (input) => {
-  const cursor = (input.query as { cursor?: string }).cursor;
+const auditOperation: OperationOf<Contracts, 'settings-audit', SettingsOperationInput> = async (input) => {
+  const { cursor } = input.query;
   if (cursor !== undefined && decodeAuditCursor(cursor) === undefined) throw new ApiError('INVALID_CURSOR', 'The cursor is not one this view gave: start again without it.');
   const { accountId } = sessionOf(input);
   // The page read beside the admission when it is this call's (the same account and cursor), else read now.
@@ -223,6 +228,7 @@ const auditOperation: Operation = async (input) => {
   return { data: read.page };
 };
 
+/** The group's operations by route id but the page (its own chunk, settings-page.ts): the handler serves this table, loaded off the cold start. */
 export const settingsOperations = {
   'settings-sign-out': signOutOperation,
   'settings-session': sessionOperation,
@@ -236,4 +242,4 @@ export const settingsOperations = {
   'settings-two-factor-disable': disableOperation,
   'settings-sign-out-everywhere': signOutEverywhereOperation,
   'settings-audit': auditOperation,
-} satisfies Record<string, Operation>;
+} satisfies GroupOperations<Omit<Contracts, 'settings-page'>, SettingsOperationInput>;

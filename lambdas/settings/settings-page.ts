@@ -16,7 +16,9 @@
  * forms carry method="post" and are sent by the script only.
  */
 import { staticPage } from '../shared/http/static-page';
-import type { Operation } from '../shared/http/pipeline';
+import type { OperationOf } from '../shared/http/pipeline';
+import type { SettingsOperationInput } from './settings-pipeline';
+import type { SETTINGS_CONTRACTS } from './settings-contracts';
 import { PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS } from '../back-office/passwords';
 import { ORGANIZATION_SCOPES, PERSONAL_SCOPES } from '../shared/identity/scopes';
 import { PAGE_SCRIPT, PAGE_STYLE } from './settings-page-bundle.generated';
@@ -202,4 +204,4 @@ export const SETTINGS_PAGE_HTML = PAGE.html;
 /** The page's policy: its own script and style (by hash), its own origin, nothing else. */
 export const SETTINGS_PAGE_HEADERS: Readonly<Record<string, string>> = PAGE.headers;
 
-export const settingsPage: Operation = async () => ({ page: true, data: SETTINGS_PAGE_HTML, headers: { ...SETTINGS_PAGE_HEADERS } });
+export const settingsPage: OperationOf<typeof SETTINGS_CONTRACTS, 'settings-page', SettingsOperationInput> = async () => ({ page: true, data: SETTINGS_PAGE_HTML, headers: { ...SETTINGS_PAGE_HEADERS } });

@@ -11,7 +11,6 @@
  * e-mail address once its body is parsed (settings-admission.ts). Its route takes no session (auth `web`): it looks
  * none up.
  */
-import type { RouteOperations } from '../shared/http/pipeline';
 import { createSettingsHandler, type SettingsFunction } from '../settings/settings-pipeline';
 import { lazyContracts } from '../shared/http/contract-loading';
 import { lazyChunk } from '../shared/http/lazy-chunk';
@@ -21,7 +20,7 @@ import { SIGN_IN_ROUTES } from './sign-in-routes';
 const CONTRACTS = lazyContracts(() => import('./sign-in-contracts').then((module) => module.SIGN_IN_CONTRACTS));
 const CODE = lazyChunk(() => import('./sign-in-operation'));
 
-export const operations = { 'settings-sign-in': CODE.fn((m) => m.signInOperation) } satisfies RouteOperations<typeof SIGN_IN_ROUTES>;
+export const operations = CODE.routeTable(SIGN_IN_ROUTES, (m) => m.SIGN_IN_OPERATIONS);
 
 export const definition: SettingsFunction = { operations, contracts: CONTRACTS, routes: SIGN_IN_ROUTES, chunks: [CODE] };
 

@@ -9,16 +9,21 @@ import { SESSION_ABSOLUTE_MS } from '../back-office/sessions';
 import { EMAIL_MAX_CHARACTERS, normalizeEmail } from '../back-office/sign-in-items';
 import { admitSignIn } from '../settings/settings-admission';
 import { domain, officeOf, sessionView, sourceOf } from '../settings/settings-office';
-import type { SettingsOperation as Operation } from '../settings/settings-pipeline';
+import type { SettingsOperationInput } from '../settings/settings-pipeline';
+import type { GroupOperations, OperationOf } from '../shared/http/pipeline';
 import { sessionCookie } from '../settings/web-session';
 import { decisionDepsOf } from '../shared/limits/admission';
 import { logger } from '../shared/observability/logger';
 import { currentRequestScope } from '../shared/observability/request-scope';
 import { deviceCookieOf, presentedDevice } from './device-cookie';
 import { refusedSignInsOf, signInEntryNames } from './refused-sign-ins';
+import type { SIGN_IN_CONTRACTS } from './sign-in-contracts';
 
-export const signInOperation: Operation = async (input) => {
-  const body = input.body as { email: string; password: string; two_factor_code?: string };
+/** The operation is typed by its route's contract (sign-in-contracts.ts): its parsed body, the data it may answer. */
+type Contracts = typeof SIGN_IN_CONTRACTS;
+
+export const signInOperation: OperationOf<Contracts, 'settings-sign-in', SettingsOperationInput> = async (input) => {
+  const { body } = input;
   const office = officeOf(input.platform);
   const { platform } = input;
   // Counted before any check, by source IP and address (an unknown or malformed one as it was typed), or by the
@@ -64,3 +69,6 @@ export const signInOperation: Operation = async (input) => {
     cookies: [sessionCookie(opened.token, input.fullPath, SESSION_ABSOLUTE_MS / 1000), ...(await deviceCookieOf(input, email, device))],
   };
 };
+
+/** The group's one operation by route id: the handler serves this table, loaded off the cold start. */
+export const SIGN_IN_OPERATIONS = { 'settings-sign-in': signInOperation } satisfies GroupOperations<Contracts, SettingsOperationInput>;

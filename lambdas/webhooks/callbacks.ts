@@ -24,6 +24,7 @@
  * (docs/webhooks.md, "Retrying a creation").
  */
 import { createHash } from 'node:crypto';
+import type * as z from 'zod/mini';
 import { BatchGetCommand, type BatchGetCommandOutput, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { auditPut, type AuditSource } from '../back-office/audit';
 import { IdentityStore } from '../back-office/identity-store';
@@ -45,21 +46,12 @@ import {
   type StandingFacts,
   type WebhookItem,
 } from './webhook-items';
+import type { WebhookSchema } from './webhook-contracts';
 
 export type Clock = () => Date;
 
-/** A callback as the settings API shows it (never its secret). */
-export interface WebhookView {
-  readonly webhook_id: string;
-  readonly partner_id: string;
-  readonly url: string;
-  readonly status: 'unverified' | 'active' | 'deactivated';
-  readonly created_at: string;
-  readonly activated_at: string | null;
-  readonly deactivated_at: string | null;
-  readonly deactivation_reason: string | null;
-  readonly last_verification: WebhookItem['last_verification'] | null;
-}
+/** A callback as the settings API shows it (never its secret), as its contract's schema declares it. */
+export type WebhookView = z.input<typeof WebhookSchema>;
 
 /** A callback with its current standing (its creator's account and its organization as they are now). */
 export interface StandingCallback {

@@ -27,6 +27,7 @@
  * `unstartedResend`.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import type * as z from 'zod/mini';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { METRICS } from '../shared/observability/metric-catalog';
 import { recordMetric } from '../shared/observability/metrics';
@@ -47,27 +48,15 @@ import {
   type DeliveryItem,
   type FailureReason,
 } from './webhook-items';
+import type { DeliverySchema } from './webhook-contracts';
 
 export type Clock = () => Date;
 
 /** How long a worker may hold an attempt before another may take it over (the worker's timeout, with margin). */
 export const ATTEMPT_LEASE_MS = 45_000;
 
-/** A delivery as the settings API lists it. */
-export interface DeliveryView {
-  readonly delivery_id: string;
-  readonly event_id: string;
-  readonly event_type: string;
-  readonly status: DeliveryItem['status'];
-  readonly attempts: number;
-  readonly last_http_status: number | null;
-  readonly failure_reason: FailureReason | null;
-  readonly created_at: string;
-  readonly last_attempt_at: string | null;
-  readonly next_attempt_at: string | null;
-  readonly delivered_at: string | null;
-  readonly resends: number;
-}
+/** A delivery as the settings API lists it, as its contract's schema declares it. */
+export type DeliveryView = z.input<typeof DeliverySchema>;
 
 export function deliveryView(item: DeliveryItem): DeliveryView {
   return {

@@ -4,7 +4,6 @@
  * in a function of its own because it alone seals and opens callback secrets (KMS), calls
  * receivers (verification and test events) and queues manual resends.
  */
-import type { RouteOperations } from '../shared/http/pipeline';
 import { lookupSession } from '../settings/session-lookup';
 import { createSettingsHandler, type SettingsFunction } from '../settings/settings-pipeline';
 import { lazyContracts } from '../shared/http/contract-loading';
@@ -15,10 +14,7 @@ import { WEBHOOK_ROUTES } from './webhook-routes';
 const CONTRACTS = lazyContracts(() => import('./webhook-contracts').then((module) => module.WEBHOOK_CONTRACTS));
 const CODE = lazyChunk(() => import('./webhook-operations'));
 
-export const operations = CODE.table(
-  ['webhooks', 'webhook-create', 'webhook-verify', 'webhook-test', 'webhook-deactivate', 'webhook-deliveries', 'webhook-resend'],
-  (m) => m.webhookOperations,
-) satisfies RouteOperations<typeof WEBHOOK_ROUTES>;
+export const operations = CODE.routeTable(WEBHOOK_ROUTES, (m) => m.webhookOperations);
 
 export const definition: SettingsFunction = {
   operations,

@@ -58,7 +58,7 @@ export interface WebhookItem extends StandingFacts {
   readonly activated_at?: string;
   readonly deactivated_at?: string;
   readonly deactivation_reason?: DeactivationReason;
-  readonly last_verification?: { readonly at: string; readonly result: 'verified' | 'failed'; readonly failure_reason?: string; readonly http_status?: number };
+  readonly last_verification?: { readonly at: string; readonly result: 'verified' | 'failed'; readonly failure_reason?: FailureReason; readonly http_status?: number };
 }
 
 export interface AccountWebhookEntry extends StandingFacts {

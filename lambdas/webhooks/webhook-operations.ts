@@ -10,10 +10,10 @@
 import { createBackOffice } from '../back-office/back-office';
 import { BackOfficeError } from '../back-office/errors';
 import { ApiError } from '../shared/errors';
-import { viewRead, type AdmissionHolders, type SettingsOperation as Operation, type SettingsOperationInput as OperationInput, type SettingsSession, type ViewReads } from '../settings/settings-pipeline';
+import { viewRead, type AdmissionHolders, type SettingsOperationInput as OperationInput, type SettingsSession, type ViewReads } from '../settings/settings-pipeline';
 import { optionalIdempotencyKey, prefetchIdempotencyKey } from '../settings/idempotency-key';
 import { reChecked } from '../settings/re-check';
-import { prefetchedOr, type Prefetch } from '../shared/http/pipeline';
+import { prefetchedOr, type GroupOperations, type OperationOf, type Prefetch } from '../shared/http/pipeline';
 import { logger } from '../shared/observability/logger';
 import { perPlatform } from '../shared/platform';
 import { sealerOf } from '../shared/sealing';
@@ -35,6 +35,10 @@ import {
   type WebhookItem,
 } from './webhook-items';
 import { revokeCallback } from './delivery-worker';
+import type { WEBHOOK_CONTRACTS } from './webhook-contracts';
+
+/** Each operation is typed by its route's contract (webhook-contracts.ts): its parsed input, the data it may answer. */
+type Contracts = typeof WEBHOOK_CONTRACTS;
 
 /** The back office of this function: its re-checks open a two-factor seed, with this function's own sealer and grants. */
 const officeOf = perPlatform((platform) => createBackOffice(platform.documentClient, requireTable(platform.tables, 'access'), platform.clock, undefined, () => sealerOf(platform)));
@@ -78,7 +82,7 @@ const callbackReads: ViewReads<Awaited<ReturnType<ReturnType<typeof webhookServi
 
 export const webhookViewReads = { webhooks: callbackReads } satisfies Record<string, ViewReads>;
 
-const listOperation: Operation = async (input) => ({
+const listOperation: OperationOf<Contracts, 'webhooks', OperationInput> = async (input) => ({
   data: { webhooks: await viewRead(input, callbackReads) },
 });
 
@@ -97,8 +101,8 @@ function creationAnswer(creation: CallbackCreation, secret: string | null) {
   return { status: replayed ? 200 : 201, data: { webhook: creation.webhook, secret: replayed ? null : secret, replayed } };
 }
 
-const createOperation: Operation = async (input) => {
-  const body = input.body as { partner_id: string; url: string; password: string; two_factor_code?: string };
+const createOperation: OperationOf<Contracts, 'webhook-create', OperationInput> = async (input) => {
+  const { body } = input;
   const { accountId } = sessionOf(input);
   const checked = checkWebhookUrl(body.url, policyFor(input));
   if (!checked.ok) throw new ApiError('INVALID_WEBHOOK_URL');
@@ -153,7 +157,7 @@ async function usableCallback(input: OperationInput): Promise<WebhookItem> {
   return item;
 }
 
-const verifyOperation: Operation = async (input) => {
+const verifyOperation: OperationOf<Contracts, 'webhook-verify', OperationInput> = async (input) => {
   const services = webhookServicesOf(input.platform);
   const item = await usableCallback(input);
   const now = input.platform.clock();
@@ -176,7 +180,7 @@ const verifyOperation: Operation = async (input) => {
   };
 };
 
-const testOperation: Operation = async (input) => {
+const testOperation: OperationOf<Contracts, 'webhook-test', OperationInput> = async (input) => {
   const services = webhookServicesOf(input.platform);
   const item = await usableCallback(input);
   if (item.status !== 'active') throw new ApiError('WEBHOOK_NOT_VERIFIED');
@@ -196,7 +200,7 @@ const testOperation: Operation = async (input) => {
   };
 };
 
-const deactivateOperation: Operation = async (input) => {
+const deactivateOperation: OperationOf<Contracts, 'webhook-deactivate', OperationInput> = async (input) => {
   const services = webhookServicesOf(input.platform);
   const { item, standing } = await services.callbacks.owned(sessionOf(input).accountId, String(input.pathParameters.webhook_id));
   const at = await services.callbacks.deactivate(item, 'deactivated_by_creator', sourceOf(input));
@@ -205,7 +209,7 @@ const deactivateOperation: Operation = async (input) => {
   return { data: { webhook: viewOf(at ? deactivatedAs(item, at, 'deactivated_by_creator') : item, standing), cancelled_deliveries: cancelled } };
 };
 
-const deliveriesOperation: Operation = async (input) => {
+const deliveriesOperation: OperationOf<Contracts, 'webhook-deliveries', OperationInput> = async (input) => {
   const services = webhookServicesOf(input.platform);
   const { item, standing } = await services.callbacks.owned(sessionOf(input).accountId, String(input.pathParameters.webhook_id));
   const deliveries = await services.deliveries.latest(item.webhook_id);
@@ -221,11 +225,11 @@ const deliveriesOperation: Operation = async (input) => {
  * first attempt cannot be queued the answer is that error, and the resend stands: the retry (or the sweeper, a grace
  * later) queues it.
  */
-const resendOperation: Operation = async (input) => {
+const resendOperation: OperationOf<Contracts, 'webhook-resend', OperationInput> = async (input) => {
   const services = webhookServicesOf(input.platform);
   const item = await usableCallback(input);
   if (item.status !== 'active') throw new ApiError('WEBHOOK_NOT_VERIFIED');
-  const delivery = await services.deliveries.get(item.webhook_id, String(input.pathParameters.delivery_id));
+  const delivery = await services.deliveries.get(item.webhook_id, input.pathParameters.delivery_id);
   if (!delivery) throw new ApiError('DELIVERY_NOT_FOUND');
   let resend = unstartedResend(delivery);
   let after = delivery;
@@ -253,6 +257,7 @@ const resendOperation: Operation = async (input) => {
   return { data: { delivery: deliveryView(now ?? after) } };
 };
 
+/** The group's operations by route id: the handler serves this table, loaded off the cold start. */
 export const webhookOperations = {
   webhooks: listOperation,
   'webhook-create': createOperation,
@@ -261,4 +266,4 @@ export const webhookOperations = {
   'webhook-deactivate': deactivateOperation,
   'webhook-deliveries': deliveriesOperation,
   'webhook-resend': resendOperation,
-} satisfies Record<string, Operation>;
+} satisfies GroupOperations<Contracts, OperationInput>;

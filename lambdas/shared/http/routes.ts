@@ -84,6 +84,11 @@ export interface RouteDefinition {
 }
 
 
+/** A group's routes but `ids` (those a function serves from another chunk, such as its page). */
+export function routesExcept<R extends readonly RouteDefinition[], K extends R[number]['id']>(routes: R, ...ids: K[]): readonly Exclude<R[number], { readonly id: K }>[] {
+  return routes.filter((route): route is Exclude<R[number], { readonly id: K }> => !(ids as readonly string[]).includes(route.id));
+}
+
 /** Resource template API Gateway reports for requests no route declares. */
 export const FALLBACK_RESOURCE = '/{proxy+}';
 

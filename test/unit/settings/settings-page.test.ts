@@ -6,7 +6,6 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { OperationInput } from '../../../lambdas/shared/http/pipeline';
 import { ORGANIZATION_SCOPES } from '../../../lambdas/shared/identity/scopes';
 import { settingsPage } from '../../../lambdas/settings/settings-page';
 
@@ -14,7 +13,7 @@ const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'u
 
 async function servedPage() {
   // Prepare // Act
-  const result = await settingsPage({} as OperationInput);
+  const result = await settingsPage({} as Parameters<typeof settingsPage>[0]);
   const html = String(result.data);
   const policy = Object.fromEntries(
     (result.headers?.['Content-Security-Policy'] ?? '').split(';').map((directive) => {
