@@ -1,5 +1,5 @@
 /**
- * The contracts of the entitlements group's routes (routes.ts, group `entitlements`): the personal and
+ * The contracts of the entitlements group's routes (each declared once here, rules and contract: *-routes.ts is generated from them; group `entitlements`): the personal and
  * the organization's summaries.
  */
 import * as z from 'zod/mini';
@@ -31,6 +31,7 @@ export const EntitlementsSchema = named(
 
 export const ENTITLEMENT_CONTRACTS = {
   entitlements: {
+    method: 'GET', path: '/entitlements', auth: 'key', scope: 'entitlements:read',
     summary: 'Personal entitlements',
     clientMethod: 'entitlements',
     description: "Remaining service units of the key's creating account, computed at query time. An organization key gets 403 PERSONAL_KEY_REQUIRED.",
@@ -39,6 +40,7 @@ export const ENTITLEMENT_CONTRACTS = {
     errors: ['PERSONAL_KEY_REQUIRED'],
   },
   'org-entitlements': {
+    method: 'GET', path: '/partners/{partner_id}/entitlements', auth: 'key', scope: 'entitlements:read', partnerBound: true,
     summary: 'Organization entitlements',
     clientMethod: 'partnerEntitlements',
     description: 'Remaining service units of the bound organization, computed at query time; display and reminders only.',

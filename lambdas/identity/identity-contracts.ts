@@ -1,5 +1,5 @@
 /**
- * The contract of the identity group's route (routes.ts, group `identity`): GET /me.
+ * The contract of the identity group's route (each declared once here, rules and contract: *-routes.ts is generated from them; group `identity`): GET /me.
  */
 import * as z from 'zod/mini';
 import { ORGANIZATION_SCOPES } from '../shared/identity/scopes';
@@ -20,6 +20,7 @@ export const IdentitySchema = named(
 
 export const IDENTITY_CONTRACTS = {
   me: {
+    method: 'GET', path: '/me', auth: 'key',
     summary: 'Inspect the presented key',
     clientMethod: 'me',
     description: 'What the presented key is. Needs no business scope.',

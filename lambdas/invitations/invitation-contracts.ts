@@ -1,5 +1,5 @@
 /**
- * The contracts of the invitations group's routes (routes.ts, group `invitations`): create, list, read,
+ * The contracts of the invitations group's routes (each declared once here, rules and contract: *-routes.ts is generated from them; group `invitations`): create, list, read,
  * link and revoke an organization's invitations.
  */
 import * as z from 'zod/mini';
@@ -50,6 +50,7 @@ const invitationPath = z.object({
 
 export const INVITATION_CONTRACTS = {
   invitations: {
+    method: 'GET', path: '/partners/{partner_id}/invitations', auth: 'key', scope: 'invitations:read', partnerBound: true, category: 'invitation',
     summary: 'List the organization\u2019s invitations',
     clientMethod: 'listInvitations',
     description: 'Newest created first, 20 per page; new invitations can shift pages, so de-duplicate by id. Each page costs the same however deep.',
@@ -58,6 +59,7 @@ export const INVITATION_CONTRACTS = {
     data: InvitationPageSchema,
   },
   'invitation-create': {
+    method: 'POST', path: '/partners/{partner_id}/invitations', auth: 'key', scope: 'invitations:write', partnerBound: true, category: 'invitation-create',
     summary: 'Create a one-time player invitation',
     clientMethod: 'createInvitation',
     description:
@@ -83,6 +85,7 @@ export const INVITATION_CONTRACTS = {
     errors: ['IDEMPOTENCY_KEY_REQUIRED', 'IDEMPOTENCY_CONFLICT', 'TOO_MANY_INVITES', 'INVALID_GAME'],
   },
   invitation: {
+    method: 'GET', path: '/partners/{partner_id}/invitations/{invitation_id}', auth: 'key', scope: 'invitations:read', partnerBound: true, category: 'invitation',
     summary: 'One invitation',
     clientMethod: 'getInvitation',
     description: 'State metadata only: no link, no notes, no player credential. Missing, of another organization or malformed: 404 INVITE_UNAVAILABLE.',
@@ -92,6 +95,7 @@ export const INVITATION_CONTRACTS = {
     errors: ['INVITE_UNAVAILABLE'],
   },
   'invitation-link': {
+    method: 'GET', path: '/partners/{partner_id}/invitations/{invitation_id}/link', auth: 'key', scope: 'invitations:write', partnerBound: true, category: 'invitation',
     summary: 'The join link of a usable invitation',
     clientMethod: 'getInvitationLink',
     description: 'Only for a pending, unexpired invitation; otherwise 409 INVITE_UNAVAILABLE. Needs invitations:write.',
@@ -102,6 +106,7 @@ export const INVITATION_CONTRACTS = {
     errorStatus: { INVITE_UNAVAILABLE: 409 },
   },
   'invitation-revoke': {
+    method: 'POST', path: '/partners/{partner_id}/invitations/{invitation_id}/revoke', auth: 'key', scope: 'invitations:write', partnerBound: true, category: 'invitation',
     summary: 'Revoke an unused invitation',
     clientMethod: 'revokeInvitation',
     description:

@@ -1,5 +1,5 @@
 /**
- * The contracts of the player site's routes (routes.ts, group `player`):
+ * The contracts of the player site's routes (each declared once here, rules and contract: *-routes.ts is generated from them; group `player`):
  * what the page's script sends and receives. They parse input through the
  * same pipeline step as the partner API's (fields name their codes), but the
  * site is not part of the partner API, so the OpenAPI document leaves them
@@ -57,6 +57,7 @@ export type PlayerView = z.output<typeof PlayerViewSchema>;
 
 export const PLAYER_CONTRACTS = {
   'player-page': {
+    method: 'GET', path: '/join/{invitation_id}', auth: 'player',
     summary: 'The player site: the join page (HTML)',
     description:
       'The same static page for any id (no path check: its script asks `view`, and shows "not valid" for what is not a usable link); it reads the token from the fragment, which never reaches the server.',
@@ -64,6 +65,7 @@ export const PLAYER_CONTRACTS = {
     data: z.string(),
   },
   'player-view': {
+    method: 'GET', path: '/join/{invitation_id}/view', auth: 'player', category: 'player-view',
     summary: "What the link or the claiming browser may see of the invitation (X-Join-Token header, or the player's cookie)",
     pathParameters: joinPath,
     status: 200,
@@ -71,6 +73,7 @@ export const PLAYER_CONTRACTS = {
     errors: ['INVITE_UNAVAILABLE', 'TICKET_SERVICE_UNAVAILABLE', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
   'player-claim': {
+    method: 'POST', path: '/join/{invitation_id}/claim', auth: 'player', category: 'player-claim',
     summary: "Claim the invitation with the player's data; sets the player's cookie",
     description:
       '201 joined; 202 accepted while the ticket is being created (claiming); 409 INVITE_UNAVAILABLE when the link was used, revoked or expired. A resubmission with the submission_id of the claim that used the link (its answer was lost) answers 201/202 again with a new cookie, the undelivered one revoked.',
@@ -88,6 +91,7 @@ export const PLAYER_CONTRACTS = {
     errorStatus: { INVITE_UNAVAILABLE: 409 },
   },
   'player-message': {
+    method: 'POST', path: '/join/{invitation_id}/messages', auth: 'player', category: 'player-message',
     summary: "Add the player's message to their ticket (the claiming browser's cookie)",
     description:
       'A resubmission with the same client_message_id (after a lost answer) answers 201 as the first did and stores nothing more; the same id with another text is 409 IDEMPOTENCY_CONFLICT. Without the id every call is a new message.',

@@ -1,5 +1,5 @@
 /**
- * The contracts of the records group's routes (routes.ts, group `records`): the public lookup, the
+ * The contracts of the records group's routes (each declared once here, rules and contract: *-routes.ts is generated from them; group `records`): the public lookup, the
  * organization's list and one of its records.
  */
 import * as z from 'zod/mini';
@@ -78,6 +78,7 @@ function calendarDateTime() {
 
 export const RECORD_CONTRACTS = {
   'record-lookup': {
+    method: 'GET', path: '/records/{uuid}', auth: 'key', scope: 'public:read',
     summary: 'Exact public record lookup',
     clientMethod: 'lookupRecord',
     description:
@@ -88,6 +89,7 @@ export const RECORD_CONTRACTS = {
     errors: ['RECORD_NOT_FOUND'],
   },
   'org-records': {
+    method: 'GET', path: '/partners/{partner_id}/records', auth: 'key', scope: 'records:read', partnerBound: true,
     summary: 'List and synchronize the records of the organization',
     clientMethod: 'listRecords',
     description:
@@ -97,6 +99,7 @@ export const RECORD_CONTRACTS = {
     data: RecordPageSchema,
   },
   'org-record': {
+    method: 'GET', path: '/partners/{partner_id}/records/{record_id}', auth: 'key', scope: 'records:read', partnerBound: true,
     summary: 'One record of the organization',
     clientMethod: 'getRecord',
     description:

@@ -1,5 +1,5 @@
 /**
- * The contracts of the web settings' routes (routes.ts, group `settings`):
+ * The contracts of the web settings' routes (each declared once here, rules and contract: *-routes.ts is generated from them; group `settings`):
  * what the settings page's script sends and receives. Input is parsed by the
  * same pipeline step as the partner API's; successes are the JSON objects
  * below as they are and errors the spec's web-settings shape (top-level
@@ -62,24 +62,28 @@ const twoFactorCode = withErrorCode(text(16), 'INVALID_FIELD');
 
 export const SETTINGS_CONTRACTS = {
   'settings-page': {
+    method: 'GET', path: '/settings', auth: 'web',
     summary: 'The settings page (HTML)',
     status: 200,
     data: z.string(),
     errors: ['API_KEY_NOT_ACCEPTED'],
   },
   'settings-sign-out': {
+    method: 'DELETE', path: '/settings/api/session', auth: 'web',
     summary: 'Sign out: ends the session and clears the cookie (also when there is none)',
     status: 200,
     data: z.strictObject({ signed_out: z.literal(true) }),
     errors: ['CSRF_CHECK_FAILED', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
   'settings-session': {
+    method: 'GET', path: '/settings/api/session', auth: 'session', category: 'settings-view',
     summary: 'Who is signed in',
     status: 200,
     data: SettingsSessionSchema,
     errors: ['SESSION_REQUIRED', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
   'settings-organizations': {
+    method: 'GET', path: '/settings/api/organizations', auth: 'session', category: 'settings-view',
     summary: 'The organizations you belong to, with your role: organization keys are for the ones you manage (and that are active)',
     status: 200,
     data: z.strictObject({
@@ -88,12 +92,14 @@ export const SETTINGS_CONTRACTS = {
     errors: ['SESSION_REQUIRED', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
   'settings-keys': {
+    method: 'GET', path: '/settings/api/keys', auth: 'session', category: 'settings-view',
     summary: "The signed-in account's API keys (never a key value)",
     status: 200,
     data: z.strictObject({ keys: z.array(SettingsKeySchema) }),
     errors: ['SESSION_REQUIRED', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
   'settings-key-create': {
+    method: 'POST', path: '/settings/api/keys', auth: 'session', category: 'settings-key-create',
     summary: 'Create an API key: its value is in this answer only',
     description:
       'Needs your password and, when two-factor is on, a current code (401 INVALID_PASSWORD / INVALID_TWO_FACTOR): a session alone does not mint a key. A personal key (no partner_id: public:read, entitlements:read) or an organization key (partner_id: the account must be an active manager of it). Validity `days` 1–365 (default 90) or `permanent: true`. At most 20 unexpired, unrevoked keys per account. ' +
@@ -143,6 +149,7 @@ export const SETTINGS_CONTRACTS = {
     ],
   },
   'settings-key-revoke': {
+    method: 'POST', path: '/settings/api/keys/{key_id}/revoke', auth: 'session', category: 'settings-revoke',
     summary: 'Revoke one of your keys (for good)',
     description: 'Only the creator revokes a key: another account\u2019s key answers 404 KEY_NOT_FOUND, as a missing one. Revoking a revoked key answers its revocation again.',
     pathParameters: z.object({ key_id: withErrorCode(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/)), 'KEY_NOT_FOUND') }),
@@ -151,6 +158,7 @@ export const SETTINGS_CONTRACTS = {
     errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'KEY_NOT_FOUND', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
   'settings-password': {
+    method: 'POST', path: '/settings/api/password', auth: 'session', category: 'settings-remedy',
     summary: 'Change the password: revokes every key of the account for good and ends its other sessions',
     description:
       'Every other session of the account ends; this browser gets a new session cookie. The new password has 10–128 characters (422 INVALID_FIELD otherwise). The same change sent again within 15 minutes of being made (its answer was lost; signed in again with the new password) answers 200 `password_changed` without changing anything or setting a cookie.',
@@ -160,6 +168,7 @@ export const SETTINGS_CONTRACTS = {
     errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_FIELD', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE', 'PASSWORD_CHECK_BUSY'],
   },
   'settings-two-factor-enrol': {
+    method: 'POST', path: '/settings/api/two-factor/enrol', auth: 'session', category: 'settings-change',
     summary: 'Start two-factor: a new secret and its otpauth:// URI, shown this once',
     description: 'Needs your password (401 INVALID_PASSWORD).',
     body: z.strictObject({ password }),
@@ -168,6 +177,7 @@ export const SETTINGS_CONTRACTS = {
     errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'TWO_FACTOR_ENABLED', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE', 'PASSWORD_CHECK_BUSY'],
   },
   'settings-two-factor-confirm': {
+    method: 'POST', path: '/settings/api/two-factor/confirm', auth: 'session', category: 'settings-remedy',
     summary: 'Turn two-factor on with your password and a first code of the enrolled secret: ends every other session',
     description:
       'Every session of the account ends (401 SESSION_REQUIRED on its next call); this browser gets a new session cookie. Keys stay. The same confirmation sent again within 15 minutes (its answer was lost; signed in again with a code) answers 200 without changing anything or setting a cookie.',
@@ -177,6 +187,7 @@ export const SETTINGS_CONTRACTS = {
     errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_TWO_FACTOR', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE', 'PASSWORD_CHECK_BUSY'],
   },
   'settings-two-factor-disable': {
+    method: 'POST', path: '/settings/api/two-factor/disable', auth: 'session', category: 'settings-change',
     summary: 'Turn two-factor off (the password and a current code)',
     body: z.strictObject({ password, code: twoFactorCode }),
     status: 200,
@@ -184,6 +195,7 @@ export const SETTINGS_CONTRACTS = {
     errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'INVALID_PASSWORD', 'INVALID_TWO_FACTOR', 'SETTINGS_CONFLICT', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE', 'PASSWORD_CHECK_BUSY'],
   },
   'settings-sign-out-everywhere': {
+    method: 'POST', path: '/settings/api/sign-out-everywhere', auth: 'session', category: 'settings-remedy',
     summary: 'Sign out everywhere: every session of the account ends, this one too (the cookie is cleared); keys stay',
     description:
       'Needs no password: it ends the caller’s own session with the others, so a stolen session gains nothing by it. Counted on the session only (`settings-session-change-minute`), never on the account’s quotas, so no other session can spend what it needs.',
@@ -192,6 +204,7 @@ export const SETTINGS_CONTRACTS = {
     errors: ['SESSION_REQUIRED', 'CSRF_CHECK_FAILED', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEPTED', 'DUPLICATE_CREDENTIAL_COOKIE'],
   },
   'settings-audit': {
+    method: 'GET', path: '/settings/api/audit', auth: 'session', category: 'settings-view',
     summary: "The account's audit trail of the last 30 days (time and source IP), newest first, 100 a page",
     description:
       'Settings changes, sign-ins, webhook actions and the operator\u2019s changes to the account and its organizations. Page with `cursor` = the previous page\u2019s `next_cursor` (absent on the last page); every page costs one Query however deep. A cursor this view did not give answers 422 INVALID_CURSOR.',

@@ -1,5 +1,5 @@
 /**
- * The contract of signing in to web settings (routes.ts, group `sign-in`): the one route of the `sign-in` function.
+ * The contract of signing in to web settings (each declared once here, rules and contract: *-routes.ts is generated from them; group `sign-in`): the one route of the `sign-in` function.
  * Same error shape, cross-site checks and OpenAPI document (docs/settings-openapi.json) as the rest of settings; it
  * answers the same session view as `GET /settings/api/session`, whose schema is the settings group's.
  */
@@ -17,6 +17,7 @@ export const SignedInSchema = z.extend(SettingsSessionSchema, {
 
 export const SIGN_IN_CONTRACTS = {
   'settings-sign-in': {
+    method: 'POST', path: '/settings/api/session', auth: 'web', category: 'settings-sign-in',
     summary: 'Sign in: sets the session cookie (and the device cookie)',
     description:
       'A wrong password and an unknown e-mail address answer the same 401 INVALID_PASSWORD after the same work; with two-factor on, a missing or wrong code is 401 INVALID_TWO_FACTOR. Attempts are limited by source IP and by e-mail address (sign-in-* policies), counted before the password is checked; a browser whose `settings_device` cookie (set by each successful sign-in, path `/settings/api/session`, 180 days) is valid for the address typed is counted by that device instead of the address, so strangers who spend the address\u2019s attempts do not lock it out. ' +

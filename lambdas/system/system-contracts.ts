@@ -1,5 +1,5 @@
 /**
- * The contract of the system group's route (routes.ts, group `system`): GET /health.
+ * The contract of the system group's route (each declared once here, rules and contract: *-routes.ts is generated from them; group `system`): GET /health.
  */
 import * as z from 'zod/mini';
 import { named, type GroupContracts } from '../shared/http/contract';
@@ -16,6 +16,7 @@ export const HealthSchema = named(
 
 export const SYSTEM_CONTRACTS = {
   health: {
+    method: 'GET', path: '/health', auth: 'none',
     summary: 'Health',
     clientMethod: 'health',
     description: 'Liveness of the API. Needs no key; edge protection applies to it too.',

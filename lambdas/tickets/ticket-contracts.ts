@@ -1,5 +1,5 @@
 /**
- * The contracts of the tickets group's routes (routes.ts, group `tickets`): the organization's tickets
+ * The contracts of the tickets group's routes (each declared once here, rules and contract: *-routes.ts is generated from them; group `tickets`): the organization's tickets
  * (its joined invitations) and one ticket.
  */
 import * as z from 'zod/mini';
@@ -35,6 +35,7 @@ export const TicketSchema = named(
 
 export const TICKET_CONTRACTS = {
   tickets: {
+    method: 'GET', path: '/partners/{partner_id}/tickets', auth: 'key', scope: 'tickets:read', partnerBound: true, category: 'ticket',
     summary: 'List the organization\u2019s tickets',
     clientMethod: 'listTickets',
     description:
@@ -44,6 +45,7 @@ export const TICKET_CONTRACTS = {
     data: TicketPageSchema,
   },
   ticket: {
+    method: 'GET', path: '/partners/{partner_id}/tickets/{invitation_id}', auth: 'key', scope: 'tickets:read', partnerBound: true, category: 'ticket',
     summary: 'One ticket, by its invitation id',
     clientMethod: 'getTicket',
     description:

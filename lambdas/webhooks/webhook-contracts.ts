@@ -1,5 +1,5 @@
 /**
- * The contracts of the webhook callbacks' routes in web settings (routes.ts,
+ * The contracts of the webhook callbacks' routes in web settings (each declared once here, rules and contract: *-routes.ts is generated from them;
  * group `webhooks`; docs/webhooks.md): same session, CSRF checks and error
  * shape as the rest of settings, rendered in docs/settings-openapi.json.
  */
@@ -69,12 +69,14 @@ const COMMON = ['SESSION_REQUIRED', 'RATE_LIMIT_UNAVAILABLE', 'API_KEY_NOT_ACCEP
 
 export const WEBHOOK_CONTRACTS = {
   webhooks: {
+    method: 'GET', path: '/settings/api/webhooks', auth: 'session', category: 'settings-view',
     summary: 'Your webhook callbacks (deactivated ones for 30 days), newest first; never a secret',
     status: 200,
     data: z.strictObject({ webhooks: z.array(WebhookSchema) }),
     errors: [...COMMON],
   },
   'webhook-create': {
+    method: 'POST', path: '/settings/api/webhooks', auth: 'session', category: 'settings-webhook-create',
     summary: 'Create a webhook callback for an organization you manage: its signing secret is in this answer only',
     description:
       'Needs your password and, when two-factor is on, a current code. The address: a complete HTTPS URL of a public domain name on port 443, without user, password or fragment (422 INVALID_WEBHOOK_URL). The callback starts `unverified`: verify it to receive events. At most 10 non-deactivated callbacks per account and per organization (409 WEBHOOK_LIMIT_OR_ACCESS_CHANGED). ' +
@@ -112,6 +114,7 @@ export const WEBHOOK_CONTRACTS = {
     ],
   },
   'webhook-verify': {
+    method: 'POST', path: '/settings/api/webhooks/{webhook_id}/verify', auth: 'session', category: 'settings-webhook-check',
     summary: 'Send the verification event: a 200 echoing the challenge makes the callback active',
     description:
       'The answer reports the outcome: `verified`, or `failed` with the reason (CHALLENGE_RESPONSE_INVALID, CHALLENGE_MISMATCH, HTTP_3xx/4xx/5xx, UNSAFE_WEBHOOK_DESTINATION, CONNECTION_FAILED, WEBHOOK_UNREACHABLE, INVALID_WEBHOOK_URL). Verifying an active callback checks it again without changing it.',
@@ -121,6 +124,7 @@ export const WEBHOOK_CONTRACTS = {
     errors: [...COMMON, 'CSRF_CHECK_FAILED', 'WEBHOOK_NOT_FOUND', 'WEBHOOK_INACTIVE'],
   },
   'webhook-test': {
+    method: 'POST', path: '/settings/api/webhooks/{webhook_id}/test', auth: 'session', category: 'settings-webhook-check',
     summary: 'Send a webhook.test event to an active callback (not in the delivery list)',
     pathParameters: webhookId,
     status: 200,
@@ -128,6 +132,7 @@ export const WEBHOOK_CONTRACTS = {
     errors: [...COMMON, 'CSRF_CHECK_FAILED', 'WEBHOOK_NOT_FOUND', 'WEBHOOK_INACTIVE', 'WEBHOOK_NOT_VERIFIED'],
   },
   'webhook-deactivate': {
+    method: 'POST', path: '/settings/api/webhooks/{webhook_id}/deactivate', auth: 'session', category: 'settings-revoke',
     summary: 'Deactivate a callback for good: its undelivered deliveries are cancelled',
     description: 'Deactivating a deactivated callback answers it as it is.',
     pathParameters: webhookId,
@@ -136,6 +141,7 @@ export const WEBHOOK_CONTRACTS = {
     errors: [...COMMON, 'CSRF_CHECK_FAILED', 'WEBHOOK_NOT_FOUND'],
   },
   'webhook-deliveries': {
+    method: 'GET', path: '/settings/api/webhooks/{webhook_id}/deliveries', auth: 'session', category: 'settings-view',
     summary: "The callback's latest 50 business deliveries, newest first (kept 30 days)",
     pathParameters: webhookId,
     status: 200,
@@ -143,6 +149,7 @@ export const WEBHOOK_CONTRACTS = {
     errors: [...COMMON, 'WEBHOOK_NOT_FOUND'],
   },
   'webhook-resend': {
+    method: 'POST', path: '/settings/api/webhooks/{webhook_id}/deliveries/{delivery_id}/resend', auth: 'session', category: 'settings-webhook-resend',
     summary: 'Resend a delivered, finally failed or cancelled delivery: a new cycle of up to 8 attempts with the same event id and body',
     pathParameters: z.object({
       webhook_id: webhookId.shape.webhook_id,

@@ -39,11 +39,22 @@ export interface RouteContract {
 }
 
 /**
- * A group's contracts (`lambdas/<group>/*-contracts.ts`): one for each of its routes (`typeof X_ROUTES`, its
- * *-routes.ts) and no other. The group's function carries these only; lambdas/service/contracts.ts assembles every
- * group's for the OpenAPI documents and tests.
+ * A route as its group declares it, once (`lambdas/<group>/*-contracts.ts`): where and to whom it answers (method,
+ * path, authentication, scope, organization binding, limits category) beside its contract. The rest of its
+ * RouteDefinition follows from the contract (its query's names, whether it takes a body), and its group's
+ * `*-routes.ts`, what a cold start reads without zod, is generated from these (`npm run routes`).
  */
-export type GroupContracts<R extends readonly RouteDefinition[]> = { readonly [id in R[number]['id']]: RouteContract };
+export type RouteDeclaration = RouteContract & Pick<RouteDefinition, 'method' | 'path' | 'auth' | 'scope' | 'partnerBound' | 'category'>;
+
+/**
+ * A group's route declarations (`lambdas/<group>/*-contracts.ts`): one for each route of its generated table
+ * (`typeof X_ROUTES`) and no other, at the same method, path and authentication, so a declaration the table does not
+ * follow yet (`npm run routes`) is a compile error. The group's function carries these only; lambdas/service/contracts.ts
+ * assembles every group's for the OpenAPI documents and tests.
+ */
+export type GroupContracts<R extends readonly RouteDefinition[]> = {
+  readonly [id in R[number]['id']]: RouteDeclaration & Pick<Extract<R[number], { readonly id: id }>, 'method' | 'path' | 'auth'>;
+};
 
 /** A function's contracts by route id (its group's; a test's function may add its own routes'). */
 export type ContractTable = Readonly<Record<string, RouteContract>>;
