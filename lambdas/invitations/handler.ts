@@ -13,14 +13,8 @@ const CODE = lazyChunk(() => import('./invitation-operations'));
 
 export const operations = CODE.routeTable(INVITATION_ROUTES, (m) => m.INVITATION_OPERATIONS);
 
-/** Every route's reads start beside its admission (docs/request-pipeline.md, "Reads beside the admission"). */
-const prefetch = {
-  'invitation-create': CODE.fn((m) => m.prefetchCreation),
-  invitations: CODE.fn((m) => m.prefetchInvitationPage),
-  invitation: CODE.fn((m) => m.prefetchInvitation),
-  'invitation-link': CODE.fn((m) => m.prefetchInvitation),
-  'invitation-revoke': CODE.fn((m) => m.prefetchInvitation),
-};
+/** Every route's reads beside its admission, where it has them (the chunk's INVITATION_PREFETCH). */
+const prefetch = CODE.optionalRouteTable(INVITATION_ROUTES, (m) => m.INVITATION_PREFETCH);
 
 export const definition = { operations, contracts: CONTRACTS, prefetch, routes: INVITATION_ROUTES, chunks: [CODE] };
 

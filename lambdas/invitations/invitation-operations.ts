@@ -5,7 +5,7 @@
  * contracts, except the Idempotency-Key header, checked here.
  */
 import { ApiError } from '../shared/errors';
-import { prefetchedOr, type GroupOperations, type OperationInput, type OperationOf, type Prefetch } from '../shared/http/pipeline';
+import { prefetchedOr, type GroupOperations, type GroupPrefetch, type OperationInput, type OperationOf, type Prefetch } from '../shared/http/pipeline';
 import type { Principal } from '../shared/identity/principal';
 import {
   ACTIVE_INVITATION_LIMIT,
@@ -172,6 +172,15 @@ export const INVITATION_OPERATIONS = {
   'invitation-link': readInvitationLink,
   'invitation-revoke': revokeInvitation,
 } satisfies GroupOperations<Contracts>;
+
+/** Every route's reads start beside its admission (docs/request-pipeline.md, "Reads beside the admission"). */
+export const INVITATION_PREFETCH = {
+  'invitation-create': prefetchCreation,
+  invitations: prefetchInvitationPage,
+  invitation: prefetchInvitation,
+  'invitation-link': prefetchInvitation,
+  'invitation-revoke': prefetchInvitation,
+} satisfies GroupPrefetch<Contracts, Principal>;
 
 /**
  * 429 TOO_MANY_INVITES names its own policy (not the key's minute it was admitted by): remaining 0 of 50 until the

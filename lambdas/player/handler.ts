@@ -26,15 +26,8 @@ export const operations = {
 /** What each call proves about its join link, before admission counts it (player-possession.ts: one read, with the handler). */
 export const possession = provePossession;
 
-/**
- * Reads beside the admission: for the claiming browser's credential, its ticket and conversation (the possession check
- * read the invitation); for a token's proof, the invitation.
- */
-export const prefetch = {
-  'player-view': CODE.fn((m) => m.prefetchPlayerReads),
-  'player-claim': CODE.fn((m) => m.prefetchInvitation),
-  'player-message': CODE.fn((m) => m.prefetchTicket),
-};
+/** Reads beside the admission, where a route has them (the chunk's PLAYER_PREFETCH). */
+export const prefetch = CODE.optionalRouteTable(PLAYER_ROUTES, (m) => m.PLAYER_PREFETCH);
 
 export const definition: PlayerFunction = { operations, contracts: CONTRACTS, routes: PLAYER_ROUTES, chunks: [CODE], possession, prefetch };
 

@@ -31,7 +31,7 @@
  */
 import { ApiError } from '../shared/errors';
 import type { PlayerOperationInput as OperationInput, PlayerPossession } from './player-pipeline';
-import { prefetchedOr, type GroupOperations, type OperationOf, type Prefetch } from '../shared/http/pipeline';
+import { prefetchedOr, type GroupOperations, type GroupPrefetch, type OperationOf, type Prefetch } from '../shared/http/pipeline';
 import type { PLAYER_CONTRACTS, PlayerView } from './player-contracts';
 import { API_STAGE_NAME } from '../shared/http/routes';
 import { METRICS } from '../shared/observability/metric-catalog';
@@ -256,3 +256,13 @@ export const PLAYER_OPERATIONS = {
   'player-claim': claim,
   'player-message': addMessage,
 } satisfies GroupOperations<Omit<Contracts, 'player-page'>, OperationInput>;
+
+/**
+ * Reads beside the admission: for the claiming browser's credential, its ticket and conversation (the possession check
+ * read the invitation); for a token's proof, the invitation.
+ */
+export const PLAYER_PREFETCH = {
+  'player-view': prefetchPlayerReads,
+  'player-claim': prefetchInvitation,
+  'player-message': prefetchTicket,
+} satisfies GroupPrefetch<Contracts, PlayerPossession>;

@@ -10,8 +10,8 @@ const CODE = lazyChunk(() => import('./ticket-operations'));
 
 export const operations = CODE.routeTable(TICKET_ROUTES, (m) => m.TICKET_OPERATIONS);
 
-/** Both routes' reads start beside their admission (docs/request-pipeline.md). */
-const prefetch = { tickets: CODE.fn((m) => m.prefetchTicketPage), ticket: CODE.fn((m) => m.prefetchTicket) };
+/** The routes' reads beside their admission (the chunk's TICKET_PREFETCH). */
+const prefetch = CODE.optionalRouteTable(TICKET_ROUTES, (m) => m.TICKET_PREFETCH);
 
 export const definition = { operations, contracts: CONTRACTS, prefetch, routes: TICKET_ROUTES, chunks: [CODE] };
 

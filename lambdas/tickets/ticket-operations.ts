@@ -5,7 +5,7 @@
  * invitations; the conversation never leaves through them.
  */
 import { ApiError } from '../shared/errors';
-import { prefetchedOr, type GroupOperations, type OperationInput, type OperationOf, type Prefetch } from '../shared/http/pipeline';
+import { prefetchedOr, type GroupOperations, type GroupPrefetch, type OperationInput, type OperationOf, type Prefetch } from '../shared/http/pipeline';
 import type { Principal } from '../shared/identity/principal';
 import type { Platform } from '../shared/platform';
 import { INVITATION_PAGE_SIZE, toInvitation, type InvitationItem } from '../invitations/invitation-model';
@@ -86,3 +86,6 @@ export const prefetchTicket: Prefetch<Principal> = ({ event, platform }) => {
 
 /** The group's operations by route id: the handler serves this table. */
 export const TICKET_OPERATIONS = { tickets: listTickets, ticket: readTicket } satisfies GroupOperations<Contracts>;
+
+/** Both routes' reads start beside their admission (docs/request-pipeline.md). */
+export const TICKET_PREFETCH = { tickets: prefetchTicketPage, ticket: prefetchTicket } satisfies GroupPrefetch<Contracts, Principal>;

@@ -34,6 +34,15 @@ export interface LazyChunk<M> {
     routes: R,
     pick: (module: M) => T,
   ): { readonly [K in R[number]['id']]: Lazy<T[K]> };
+  /**
+   * The chunk's table of what some of `routes` have (their reads beside the admission): an entry for every route, which
+   * once the chunk is loaded calls the route's own, or answers undefined when it has none. A route the group lacks is a
+   * compile error in the chunk's table (`satisfies { [K in …]?: … }`).
+   */
+  optionalRouteTable<R extends readonly { readonly id: string }[], T extends { readonly [K in R[number]['id']]?: (...args: never[]) => unknown }>(
+    routes: R,
+    pick: (module: M) => T,
+  ): { readonly [K in R[number]['id']]: Lazy<NonNullable<T[keyof T]>> };
 }
 
 export function lazyChunk<M>(load: () => Promise<M>): LazyChunk<M> {
@@ -48,6 +57,8 @@ export function lazyChunk<M>(load: () => Promise<M>): LazyChunk<M> {
     loaded,
     fn,
     table: (ids, pick) => Object.fromEntries(ids.map((id) => [id, fn((module) => pick(module)[id])])) as never,
+    optionalRouteTable: (routes, pick) =>
+      Object.fromEntries(routes.map(({ id }) => [id, async (...args: never[]) => (pick(await loaded()) as Record<string, ((...a: never[]) => unknown) | undefined>)[id]?.(...args)])) as never,
     routeTable: (routes, pick) => Object.fromEntries(routes.map(({ id }) => [id, fn((module) => (pick(module) as Record<string, (...args: never[]) => unknown>)[id])])) as never,
   };
 }

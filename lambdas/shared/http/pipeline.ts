@@ -72,6 +72,9 @@ export interface OperationInput {
  */
 export type Prefetch<C = unknown> = (request: { readonly event: ApiEvent; readonly caller: C; readonly platform: Platform }) => Promise<unknown> | undefined;
 
+/** A group's reads beside the admission, by route id (`{…} satisfies GroupPrefetch<typeof X_CONTRACTS, Caller>`): none for a route it lacks. */
+export type GroupPrefetch<T, C> = { readonly [K in keyof T]?: Prefetch<C> };
+
 /** Start `prefetch` (when there is one), never leaving its rejection unhandled: the operation handles what it answered. */
 export function startPrefetch<C>(prefetch: Prefetch<C> | undefined, request: Parameters<Prefetch<C>>[0]): Promise<unknown> | undefined {
   const started = prefetch?.(request);
