@@ -1,10 +1,10 @@
 /**
  * The endpoint lists of the docs, rendered from the route table and the contracts (lambdas/service/): README.md's
- * partner API endpoints, the client's methods for them (client/README.md, from the client's OPERATION_METHODS) and
+ * partner API endpoints, the client's methods for them (client/README.md: each contract's clientMethod, which names the
+ * generated method) and
  * docs/invitations.md's invitations and tickets. `npm run openapi` rewrites each marked
  * section with the OpenAPI documents; a test fails when one drifts. A new route appears in them with no hand edit.
  */
-import { OPERATION_METHODS } from '../client/src/client';
 import { ROUTE_CONTRACTS } from '../lambdas/service/contracts';
 import { ROUTES } from '../lambdas/service/routes';
 import { SURFACE_OF_GROUP, type EndpointGroup, type RouteDefinition } from '../lambdas/shared/http/routes';
@@ -25,7 +25,7 @@ export function renderRouteSection(name: string, routes: readonly RouteDefinitio
   if (!section) throw new Error(`route-docs: no section ${name}`);
   const rows = routes.filter(section.routes).map((route) => {
     const contract = ROUTE_CONTRACTS[route.id as keyof typeof ROUTE_CONTRACTS];
-    const method = section.client ? `| \`${(OPERATION_METHODS as Readonly<Record<string, string>>)[route.id] ?? '(none)'}\` ` : '';
+    const method = section.client ? `| \`${contract?.clientMethod ?? '(none)'}\` ` : '';
     return `${method}| \`${route.method} ${route.path}\` | ${route.auth === 'none' ? 'none' : route.scope ? `\`${route.scope}\`` : 'any key'} | ${contract?.summary ?? ''} |`;
   });
   const header = section.client ? ['| method | endpoint | scope | what |', '| --- | --- | --- | --- |'] : ['| endpoint | scope | what |', '| --- | --- | --- |'];

@@ -41,8 +41,11 @@ const repeatedInline = (values: Json[]) => {
   return [...seen].filter(([, count]) => count > 1).map(([text]) => text.slice(0, 120));
 };
 
-/** Each document's bytes at 03ee03a, when every operation declared its 17 statuses and their envelopes inline. */
-const INLINE_BYTES: Readonly<Record<string, number>> = { 'docs/openapi.json': 470_718, 'docs/settings-openapi.json': 506_699 };
+/**
+ * The document as it was committed before the compaction (03ee03a: 470,718 and 506,699 bytes): the builder's, every
+ * status and envelope inline, two-space JSON. Measured against the same contract, so a new operation keeps the bound.
+ */
+const inlineBytes = (surface: (typeof OPENAPI_SURFACES)[number]) => Buffer.byteLength(`${JSON.stringify(buildOpenApiDocument(surface), null, 2)}\n`);
 
 describe.each(OPENAPI_SURFACES.map((surface) => ({ file: surface.file, surface })))('$file', ({ file, surface }) => {
   it('dereferenced, is the builder’s inline document: the same contract, as committed and as compacted now', async () => {
@@ -52,9 +55,9 @@ describe.each(OPENAPI_SURFACES.map((surface) => ({ file: surface.file, surface }
     expect(contractOf(await dereferenced(JSON.parse(formatJson(compactOpenApiDocument(built))) as Json))).toEqual(expected);
   });
 
-  it('is under a quarter of the inline document it replaced, webhooks section included', () => {
+  it('is under a quarter of the same contract written inline, webhooks section included', () => {
     const bytes = readFileSync(join(import.meta.dirname, '..', '..', '..', file)).byteLength;
-    expect(bytes).toBeLessThan(INLINE_BYTES[file] / 4);
+    expect(bytes).toBeLessThan(inlineBytes(surface) / 4);
   });
 
   it('declares no response and no response body twice inline, and names no component it does not use', () => {
