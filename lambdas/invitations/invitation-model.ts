@@ -19,7 +19,7 @@
 import { createHash } from 'node:crypto';
 import type * as z from 'zod/mini';
 import type { GameGroup } from '../records/record-model';
-import type { InvitationSchema } from './invitation-contracts';
+import type { INVITATION_CONTRACTS, InvitationSchema } from './invitation-contracts';
 
 export const INVITATION_LIFETIME_MS = 7 * 86_400_000;
 /** Active (pending or claiming) invitations an organization may hold. */
@@ -67,6 +67,9 @@ export interface InvitationItem {
 
 /** The spec's Invitation object (reads carry no `link` and no `replayed`), as its contract's schema declares it. */
 export type Invitation = z.input<typeof InvitationSchema>;
+
+/** A creation's request as its contract parses it: what the store creates an invitation from. */
+export type InvitationRequest = z.output<(typeof INVITATION_CONTRACTS)['invitation-create']['body']>;
 
 /** The state at `now`: a pending invitation whose time is up is expired. */
 export function stateAt(item: Pick<InvitationItem, 'state' | 'expires_at'>, now: Date): InvitationState {

@@ -61,7 +61,7 @@ export const createInvitation: OperationOf<Contracts, 'invitation-create'> = asy
   const read = await prefetchedOr(input, async () => undefined, isCreationRead);
   const creation = await invitationStoreOf(input.platform).create(
     { keyId: principal.keyId, partnerId: partnerOf(input), idempotencyKey },
-    { game: body.game, notes: body.notes },
+    body,
     input.now,
     read,
   );

@@ -23,7 +23,6 @@
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { eventItem } from '../outbox/outbox';
-import type { GameGroup } from '../records/record-model';
 import { ApiError } from '../shared/errors';
 import { perPlatform } from '../shared/platform';
 import { requireTable } from '../shared/storage/table-names';
@@ -38,6 +37,7 @@ import {
   normalizeNotes,
   requestFingerprint,
   type InvitationItem,
+  type InvitationRequest,
 } from './invitation-model';
 
 import { findInvitation, invitationKey } from './invitation-lookup';
@@ -173,7 +173,7 @@ export class InvitationStore {
    * `read`: the creation's BatchGetItem already made (readForCreation, started beside the admission), used for the first
    * attempt when it is this scope's; otherwise read here.
    */
-  async create(scope: CreationScope, input: { game: GameGroup; notes?: string }, now: Date, read?: CreationRead): Promise<Creation> {
+  async create(scope: CreationScope, input: InvitationRequest, now: Date, read?: CreationRead): Promise<Creation> {
     const id = invitationIdFor(scope.keyId, scope.partnerId, scope.idempotencyKey);
     const fingerprint = requestFingerprint(input.game, input.notes);
     const replay = (item: InvitationItem): Creation => (item.request_fp === fingerprint ? { outcome: 'replayed', item } : { outcome: 'conflict' });
