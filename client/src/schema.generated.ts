@@ -388,31 +388,23 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description When the organization archived it */
+        ArchivedAtOrNull: components["schemas"]["DateTime"] | null;
         CreatedInvitation: {
-            /** @description Invitation id (uuid); never the formal ticket id */
-            id: string;
+            id: components["schemas"]["Id"];
             /** @enum {string} */
             game: "minecraft" | "fps";
-            /**
-             * @description pending, claiming, joined, expired or revoked
-             * @enum {string}
-             */
-            state: "pending" | "claiming" | "joined" | "expired" | "revoked";
-            /** @description Formal ticket id once joined, otherwise null */
-            ticket_id: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @description Creation time plus 7 days
-             */
-            expires_at: string;
-            /** @description When the organization archived it */
-            archived_at: string | null;
+            state: components["schemas"]["State"];
+            ticket_id: components["schemas"]["TicketId"];
+            created_at: components["schemas"]["DateTime"];
+            expires_at: components["schemas"]["ExpiresAt"];
+            archived_at: components["schemas"]["ArchivedAtOrNull"];
             /** @description Full join link with the #token=<TOKEN> fragment; null when the invitation is no longer usable */
             link: string | null;
             replayed: boolean;
         };
+        /** Format: date-time */
+        DateTime: string;
         EntitlementEventData: {
             /** @enum {string} */
             game: "minecraft" | "fps";
@@ -426,6 +418,110 @@ export interface components {
             owner_id: string;
             /** @description Always two entries: minecraft, then fps */
             games: components["schemas"]["GameEntitlement"][];
+        };
+        "Envelope.CreatedInvitation": {
+            /** @constant */
+            ok: true;
+            data: components["schemas"]["CreatedInvitation"];
+            request_id: string;
+        };
+        "Envelope.Entitlements": {
+            /** @constant */
+            ok: true;
+            data: components["schemas"]["Entitlements"];
+            request_id: string;
+        };
+        "Envelope.Invitation": {
+            /** @constant */
+            ok: true;
+            data: components["schemas"]["Invitation"];
+            request_id: string;
+        };
+        "Envelope.Record": {
+            /** @constant */
+            ok: true;
+            data: components["schemas"]["Record"];
+            request_id: string;
+        };
+        "Error.BadRequest": {
+            /** @constant */
+            ok: false;
+            error: {
+                /** @enum {string} */
+                code: "BODY_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "HTTPS_REQUIRED" | "REQUEST_REJECTED";
+                message: string;
+            };
+            request_id: string;
+        };
+        "Error.ContentTooLarge": {
+            /** @constant */
+            ok: false;
+            error: {
+                /** @enum {string} */
+                code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
+                message: string;
+            };
+            request_id: string;
+        };
+        "Error.InternalServerError": {
+            /** @constant */
+            ok: false;
+            error: {
+                /** @enum {string} */
+                code: "INTERNAL_ERROR";
+                message: string;
+            };
+            request_id: string;
+        };
+        "Error.RequestHeaderFieldsTooLarge": {
+            /** @constant */
+            ok: false;
+            error: {
+                /** @enum {string} */
+                code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
+                message: string;
+            };
+            request_id: string;
+        };
+        "Error.TooManyRequests": {
+            /** @constant */
+            ok: false;
+            error: {
+                /** @enum {string} */
+                code: "RATE_LIMITED";
+                message: string;
+            };
+            request_id: string;
+        };
+        "Error.UnprocessableContent": {
+            /** @constant */
+            ok: false;
+            error: {
+                /** @enum {string} */
+                code: "DUPLICATE_PARAMETER" | "UNKNOWN_PARAMETER";
+                message: string;
+            };
+            request_id: string;
+        };
+        "Error.UnsupportedMediaType": {
+            /** @constant */
+            ok: false;
+            error: {
+                /** @enum {string} */
+                code: "CONTENT_ENCODING_UNSUPPORTED";
+                message: string;
+            };
+            request_id: string;
+        };
+        "Error.UriTooLong": {
+            /** @constant */
+            ok: false;
+            error: {
+                /** @enum {string} */
+                code: "PATH_TOO_LONG" | "QUERY_TOO_LONG";
+                message: string;
+            };
+            request_id: string;
         };
         /** @description The event envelope every delivery carries. Later v1 versions may add types: treat an unknown one conservatively (acknowledge it). */
         Event: {
@@ -480,6 +576,11 @@ export interface components {
             type: "ticket.status.updated";
             data: components["schemas"]["TicketEventData"];
         };
+        /**
+         * Format: date-time
+         * @description Creation time plus 7 days
+         */
+        ExpiresAt: string;
         GameEntitlement: {
             /** @enum {string} */
             game: "minecraft" | "fps";
@@ -492,9 +593,9 @@ export interface components {
             /** @description Use linked to currently valid entitlements, refunds excluded */
             used_units: number;
             /** @description Earliest expiry of current entitlements; null when a permanent one exists or none is valid */
-            expires_at: string | null;
+            expires_at: components["schemas"]["DateTime"] | null;
             /** @description Nearest start of a queued entitlement */
-            next_starts_at: string | null;
+            next_starts_at: components["schemas"]["DateTime"] | null;
         };
         GatewayError403: {
             /** @constant */
@@ -542,6 +643,8 @@ export interface components {
             /** @constant */
             version: "v1";
         };
+        /** @description Invitation id (uuid); never the formal ticket id */
+        Id: string;
         Identity: {
             /** @description The key's identifier */
             key_id: string;
@@ -552,60 +655,37 @@ export interface components {
             /** @description Granted scopes */
             scopes: ("public:read" | "entitlements:read" | "records:read" | "invitations:read" | "invitations:write" | "tickets:read")[];
             /** @description null: the key never expires automatically */
-            expires_at: string | null;
+            expires_at: components["schemas"]["DateTime"] | null;
         };
         Invitation: {
-            /** @description Invitation id (uuid); never the formal ticket id */
-            id: string;
+            id: components["schemas"]["Id"];
             /** @enum {string} */
             game: "minecraft" | "fps";
-            /**
-             * @description pending, claiming, joined, expired or revoked
-             * @enum {string}
-             */
-            state: "pending" | "claiming" | "joined" | "expired" | "revoked";
-            /** @description Formal ticket id once joined, otherwise null */
-            ticket_id: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @description Creation time plus 7 days
-             */
-            expires_at: string;
-            /** @description When the organization archived it */
-            archived_at: string | null;
+            state: components["schemas"]["State"];
+            ticket_id: components["schemas"]["TicketId"];
+            created_at: components["schemas"]["DateTime"];
+            expires_at: components["schemas"]["ExpiresAt"];
+            archived_at: components["schemas"]["ArchivedAtOrNull"];
         };
         InvitationLink: {
-            /** @description Invitation id (uuid); never the formal ticket id */
-            id: string;
+            id: components["schemas"]["Id"];
             /** @enum {string} */
             game: "minecraft" | "fps";
-            /**
-             * @description pending, claiming, joined, expired or revoked
-             * @enum {string}
-             */
-            state: "pending" | "claiming" | "joined" | "expired" | "revoked";
-            /** @description Formal ticket id once joined, otherwise null */
-            ticket_id: string | null;
-            /** Format: date-time */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @description Creation time plus 7 days
-             */
-            expires_at: string;
-            /** @description When the organization archived it */
-            archived_at: string | null;
+            state: components["schemas"]["State"];
+            ticket_id: components["schemas"]["TicketId"];
+            created_at: components["schemas"]["DateTime"];
+            expires_at: components["schemas"]["ExpiresAt"];
+            archived_at: components["schemas"]["ArchivedAtOrNull"];
             link: string;
         };
         InvitationPage: {
             /** @description 20 per page, newest created first */
             items: components["schemas"]["Invitation"][];
             page: number;
-            /** @description Pages of 20 the organization has now (0 when none) */
-            page_count: number;
+            page_count: components["schemas"]["PageCount"];
         };
+        /** @description Pages of 20 the organization has now (0 when none) */
+        PageCount: number;
         Record: {
             /** @description Resource id of the record, used by the organization detail endpoint */
             id: string;
@@ -629,8 +709,7 @@ export interface components {
             result_label: string;
             checker_name: string;
             public_notes: string;
-            /** Format: date-time */
-            updated_at: string;
+            updated_at: components["schemas"]["DateTime"];
         };
         RecordEventData: {
             record_id: string;
@@ -641,6 +720,11 @@ export interface components {
             /** @description Opaque; pass it unchanged (URL-encoded) with the same filters for the next page. null ends the traversal; a page may hold fewer than limit records (even none) while it is not null */
             next_cursor: string | null;
         };
+        /**
+         * @description pending, claiming, joined, expired or revoked
+         * @enum {string}
+         */
+        State: "pending" | "claiming" | "joined" | "expired" | "revoked";
         Ticket: {
             /** @description Formal ticket id */
             id: string;
@@ -653,10 +737,8 @@ export interface components {
              * @enum {string}
              */
             status: "open" | "waiting_user" | "resolved";
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
+            created_at: components["schemas"]["DateTime"];
+            updated_at: components["schemas"]["DateTime"];
             /** @description Current visible non-system messages; not strictly monotonic */
             message_count: number;
         };
@@ -665,14 +747,115 @@ export interface components {
             invitation_id: string;
             status: string;
         };
+        /** @description Formal ticket id once joined, otherwise null */
+        TicketId: string | null;
         TicketPage: {
             /** @description Joined invitations, newest created first, 20 per page */
             items: components["schemas"]["Invitation"][];
-            /** @description Pages of 20 the organization has now (0 when none) */
-            page_count: number;
+            page_count: components["schemas"]["PageCount"];
         };
     };
     responses: {
+        /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
+        BadGateway: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GatewayError502"];
+            };
+        };
+        /** @description `BODY_NOT_ALLOWED`: This operation does not accept a request body. `CREDENTIALS_IN_URL`: Credentials must be sent in the Authorization header, never in the URL. `HTTPS_REQUIRED`: Only HTTPS requests are accepted. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
+        BadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error.BadRequest"];
+            };
+        };
+        /** @description `PARTNER_INACTIVE`: The organization is not active. */
+        Conflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @constant */
+                    ok: false;
+                    error: {
+                        /** @enum {string} */
+                        code: "PARTNER_INACTIVE";
+                        message: string;
+                    };
+                    request_id: string;
+                };
+            };
+        };
+        /** @description `INVITE_UNAVAILABLE`: The invitation is not available. `PARTNER_INACTIVE`: The organization is not active. */
+        "Conflict.INVITE_UNAVAILABLE": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @constant */
+                    ok: false;
+                    error: {
+                        /** @enum {string} */
+                        code: "INVITE_UNAVAILABLE" | "PARTNER_INACTIVE";
+                        message: string;
+                    };
+                    request_id: string;
+                };
+            };
+        };
+        /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
+        ContentTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error.ContentTooLarge"];
+            };
+        };
+        /** @description A failed attempt (`HTTP_5xx`; no answer within 8 s: `CONNECTION_FAILED`): retried, up to 8 attempts in about 22 hours. */
+        "Event.Failed": {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description Received: the delivery is done. Answer only after processing or reliable queuing. */
         "Event.Received": {
             headers: {
@@ -687,12 +870,268 @@ export interface components {
             };
             content?: never;
         };
-        /** @description A failed attempt (`HTTP_5xx`; no answer within 8 s: `CONNECTION_FAILED`): retried, up to 8 attempts in about 22 hours. */
-        "Event.Failed": {
+        /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs. `PARTNER_MANAGER_REQUIRED`: The key's creator is no longer an active manager of the organization. `PARTNER_SCOPE_MISMATCH`: The API key is not bound to this organization. `REQUEST_BLOCKED`: The request was blocked by edge protection. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
+        Forbidden: {
             headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
                 [name: string]: unknown;
             };
-            content?: never;
+            content: {
+                "application/json": {
+                    /** @constant */
+                    ok: false;
+                    error: {
+                        /** @enum {string} */
+                        code: "INSUFFICIENT_SCOPE" | "PARTNER_MANAGER_REQUIRED" | "PARTNER_SCOPE_MISMATCH" | "REQUEST_BLOCKED" | "REQUEST_REJECTED";
+                        message: string;
+                    };
+                    request_id: string;
+                };
+            };
+        };
+        /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
+        GatewayTimeout: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GatewayError504"];
+            };
+        };
+        /** @description `INTERNAL_ERROR`: An internal error occurred. */
+        InternalServerError: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error.InternalServerError"];
+            };
+        };
+        /** @description `RECORD_NOT_FOUND`: No such record. */
+        NotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @constant */
+                    ok: false;
+                    error: {
+                        /** @enum {string} */
+                        code: "RECORD_NOT_FOUND";
+                        message: string;
+                    };
+                    request_id: string;
+                };
+            };
+        };
+        /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
+        RequestHeaderFieldsTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error.RequestHeaderFieldsTooLarge"];
+            };
+        };
+        /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
+        RequestTimeout: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["GatewayError408"];
+            };
+        };
+        /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
+        ServiceUnavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @constant */
+                    ok: false;
+                    error: {
+                        /** @enum {string} */
+                        code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
+                        message: string;
+                    };
+                    request_id: string;
+                };
+            };
+        };
+        /** @description `RATE_LIMITED`: A rate limit is exhausted; retry after the Retry-After delay. */
+        TooManyRequests: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error.TooManyRequests"];
+            };
+        };
+        /** @description `CONCURRENCY_LIMITED`: Too many requests in flight; retry after the Retry-After delay. `RATE_LIMITED`: A rate limit is exhausted; retry after the Retry-After delay. */
+        "TooManyRequests.CONCURRENCY_LIMITED": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @constant */
+                    ok: false;
+                    error: {
+                        /** @enum {string} */
+                        code: "CONCURRENCY_LIMITED" | "RATE_LIMITED";
+                        message: string;
+                    };
+                    request_id: string;
+                };
+            };
+        };
+        /** @description `INVALID_API_KEY`: The API key is missing or invalid. */
+        Unauthorized: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @constant */
+                    ok: false;
+                    error: {
+                        /** @enum {string} */
+                        code: "INVALID_API_KEY";
+                        message: string;
+                    };
+                    request_id: string;
+                };
+            };
+        };
+        /** @description `DUPLICATE_PARAMETER`: A query parameter was given more than once. `UNKNOWN_PARAMETER`: The request has an unsupported query parameter. */
+        UnprocessableContent: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error.UnprocessableContent"];
+            };
+        };
+        /** @description `DUPLICATE_PARAMETER`: A query parameter was given more than once. `INVALID_PAGE`: page must be an integer from 1 to 10000. `UNKNOWN_PARAMETER`: The request has an unsupported query parameter. */
+        "UnprocessableContent.INVALID_PAGE": {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": {
+                    /** @constant */
+                    ok: false;
+                    error: {
+                        /** @enum {string} */
+                        code: "DUPLICATE_PARAMETER" | "INVALID_PAGE" | "UNKNOWN_PARAMETER";
+                        message: string;
+                    };
+                    request_id: string;
+                };
+            };
+        };
+        /** @description `CONTENT_ENCODING_UNSUPPORTED`: Compressed request bodies are not supported. */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error.UnsupportedMediaType"];
+            };
+        };
+        /** @description `PATH_TOO_LONG`: The path is longer than 512 characters. `QUERY_TOO_LONG`: The query string is longer than 2048 characters. */
+        UriTooLong: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error.UriTooLong"];
+            };
         };
     };
     parameters: {
@@ -704,6 +1143,9 @@ export interface components {
         "X-Service-Timestamp": string;
         /** @description `v1=` and the lowercase hex HMAC-SHA256 of `<timestamp>.<raw body>`, keyed with the UTF-8 bytes of the whole `whsec_…` secret. Verify it over the raw bytes, in constant time, before parsing (docs/webhooks.md). */
         "X-Service-Signature": string;
+        partner_id: string;
+        page: string;
+        invitation_id: string;
     };
     requestBodies: never;
     headers: {
@@ -759,16 +1201,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "HTTPS_REQUIRED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["Error.BadRequest"];
                 };
             };
             /** @description From the gateway or the edge: `REQUEST_BLOCKED`: The request was blocked by edge protection. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
@@ -801,16 +1234,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["Error.ContentTooLarge"];
                 };
             };
             /** @description `PATH_TOO_LONG`: The path is longer than 512 characters. `QUERY_TOO_LONG`: The query string is longer than 2048 characters. */
@@ -821,16 +1245,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PATH_TOO_LONG" | "QUERY_TOO_LONG";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["Error.UriTooLong"];
                 };
             };
             /** @description `CONTENT_ENCODING_UNSUPPORTED`: Compressed request bodies are not supported. */
@@ -841,16 +1256,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CONTENT_ENCODING_UNSUPPORTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["Error.UnsupportedMediaType"];
                 };
             };
             /** @description `DUPLICATE_PARAMETER`: A query parameter was given more than once. `UNKNOWN_PARAMETER`: The request has an unsupported query parameter. */
@@ -861,16 +1267,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "DUPLICATE_PARAMETER" | "UNKNOWN_PARAMETER";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["Error.UnprocessableContent"];
                 };
             };
             /** @description `RATE_LIMITED`: A rate limit is exhausted; retry after the Retry-After delay. */
@@ -882,16 +1279,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMITED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["Error.TooManyRequests"];
                 };
             };
             /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
@@ -902,16 +1290,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["Error.RequestHeaderFieldsTooLarge"];
                 };
             };
             /** @description `INTERNAL_ERROR`: An internal error occurred. */
@@ -922,16 +1301,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["Error.InternalServerError"];
                 };
             };
             /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
@@ -1008,50 +1378,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BODY_NOT_ALLOWED`: This operation does not accept a request body. `CREDENTIALS_IN_URL`: Credentials must be sent in the Authorization header, never in the URL. `HTTPS_REQUIRED`: Only HTTPS requests are accepted. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "HTTPS_REQUIRED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INVALID_API_KEY`: The API key is missing or invalid. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVALID_API_KEY";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description `PARTNER_MANAGER_REQUIRED`: The key's creator is no longer an active manager of the organization. `REQUEST_BLOCKED`: The request was blocked by edge protection. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             403: {
                 headers: {
@@ -1076,269 +1404,18 @@ export interface operations {
                     };
                 };
             };
-            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError408"];
-                };
-            };
-            /** @description `PARTNER_INACTIVE`: The organization is not active. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PARTNER_INACTIVE";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `PATH_TOO_LONG`: The path is longer than 512 characters. `QUERY_TOO_LONG`: The query string is longer than 2048 characters. */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PATH_TOO_LONG" | "QUERY_TOO_LONG";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `CONTENT_ENCODING_UNSUPPORTED`: Compressed request bodies are not supported. */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CONTENT_ENCODING_UNSUPPORTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `DUPLICATE_PARAMETER`: A query parameter was given more than once. `UNKNOWN_PARAMETER`: The request has an unsupported query parameter. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "DUPLICATE_PARAMETER" | "UNKNOWN_PARAMETER";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `RATE_LIMITED`: A rate limit is exhausted; retry after the Retry-After delay. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMITED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INTERNAL_ERROR`: An internal error occurred. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            502: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError502"];
-                };
-            };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            504: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError504"];
-                };
-            };
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     entitlements: {
@@ -1362,58 +1439,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        data: components["schemas"]["Entitlements"];
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["Envelope.Entitlements"];
                 };
             };
-            /** @description `BODY_NOT_ALLOWED`: This operation does not accept a request body. `CREDENTIALS_IN_URL`: Credentials must be sent in the Authorization header, never in the URL. `HTTPS_REQUIRED`: Only HTTPS requests are accepted. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "HTTPS_REQUIRED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INVALID_API_KEY`: The API key is missing or invalid. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVALID_API_KEY";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs. `PARTNER_MANAGER_REQUIRED`: The key's creator is no longer an active manager of the organization. `PERSONAL_KEY_REQUIRED`: This operation needs a personal API key. `REQUEST_BLOCKED`: The request was blocked by edge protection. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             403: {
                 headers: {
@@ -1438,269 +1468,18 @@ export interface operations {
                     };
                 };
             };
-            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError408"];
-                };
-            };
-            /** @description `PARTNER_INACTIVE`: The organization is not active. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PARTNER_INACTIVE";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `PATH_TOO_LONG`: The path is longer than 512 characters. `QUERY_TOO_LONG`: The query string is longer than 2048 characters. */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PATH_TOO_LONG" | "QUERY_TOO_LONG";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `CONTENT_ENCODING_UNSUPPORTED`: Compressed request bodies are not supported. */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CONTENT_ENCODING_UNSUPPORTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `DUPLICATE_PARAMETER`: A query parameter was given more than once. `UNKNOWN_PARAMETER`: The request has an unsupported query parameter. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "DUPLICATE_PARAMETER" | "UNKNOWN_PARAMETER";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `RATE_LIMITED`: A rate limit is exhausted; retry after the Retry-After delay. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMITED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INTERNAL_ERROR`: An internal error occurred. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            502: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError502"];
-                };
-            };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            504: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError504"];
-                };
-            };
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     "org-entitlements": {
@@ -1708,7 +1487,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                partner_id: string;
+                partner_id: components["parameters"]["partner_id"];
             };
             cookie?: never;
         };
@@ -1726,345 +1505,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        data: components["schemas"]["Entitlements"];
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["Envelope.Entitlements"];
                 };
             };
-            /** @description `BODY_NOT_ALLOWED`: This operation does not accept a request body. `CREDENTIALS_IN_URL`: Credentials must be sent in the Authorization header, never in the URL. `HTTPS_REQUIRED`: Only HTTPS requests are accepted. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "HTTPS_REQUIRED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INVALID_API_KEY`: The API key is missing or invalid. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVALID_API_KEY";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs. `PARTNER_MANAGER_REQUIRED`: The key's creator is no longer an active manager of the organization. `PARTNER_SCOPE_MISMATCH`: The API key is not bound to this organization. `REQUEST_BLOCKED`: The request was blocked by edge protection. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INSUFFICIENT_SCOPE" | "PARTNER_MANAGER_REQUIRED" | "PARTNER_SCOPE_MISMATCH" | "REQUEST_BLOCKED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError408"];
-                };
-            };
-            /** @description `PARTNER_INACTIVE`: The organization is not active. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PARTNER_INACTIVE";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `PATH_TOO_LONG`: The path is longer than 512 characters. `QUERY_TOO_LONG`: The query string is longer than 2048 characters. */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PATH_TOO_LONG" | "QUERY_TOO_LONG";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `CONTENT_ENCODING_UNSUPPORTED`: Compressed request bodies are not supported. */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CONTENT_ENCODING_UNSUPPORTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `DUPLICATE_PARAMETER`: A query parameter was given more than once. `UNKNOWN_PARAMETER`: The request has an unsupported query parameter. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "DUPLICATE_PARAMETER" | "UNKNOWN_PARAMETER";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `RATE_LIMITED`: A rate limit is exhausted; retry after the Retry-After delay. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMITED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INTERNAL_ERROR`: An internal error occurred. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            502: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError502"];
-                };
-            };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            504: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError504"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     "record-lookup": {
@@ -2090,58 +1548,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        data: components["schemas"]["Record"];
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["Envelope.Record"];
                 };
             };
-            /** @description `BODY_NOT_ALLOWED`: This operation does not accept a request body. `CREDENTIALS_IN_URL`: Credentials must be sent in the Authorization header, never in the URL. `HTTPS_REQUIRED`: Only HTTPS requests are accepted. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "HTTPS_REQUIRED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INVALID_API_KEY`: The API key is missing or invalid. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVALID_API_KEY";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs. `PARTNER_MANAGER_REQUIRED`: The key's creator is no longer an active manager of the organization. `REQUEST_BLOCKED`: The request was blocked by edge protection. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             403: {
                 headers: {
@@ -2166,141 +1577,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RECORD_NOT_FOUND`: No such record. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RECORD_NOT_FOUND";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError408"];
-                };
-            };
-            /** @description `PARTNER_INACTIVE`: The organization is not active. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PARTNER_INACTIVE";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `PATH_TOO_LONG`: The path is longer than 512 characters. `QUERY_TOO_LONG`: The query string is longer than 2048 characters. */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PATH_TOO_LONG" | "QUERY_TOO_LONG";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `CONTENT_ENCODING_UNSUPPORTED`: Compressed request bodies are not supported. */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CONTENT_ENCODING_UNSUPPORTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `DUPLICATE_PARAMETER`: A query parameter was given more than once. `INVALID_RECORD_UUID`: The record uuid has an invalid format. `UNKNOWN_PARAMETER`: The request has an unsupported query parameter. */
             422: {
                 headers: {
@@ -2325,134 +1607,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMITED`: A rate limit is exhausted; retry after the Retry-After delay. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMITED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INTERNAL_ERROR`: An internal error occurred. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            502: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError502"];
-                };
-            };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            504: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError504"];
-                };
-            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     "org-records": {
@@ -2467,7 +1627,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                partner_id: string;
+                partner_id: components["parameters"]["partner_id"];
             };
             cookie?: never;
         };
@@ -2493,185 +1653,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BODY_NOT_ALLOWED`: This operation does not accept a request body. `CREDENTIALS_IN_URL`: Credentials must be sent in the Authorization header, never in the URL. `HTTPS_REQUIRED`: Only HTTPS requests are accepted. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "HTTPS_REQUIRED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INVALID_API_KEY`: The API key is missing or invalid. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVALID_API_KEY";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs. `PARTNER_MANAGER_REQUIRED`: The key's creator is no longer an active manager of the organization. `PARTNER_SCOPE_MISMATCH`: The API key is not bound to this organization. `REQUEST_BLOCKED`: The request was blocked by edge protection. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INSUFFICIENT_SCOPE" | "PARTNER_MANAGER_REQUIRED" | "PARTNER_SCOPE_MISMATCH" | "REQUEST_BLOCKED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError408"];
-                };
-            };
-            /** @description `PARTNER_INACTIVE`: The organization is not active. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PARTNER_INACTIVE";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `PATH_TOO_LONG`: The path is longer than 512 characters. `QUERY_TOO_LONG`: The query string is longer than 2048 characters. */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PATH_TOO_LONG" | "QUERY_TOO_LONG";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `CONTENT_ENCODING_UNSUPPORTED`: Compressed request bodies are not supported. */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CONTENT_ENCODING_UNSUPPORTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
             /** @description `DUPLICATE_PARAMETER`: A query parameter was given more than once. `INVALID_CURSOR`: The cursor is invalid. `INVALID_DATE`: The date-time is invalid. `INVALID_FIELD`: A field has an invalid length or characters. `INVALID_GAME`: game must be minecraft or fps. `INVALID_LIMIT`: limit must be an integer from 1 to 100. `INVALID_RESULT`: result must be clean, warning or cheating. `UNKNOWN_PARAMETER`: The request has an unsupported query parameter. */
             422: {
                 headers: {
@@ -2696,134 +1685,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `RATE_LIMITED`: A rate limit is exhausted; retry after the Retry-After delay. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMITED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INTERNAL_ERROR`: An internal error occurred. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            502: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError502"];
-                };
-            };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            504: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError504"];
-                };
-            };
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     "org-record": {
@@ -2831,7 +1698,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                partner_id: string;
+                partner_id: components["parameters"]["partner_id"];
                 record_id: string;
             };
             cookie?: never;
@@ -2850,379 +1717,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        data: components["schemas"]["Record"];
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["Envelope.Record"];
                 };
             };
-            /** @description `BODY_NOT_ALLOWED`: This operation does not accept a request body. `CREDENTIALS_IN_URL`: Credentials must be sent in the Authorization header, never in the URL. `HTTPS_REQUIRED`: Only HTTPS requests are accepted. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "HTTPS_REQUIRED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INVALID_API_KEY`: The API key is missing or invalid. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVALID_API_KEY";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs. `PARTNER_MANAGER_REQUIRED`: The key's creator is no longer an active manager of the organization. `PARTNER_SCOPE_MISMATCH`: The API key is not bound to this organization. `REQUEST_BLOCKED`: The request was blocked by edge protection. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INSUFFICIENT_SCOPE" | "PARTNER_MANAGER_REQUIRED" | "PARTNER_SCOPE_MISMATCH" | "REQUEST_BLOCKED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `RECORD_NOT_FOUND`: No such record. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RECORD_NOT_FOUND";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError408"];
-                };
-            };
-            /** @description `PARTNER_INACTIVE`: The organization is not active. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PARTNER_INACTIVE";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `PATH_TOO_LONG`: The path is longer than 512 characters. `QUERY_TOO_LONG`: The query string is longer than 2048 characters. */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PATH_TOO_LONG" | "QUERY_TOO_LONG";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `CONTENT_ENCODING_UNSUPPORTED`: Compressed request bodies are not supported. */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CONTENT_ENCODING_UNSUPPORTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `DUPLICATE_PARAMETER`: A query parameter was given more than once. `UNKNOWN_PARAMETER`: The request has an unsupported query parameter. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "DUPLICATE_PARAMETER" | "UNKNOWN_PARAMETER";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `RATE_LIMITED`: A rate limit is exhausted; retry after the Retry-After delay. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMITED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INTERNAL_ERROR`: An internal error occurred. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            502: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError502"];
-                };
-            };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            504: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError504"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     invitations: {
         parameters: {
             query?: {
-                page?: string;
+                page?: components["parameters"]["page"];
             };
             header?: never;
             path: {
-                partner_id: string;
+                partner_id: components["parameters"]["partner_id"];
             };
             cookie?: never;
         };
@@ -3248,337 +1771,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BODY_NOT_ALLOWED`: This operation does not accept a request body. `CREDENTIALS_IN_URL`: Credentials must be sent in the Authorization header, never in the URL. `HTTPS_REQUIRED`: Only HTTPS requests are accepted. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "HTTPS_REQUIRED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INVALID_API_KEY`: The API key is missing or invalid. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVALID_API_KEY";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs. `PARTNER_MANAGER_REQUIRED`: The key's creator is no longer an active manager of the organization. `PARTNER_SCOPE_MISMATCH`: The API key is not bound to this organization. `REQUEST_BLOCKED`: The request was blocked by edge protection. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INSUFFICIENT_SCOPE" | "PARTNER_MANAGER_REQUIRED" | "PARTNER_SCOPE_MISMATCH" | "REQUEST_BLOCKED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError408"];
-                };
-            };
-            /** @description `PARTNER_INACTIVE`: The organization is not active. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PARTNER_INACTIVE";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `PATH_TOO_LONG`: The path is longer than 512 characters. `QUERY_TOO_LONG`: The query string is longer than 2048 characters. */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PATH_TOO_LONG" | "QUERY_TOO_LONG";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `CONTENT_ENCODING_UNSUPPORTED`: Compressed request bodies are not supported. */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CONTENT_ENCODING_UNSUPPORTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `DUPLICATE_PARAMETER`: A query parameter was given more than once. `INVALID_PAGE`: page must be an integer from 1 to 10000. `UNKNOWN_PARAMETER`: The request has an unsupported query parameter. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "DUPLICATE_PARAMETER" | "INVALID_PAGE" | "UNKNOWN_PARAMETER";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `CONCURRENCY_LIMITED`: Too many requests in flight; retry after the Retry-After delay. `RATE_LIMITED`: A rate limit is exhausted; retry after the Retry-After delay. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CONCURRENCY_LIMITED" | "RATE_LIMITED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INTERNAL_ERROR`: An internal error occurred. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            502: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError502"];
-                };
-            };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            504: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError504"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent.INVALID_PAGE"];
+            429: components["responses"]["TooManyRequests.CONCURRENCY_LIMITED"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     "invitation-create": {
@@ -3589,7 +1796,7 @@ export interface operations {
                 "Idempotency-Key": components["parameters"]["Idempotency-Key"];
             };
             path: {
-                partner_id: string;
+                partner_id: components["parameters"]["partner_id"];
             };
             cookie?: never;
         };
@@ -3616,12 +1823,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        data: components["schemas"]["CreatedInvitation"];
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["Envelope.CreatedInvitation"];
                 };
             };
             /** @description Create a one-time player invitation */
@@ -3636,12 +1838,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        data: components["schemas"]["CreatedInvitation"];
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["Envelope.CreatedInvitation"];
                 };
             };
             /** @description `CREDENTIALS_IN_URL`: Credentials must be sent in the Authorization header, never in the URL. `HTTPS_REQUIRED`: Only HTTPS requests are accepted. `IDEMPOTENCY_KEY_REQUIRED`: A valid Idempotency-Key header is required. `INVALID_JSON`: The request body must be a JSON object. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
@@ -3668,50 +1865,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `INVALID_API_KEY`: The API key is missing or invalid. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVALID_API_KEY";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs. `PARTNER_MANAGER_REQUIRED`: The key's creator is no longer an active manager of the organization. `PARTNER_SCOPE_MISMATCH`: The API key is not bound to this organization. `REQUEST_BLOCKED`: The request was blocked by edge protection. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INSUFFICIENT_SCOPE" | "PARTNER_MANAGER_REQUIRED" | "PARTNER_SCOPE_MISMATCH" | "REQUEST_BLOCKED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
             408: {
                 headers: {
@@ -3760,54 +1915,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `PATH_TOO_LONG`: The path is longer than 512 characters. `QUERY_TOO_LONG`: The query string is longer than 2048 characters. */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PATH_TOO_LONG" | "QUERY_TOO_LONG";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
+            413: components["responses"]["ContentTooLarge"];
+            414: components["responses"]["UriTooLong"];
             /** @description `CONTENT_ENCODING_UNSUPPORTED`: Compressed request bodies are not supported. `JSON_REQUIRED`: The request body must be sent as application/json in UTF-8. */
             415: {
                 headers: {
@@ -3881,109 +1990,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INTERNAL_ERROR`: An internal error occurred. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            502: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError502"];
-                };
-            };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            504: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError504"];
-                };
-            };
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     invitation: {
@@ -3991,8 +2002,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                partner_id: string;
-                invitation_id: string;
+                partner_id: components["parameters"]["partner_id"];
+                invitation_id: components["parameters"]["invitation_id"];
             };
             cookie?: never;
         };
@@ -4010,82 +2021,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        data: components["schemas"]["Invitation"];
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["Envelope.Invitation"];
                 };
             };
-            /** @description `BODY_NOT_ALLOWED`: This operation does not accept a request body. `CREDENTIALS_IN_URL`: Credentials must be sent in the Authorization header, never in the URL. `HTTPS_REQUIRED`: Only HTTPS requests are accepted. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "HTTPS_REQUIRED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INVALID_API_KEY`: The API key is missing or invalid. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVALID_API_KEY";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs. `PARTNER_MANAGER_REQUIRED`: The key's creator is no longer an active manager of the organization. `PARTNER_SCOPE_MISMATCH`: The API key is not bound to this organization. `REQUEST_BLOCKED`: The request was blocked by edge protection. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INSUFFICIENT_SCOPE" | "PARTNER_MANAGER_REQUIRED" | "PARTNER_SCOPE_MISMATCH" | "REQUEST_BLOCKED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             /** @description `INVITE_UNAVAILABLE`: The invitation is not available. */
             404: {
                 headers: {
@@ -4110,269 +2051,18 @@ export interface operations {
                     };
                 };
             };
-            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError408"];
-                };
-            };
-            /** @description `PARTNER_INACTIVE`: The organization is not active. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PARTNER_INACTIVE";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `PATH_TOO_LONG`: The path is longer than 512 characters. `QUERY_TOO_LONG`: The query string is longer than 2048 characters. */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PATH_TOO_LONG" | "QUERY_TOO_LONG";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `CONTENT_ENCODING_UNSUPPORTED`: Compressed request bodies are not supported. */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CONTENT_ENCODING_UNSUPPORTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `DUPLICATE_PARAMETER`: A query parameter was given more than once. `UNKNOWN_PARAMETER`: The request has an unsupported query parameter. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "DUPLICATE_PARAMETER" | "UNKNOWN_PARAMETER";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `CONCURRENCY_LIMITED`: Too many requests in flight; retry after the Retry-After delay. `RATE_LIMITED`: A rate limit is exhausted; retry after the Retry-After delay. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CONCURRENCY_LIMITED" | "RATE_LIMITED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INTERNAL_ERROR`: An internal error occurred. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            502: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError502"];
-                };
-            };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            504: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError504"];
-                };
-            };
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests.CONCURRENCY_LIMITED"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     "invitation-link": {
@@ -4380,8 +2070,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                partner_id: string;
-                invitation_id: string;
+                partner_id: components["parameters"]["partner_id"];
+                invitation_id: components["parameters"]["invitation_id"];
             };
             cookie?: never;
         };
@@ -4407,337 +2097,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BODY_NOT_ALLOWED`: This operation does not accept a request body. `CREDENTIALS_IN_URL`: Credentials must be sent in the Authorization header, never in the URL. `HTTPS_REQUIRED`: Only HTTPS requests are accepted. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "HTTPS_REQUIRED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INVALID_API_KEY`: The API key is missing or invalid. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVALID_API_KEY";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs. `PARTNER_MANAGER_REQUIRED`: The key's creator is no longer an active manager of the organization. `PARTNER_SCOPE_MISMATCH`: The API key is not bound to this organization. `REQUEST_BLOCKED`: The request was blocked by edge protection. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INSUFFICIENT_SCOPE" | "PARTNER_MANAGER_REQUIRED" | "PARTNER_SCOPE_MISMATCH" | "REQUEST_BLOCKED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError408"];
-                };
-            };
-            /** @description `INVITE_UNAVAILABLE`: The invitation is not available. `PARTNER_INACTIVE`: The organization is not active. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVITE_UNAVAILABLE" | "PARTNER_INACTIVE";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `PATH_TOO_LONG`: The path is longer than 512 characters. `QUERY_TOO_LONG`: The query string is longer than 2048 characters. */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PATH_TOO_LONG" | "QUERY_TOO_LONG";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `CONTENT_ENCODING_UNSUPPORTED`: Compressed request bodies are not supported. */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CONTENT_ENCODING_UNSUPPORTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `DUPLICATE_PARAMETER`: A query parameter was given more than once. `UNKNOWN_PARAMETER`: The request has an unsupported query parameter. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "DUPLICATE_PARAMETER" | "UNKNOWN_PARAMETER";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `CONCURRENCY_LIMITED`: Too many requests in flight; retry after the Retry-After delay. `RATE_LIMITED`: A rate limit is exhausted; retry after the Retry-After delay. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CONCURRENCY_LIMITED" | "RATE_LIMITED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INTERNAL_ERROR`: An internal error occurred. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            502: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError502"];
-                };
-            };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            504: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError504"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict.INVITE_UNAVAILABLE"];
+            413: components["responses"]["ContentTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests.CONCURRENCY_LIMITED"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     "invitation-revoke": {
@@ -4745,8 +2119,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                partner_id: string;
-                invitation_id: string;
+                partner_id: components["parameters"]["partner_id"];
+                invitation_id: components["parameters"]["invitation_id"];
             };
             cookie?: never;
         };
@@ -4764,355 +2138,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: true;
-                        data: components["schemas"]["Invitation"];
-                        request_id: string;
-                    };
+                    "application/json": components["schemas"]["Envelope.Invitation"];
                 };
             };
-            /** @description `BODY_NOT_ALLOWED`: This operation does not accept a request body. `CREDENTIALS_IN_URL`: Credentials must be sent in the Authorization header, never in the URL. `HTTPS_REQUIRED`: Only HTTPS requests are accepted. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "HTTPS_REQUIRED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INVALID_API_KEY`: The API key is missing or invalid. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVALID_API_KEY";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs. `PARTNER_MANAGER_REQUIRED`: The key's creator is no longer an active manager of the organization. `PARTNER_SCOPE_MISMATCH`: The API key is not bound to this organization. `REQUEST_BLOCKED`: The request was blocked by edge protection. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INSUFFICIENT_SCOPE" | "PARTNER_MANAGER_REQUIRED" | "PARTNER_SCOPE_MISMATCH" | "REQUEST_BLOCKED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError408"];
-                };
-            };
-            /** @description `INVITE_UNAVAILABLE`: The invitation is not available. `PARTNER_INACTIVE`: The organization is not active. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVITE_UNAVAILABLE" | "PARTNER_INACTIVE";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `PATH_TOO_LONG`: The path is longer than 512 characters. `QUERY_TOO_LONG`: The query string is longer than 2048 characters. */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PATH_TOO_LONG" | "QUERY_TOO_LONG";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `CONTENT_ENCODING_UNSUPPORTED`: Compressed request bodies are not supported. */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CONTENT_ENCODING_UNSUPPORTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `DUPLICATE_PARAMETER`: A query parameter was given more than once. `UNKNOWN_PARAMETER`: The request has an unsupported query parameter. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "DUPLICATE_PARAMETER" | "UNKNOWN_PARAMETER";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `CONCURRENCY_LIMITED`: Too many requests in flight; retry after the Retry-After delay. `RATE_LIMITED`: A rate limit is exhausted; retry after the Retry-After delay. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CONCURRENCY_LIMITED" | "RATE_LIMITED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INTERNAL_ERROR`: An internal error occurred. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            502: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError502"];
-                };
-            };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            504: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError504"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict.INVITE_UNAVAILABLE"];
+            413: components["responses"]["ContentTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests.CONCURRENCY_LIMITED"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     tickets: {
         parameters: {
             query?: {
-                page?: string;
+                page?: components["parameters"]["page"];
             };
             header?: never;
             path: {
-                partner_id: string;
+                partner_id: components["parameters"]["partner_id"];
             };
             cookie?: never;
         };
@@ -5138,337 +2191,21 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BODY_NOT_ALLOWED`: This operation does not accept a request body. `CREDENTIALS_IN_URL`: Credentials must be sent in the Authorization header, never in the URL. `HTTPS_REQUIRED`: Only HTTPS requests are accepted. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "HTTPS_REQUIRED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INVALID_API_KEY`: The API key is missing or invalid. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVALID_API_KEY";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs. `PARTNER_MANAGER_REQUIRED`: The key's creator is no longer an active manager of the organization. `PARTNER_SCOPE_MISMATCH`: The API key is not bound to this organization. `REQUEST_BLOCKED`: The request was blocked by edge protection. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INSUFFICIENT_SCOPE" | "PARTNER_MANAGER_REQUIRED" | "PARTNER_SCOPE_MISMATCH" | "REQUEST_BLOCKED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError408"];
-                };
-            };
-            /** @description `PARTNER_INACTIVE`: The organization is not active. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PARTNER_INACTIVE";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `PATH_TOO_LONG`: The path is longer than 512 characters. `QUERY_TOO_LONG`: The query string is longer than 2048 characters. */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PATH_TOO_LONG" | "QUERY_TOO_LONG";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `CONTENT_ENCODING_UNSUPPORTED`: Compressed request bodies are not supported. */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CONTENT_ENCODING_UNSUPPORTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `DUPLICATE_PARAMETER`: A query parameter was given more than once. `INVALID_PAGE`: page must be an integer from 1 to 10000. `UNKNOWN_PARAMETER`: The request has an unsupported query parameter. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "DUPLICATE_PARAMETER" | "INVALID_PAGE" | "UNKNOWN_PARAMETER";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `CONCURRENCY_LIMITED`: Too many requests in flight; retry after the Retry-After delay. `RATE_LIMITED`: A rate limit is exhausted; retry after the Retry-After delay. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CONCURRENCY_LIMITED" | "RATE_LIMITED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INTERNAL_ERROR`: An internal error occurred. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            502: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError502"];
-                };
-            };
-            /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "RATE_LIMIT_UNAVAILABLE" | "SERVICE_UNAVAILABLE" | "WRITE_CONFLICT";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            504: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError504"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            408: components["responses"]["RequestTimeout"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["ContentTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent.INVALID_PAGE"];
+            429: components["responses"]["TooManyRequests.CONCURRENCY_LIMITED"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     ticket: {
@@ -5476,7 +2213,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                partner_id: string;
+                partner_id: components["parameters"]["partner_id"];
                 invitation_id: string;
             };
             cookie?: never;
@@ -5503,50 +2240,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BODY_NOT_ALLOWED`: This operation does not accept a request body. `CREDENTIALS_IN_URL`: Credentials must be sent in the Authorization header, never in the URL. `HTTPS_REQUIRED`: Only HTTPS requests are accepted. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_NOT_ALLOWED" | "CREDENTIALS_IN_URL" | "HTTPS_REQUIRED" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INVALID_API_KEY`: The API key is missing or invalid. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INVALID_API_KEY";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             /** @description `INSUFFICIENT_SCOPE`: The API key lacks the scope this operation needs. `PARTNER_ACCESS_FORBIDDEN`: Authorization for this organization is no longer valid. `PARTNER_MANAGER_REQUIRED`: The key's creator is no longer an active manager of the organization. `PARTNER_SCOPE_MISMATCH`: The API key is not bound to this organization. `REQUEST_BLOCKED`: The request was blocked by edge protection. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
             403: {
                 headers: {
@@ -5595,21 +2290,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description From the gateway or the edge: `REQUEST_REJECTED`: The request was rejected before reaching the service. `REQUEST_TIMEOUT`: The request body was not received in time. */
-            408: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError408"];
-                };
-            };
+            408: components["responses"]["RequestTimeout"];
             /** @description `PARTNER_INACTIVE`: The organization is not active. `PLAYER_NOT_JOINED`: The invitation has no ticket yet. */
             409: {
                 headers: {
@@ -5634,190 +2315,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `BODY_TOO_LARGE`: The request body is larger than 4096 bytes. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            413: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "BODY_TOO_LARGE" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `PATH_TOO_LONG`: The path is longer than 512 characters. `QUERY_TOO_LONG`: The query string is longer than 2048 characters. */
-            414: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "PATH_TOO_LONG" | "QUERY_TOO_LONG";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `CONTENT_ENCODING_UNSUPPORTED`: Compressed request bodies are not supported. */
-            415: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CONTENT_ENCODING_UNSUPPORTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `DUPLICATE_PARAMETER`: A query parameter was given more than once. `UNKNOWN_PARAMETER`: The request has an unsupported query parameter. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "DUPLICATE_PARAMETER" | "UNKNOWN_PARAMETER";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `CONCURRENCY_LIMITED`: Too many requests in flight; retry after the Retry-After delay. `RATE_LIMITED`: A rate limit is exhausted; retry after the Retry-After delay. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "CONCURRENCY_LIMITED" | "RATE_LIMITED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `AUTH_HEADER_TOO_LONG`: The Authorization header is longer than 256 characters. `REQUEST_REJECTED`: The request was rejected before reaching the service. */
-            431: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "AUTH_HEADER_TOO_LONG" | "REQUEST_REJECTED";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description `INTERNAL_ERROR`: An internal error occurred. */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        ok: false;
-                        error: {
-                            /** @enum {string} */
-                            code: "INTERNAL_ERROR";
-                            message: string;
-                        };
-                        request_id: string;
-                    };
-                };
-            };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            502: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError502"];
-                };
-            };
+            413: components["responses"]["ContentTooLarge"];
+            414: components["responses"]["UriTooLong"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableContent"];
+            429: components["responses"]["TooManyRequests.CONCURRENCY_LIMITED"];
+            431: components["responses"]["RequestHeaderFieldsTooLarge"];
+            500: components["responses"]["InternalServerError"];
+            502: components["responses"]["BadGateway"];
             /** @description `RATE_LIMIT_UNAVAILABLE`: Rate protection is unavailable; retry after the Retry-After delay. `SERVICE_UNAVAILABLE`: The request did not finish in time; retry after the Retry-After delay. `TICKET_SERVICE_UNAVAILABLE`: The ticket service is temporarily unavailable. `WRITE_CONFLICT`: A concurrent change kept the request from completing; retry after the Retry-After delay. */
             503: {
                 headers: {
@@ -5843,21 +2348,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description From the gateway or the edge: `INTERNAL_ERROR`: An internal error occurred. */
-            504: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "Cache-Control": components["headers"]["Cache-Control"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Policy": components["headers"]["X-RateLimit-Policy"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["GatewayError504"];
-                };
-            };
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     "record.created": {
