@@ -5,11 +5,12 @@
 import * as z from 'zod/mini';
 import { described, isoTime, named, type GroupContracts } from '../shared/http/contract';
 import type { ENTITLEMENT_ROUTES } from './entitlement-routes';
+import { GAME_GROUPS } from '../records/games';
 
-const GameEntitlementSchema = named(
+export const GameEntitlementSchema = named(
   'GameEntitlement',
   z.object({
-    game: z.enum(['minecraft', 'fps']),
+    game: z.enum(GAME_GROUPS),
     remaining_units: described('Sum of remaining counted units of currently valid entitlements', z.int().check(z.minimum(0))),
     unlimited: described('An unlimited entitlement is currently valid; remaining_units alone then does not decide availability', z.boolean()),
     total_units: described('Total units of currently valid counted entitlements', z.int().check(z.minimum(0))),

@@ -8,8 +8,14 @@
  * (exclusive; null = permanent). Queued grants (not started yet) never add to
  * the balance; they only set `next_starts_at`. Refunded use is not use.
  */
-export const GAMES = ['minecraft', 'fps'] as const;
-export type Game = (typeof GAMES)[number];
+import type * as z from 'zod/mini';
+import type { EntitlementsSchema, GameEntitlementSchema } from './entitlement-contracts';
+
+import { GAME_GROUPS, type GameGroup } from '../records/games';
+
+/** The games a summary lists, in order: API v1's game groups. */
+export const GAMES = GAME_GROUPS;
+export type Game = GameGroup;
 
 export interface Grant {
   readonly grant_id: string;
@@ -24,21 +30,11 @@ export interface Grant {
   readonly used_units: number;
 }
 
-export interface GameSummary {
-  readonly game: Game;
-  readonly remaining_units: number;
-  readonly unlimited: boolean;
-  readonly total_units: number;
-  readonly used_units: number;
-  readonly expires_at: string | null;
-  readonly next_starts_at: string | null;
-}
+/** One game's summary, as the contract's schema declares it (entitlement-contracts.ts). */
+export type GameSummary = z.input<typeof GameEntitlementSchema>;
 
-export interface EntitlementSummary {
-  readonly owner_type: 'partner' | 'account';
-  readonly owner_id: string;
-  readonly games: readonly GameSummary[];
-}
+/** The spec's entitlements summary, as the contract's schema declares it. */
+export type EntitlementSummary = z.input<typeof EntitlementsSchema>;
 
 export const isCurrent = (grant: Grant, now: Date) =>
   Date.parse(grant.starts_at) <= now.getTime() && (grant.expires_at === null || now.getTime() < Date.parse(grant.expires_at));

@@ -9,6 +9,7 @@
  *
  * Plain data, not zod: the delivery worker orders a body's fields by it, and its bundle carries no schema library.
  */
+import { GAME_GROUPS } from '../records/games';
 
 /** A data field: a string, or one of these strings. */
 export type EventField = 'string' | readonly string[];
@@ -17,7 +18,7 @@ export type EventField = 'string' | readonly string[];
 export const EVENT_DATA = {
   RecordEventData: { record_id: 'string' },
   TicketEventData: { ticket_id: 'string', invitation_id: 'string', status: 'string' },
-  EntitlementEventData: { game: ['minecraft', 'fps'] },
+  EntitlementEventData: { game: GAME_GROUPS },
 } as const satisfies Record<string, Readonly<Record<string, EventField>>>;
 
 export const BUSINESS_EVENTS = [

@@ -16,8 +16,9 @@ import * as z from 'zod/mini';
 export const RECORD_UUID_PATTERN = /^[Uu][Ss][Ss]-[0-9]{8}-[A-Za-z0-9]{12}$/;
 export const RESULTS = ['clean', 'warning', 'cheating'] as const;
 export type Result = (typeof RESULTS)[number];
-export const GAME_GROUPS = ['minecraft', 'fps'] as const;
-export type GameGroup = (typeof GAME_GROUPS)[number];
+import { GAME_GROUPS, type GameGroup } from './games';
+
+export { GAME_GROUPS, type GameGroup };
 
 export const DEFAULT_RESULT_LABELS: Readonly<Record<Result, string>> = { clean: 'Clean', warning: 'Warning', cheating: 'Cheating' };
 

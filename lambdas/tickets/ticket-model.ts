@@ -6,7 +6,9 @@
  * ticket it finds instead of creating a second one.
  */
 import { createHash } from 'node:crypto';
+import type * as z from 'zod/mini';
 import type { GameGroup } from '../records/record-model';
+import type { TicketSchema } from './ticket-contracts';
 
 export const TICKET_STATUSES = ['open', 'waiting_user', 'resolved'] as const;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
@@ -23,8 +25,8 @@ export interface TicketItem {
   readonly message_count: number;
 }
 
-/** The spec's Ticket object. */
-export type Ticket = TicketItem;
+/** The spec's Ticket object, as its contract's schema declares it. */
+export type Ticket = z.input<typeof TicketSchema>;
 
 export function ticketIdFor(invitationId: string): string {
   return `tkt_${createHash('sha256').update(`ticket-of-invitation/v1\n${invitationId}`).digest('hex').slice(0, 24)}`;
