@@ -6,7 +6,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLIENT_EVENTS_FILE, CLIENT_METHODS_FILE, CLIENT_TYPES_FILE, renderClientEvents, renderClientMethods, renderClientTypes } from './client-types';
+import { CLIENT_EVENTS_FILE, CLIENT_METHODS_FILE, CLIENT_MODELS_FILE, CLIENT_TYPES_FILE, renderClientEvents, renderClientMethods, renderClientModels, renderClientTypes } from './client-types';
 import { EVENTS_DOC_FILE, withEventsTable } from './events-doc';
 import { OPENAPI_SURFACES, renderOpenApiDocument } from './openapi-document';
 import { ROUTE_SECTIONS, withRouteSections } from './route-docs';
@@ -22,6 +22,8 @@ writeFileSync(join(root, CLIENT_EVENTS_FILE), renderClientEvents());
 console.log(`${CLIENT_EVENTS_FILE} written`);
 writeFileSync(join(root, CLIENT_METHODS_FILE), renderClientMethods());
 console.log(`${CLIENT_METHODS_FILE} written`);
+writeFileSync(join(root, CLIENT_MODELS_FILE), renderClientModels());
+console.log(`${CLIENT_MODELS_FILE} written`);
 writeFileSync(join(root, EVENTS_DOC_FILE), withEventsTable(readFileSync(join(root, EVENTS_DOC_FILE), 'utf8')));
 console.log(`${EVENTS_DOC_FILE}: events table written`);
 for (const file of new Set(Object.values(ROUTE_SECTIONS).map((section) => section.file))) {

@@ -7,23 +7,12 @@ import createClient from 'openapi-fetch';
 import { randomUUID } from 'node:crypto';
 import type { Answer } from './answer.js';
 import { operationMethods, OPERATION_METHODS } from './methods.generated.js';
-import type { components, paths } from './schema.generated.js';
+import type { CreatedInvitation, PartnerRecord, TicketPage } from './models.generated.js';
+import type { paths } from './schema.generated.js';
 import { createTransport, type TransportOptions } from './transport.js';
 
 export type { Answer };
 
-type Schemas = components['schemas'];
-export type PartnerRecord = Schemas['Record'];
-export type RecordPage = Schemas['RecordPage'];
-export type Invitation = Schemas['Invitation'];
-export type CreatedInvitation = Schemas['CreatedInvitation'];
-export type InvitationPage = Schemas['InvitationPage'];
-export type InvitationLink = Schemas['InvitationLink'];
-export type Ticket = Schemas['Ticket'];
-export type TicketPage = Schemas['TicketPage'];
-export type Entitlements = Schemas['Entitlements'];
-export type Identity = Schemas['Identity'];
-export type Health = Schemas['Health'];
 type RecordQuery = NonNullable<paths['/partners/{partner_id}/records']['get']['parameters']['query']>;
 /** The list's filters as the document declares them, `limit` as a number (1–100). */
 export type RecordFilters = Omit<RecordQuery, 'cursor' | 'limit'> & { readonly limit?: number };

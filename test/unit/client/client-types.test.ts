@@ -11,7 +11,7 @@ import { createPartnerClient, OPERATION_METHODS, type PartnerClient } from '../.
 import type { operations, webhooks } from '../../../client/src/schema.generated';
 import { BUSINESS_EVENT_TYPES, type BusinessEvent as ClientEvent, type BusinessEventType as ClientEventType } from '../../../client/src/events.generated';
 import { BUSINESS_EVENTS, type BusinessEvent as ServiceEvent, type BusinessEventType as ServiceEventType } from '../../../lambdas/outbox/business-events';
-import { CLIENT_EVENTS_FILE, CLIENT_METHODS_FILE, CLIENT_TYPES_FILE, renderClientEvents, renderClientMethods, renderClientTypes } from '../../../scripts/client-types';
+import { CLIENT_EVENTS_FILE, CLIENT_METHODS_FILE, CLIENT_MODELS_FILE, CLIENT_TYPES_FILE, renderClientEvents, renderClientMethods, renderClientModels, renderClientTypes } from '../../../scripts/client-types';
 
 const committed = (file: string) => readFileSync(join(import.meta.dirname, '..', '..', '..', file), 'utf8');
 
@@ -26,6 +26,11 @@ describe('the client’s generated types', () => {
 
   it('client/src/methods.generated.ts is committed as generated: run `npm run openapi` after changing a route or a contract', () => {
     expect(committed(CLIENT_METHODS_FILE)).toBe(renderClientMethods());
+  });
+
+  it('client/src/models.generated.ts is committed as generated: one model type per named schema, the entry exports them', () => {
+    expect(committed(CLIENT_MODELS_FILE)).toBe(renderClientModels());
+    expect(committed('client/src/index.ts')).toContain("export type * from './models.generated.js';");
   });
 
   it('types a generated method by the document: its path parameters, its body, and the data it answers', () => {
