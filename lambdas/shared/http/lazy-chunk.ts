@@ -50,15 +50,18 @@ export function lazyChunk<M>(load: () => Promise<M>): LazyChunk<M> {
   function fn<A extends unknown[], R>(pick: (module: M) => (...args: A) => R) {
     return async (...args: A): Promise<Awaited<R>> => await pick(await loaded())(...args);
   }
+  // Each id's entry of the chunk's table, called once the chunk is loaded (undefined where the table has none).
+  const tableOf = (ids: readonly string[], pick: (module: M) => object): never =>
+    Object.fromEntries(ids.map((id) => [id, async (...args: never[]) => (pick(await loaded()) as Record<string, ((...a: never[]) => unknown) | undefined>)[id]?.(...args)])) as never;
+  const idsOf = (routes: readonly { readonly id: string }[]) => routes.map(({ id }) => id);
   return {
     start: () => {
       loaded().catch(() => undefined);
     },
     loaded,
     fn,
-    table: (ids, pick) => Object.fromEntries(ids.map((id) => [id, fn((module) => pick(module)[id])])) as never,
-    optionalRouteTable: (routes, pick) =>
-      Object.fromEntries(routes.map(({ id }) => [id, async (...args: never[]) => (pick(await loaded()) as Record<string, ((...a: never[]) => unknown) | undefined>)[id]?.(...args)])) as never,
-    routeTable: (routes, pick) => Object.fromEntries(routes.map(({ id }) => [id, fn((module) => (pick(module) as Record<string, (...args: never[]) => unknown>)[id])])) as never,
+    table: tableOf,
+    routeTable: (routes, pick) => tableOf(idsOf(routes), pick),
+    optionalRouteTable: (routes, pick) => tableOf(idsOf(routes), pick),
   };
 }
