@@ -96,6 +96,18 @@ function uniqueName(wanted: string, taken: Set<string>): string {
 /** A subschema this large (its JSON, compact), repeated, is named once: a date-time with its pattern, a shared enum. */
 const SUBSCHEMA_MIN_LENGTH = 80;
 
+/** `scopes` → `scope`: what one element of a list under that key is called. */
+const singular = (key: string) => (key.length > 3 && key.endsWith('s') && !key.endsWith('ss') ? key.slice(0, -1) : key);
+
+/**
+ * A hoisted field's name: its key, or for a bare `id` the thing its description says it identifies (`Invitation id
+ * (uuid)…` → `InvitationId`), since `Id` alone names nothing.
+ */
+function fieldName(key: string, schema: Json): string {
+  const owner = key === 'id' && typeof schema.description === 'string' ? /^([A-Za-z]+) id\b/i.exec(schema.description)?.[1] : undefined;
+  return pascal(owner ? `${owner}_${key}` : key) || 'Shared';
+}
+
 const pascal = (text: string) => text.split(/[^A-Za-z0-9]+/).filter(Boolean).map((word) => word[0].toUpperCase() + word.slice(1)).join('');
 
 /**
@@ -121,6 +133,8 @@ function hoistSubschemas(document: Json, sites: readonly ResponseSite[]): void {
     else if (node !== null && typeof node === 'object') {
       for (const [child, value] of Object.entries(node as Json)) {
         if (child === 'properties') for (const [property, schema] of Object.entries(value as Json)) tally(schema, property);
+        // A list's element is named as one of the list (`scopes` → `Scope`).
+        else if (child === 'items' && key !== undefined && value !== null && typeof value === 'object' && !Array.isArray(value)) tally(value, singular(key));
         else if (key !== undefined && value !== null && typeof value === 'object') {
           for (const element of Array.isArray(value) ? value : [value]) tally(element, key);
         } else visit(value, key);
@@ -143,7 +157,7 @@ function hoistSubschemas(document: Json, sites: readonly ResponseSite[]): void {
   for (const [text, { count, key, schema }] of [...uses].sort(([a], [b]) => a.length - b.length)) {
     if (count < 2) continue;
     const nullable = ((schema.anyOf as Json[] | undefined) ?? []).some((member) => member.type === 'null');
-    const base = schema.description === undefined && typeof schema.format === 'string' ? pascal(schema.format) : pascal(key) || 'Shared';
+    const base = schema.description === undefined && typeof schema.format === 'string' ? pascal(schema.format) : fieldName(key, schema);
     names.set(text, uniqueName(`${base}${nullable ? 'OrNull' : ''}`, taken));
   }
   // Replace, outermost first: a named subschema's own copy is rewritten the same way.

@@ -391,7 +391,7 @@ export interface components {
         /** @description When the organization archived it */
         ArchivedAtOrNull: components["schemas"]["DateTime"] | null;
         CreatedInvitation: {
-            id: components["schemas"]["Id"];
+            id: components["schemas"]["InvitationId"];
             /** @enum {string} */
             game: "minecraft" | "fps";
             state: components["schemas"]["State"];
@@ -643,8 +643,6 @@ export interface components {
             /** @constant */
             version: "v1";
         };
-        /** @description Invitation id (uuid); never the formal ticket id */
-        Id: string;
         Identity: {
             /** @description The key's identifier */
             key_id: string;
@@ -658,7 +656,7 @@ export interface components {
             expires_at: components["schemas"]["DateTime"] | null;
         };
         Invitation: {
-            id: components["schemas"]["Id"];
+            id: components["schemas"]["InvitationId"];
             /** @enum {string} */
             game: "minecraft" | "fps";
             state: components["schemas"]["State"];
@@ -667,8 +665,10 @@ export interface components {
             expires_at: components["schemas"]["ExpiresAt"];
             archived_at: components["schemas"]["ArchivedAtOrNull"];
         };
+        /** @description Invitation id (uuid); never the formal ticket id */
+        InvitationId: string;
         InvitationLink: {
-            id: components["schemas"]["Id"];
+            id: components["schemas"]["InvitationId"];
             /** @enum {string} */
             game: "minecraft" | "fps";
             state: components["schemas"]["State"];
