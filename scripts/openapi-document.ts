@@ -454,7 +454,20 @@ export function buildOpenApiDocument(surface: OpenApiSurface = PARTNER_SURFACE, 
   };
 }
 
-/** The committed document: the builder's, its repeated responses and bodies named once (scripts/openapi-compact.ts). */
+const compacted = new Map<OpenApiSurface, Json>();
+
+/**
+ * The committed document's content: the builder's over the service's routes, its repeated responses and bodies named
+ * once (scripts/openapi-compact.ts). Built once per surface and process: `npm run openapi` and the client's generators
+ * read it several times. Shared: read it, never change it (structuredClone first).
+ */
+export function committedDocument(surface: OpenApiSurface = PARTNER_SURFACE): Json {
+  let document = compacted.get(surface);
+  if (!document) compacted.set(surface, (document = compactOpenApiDocument(buildOpenApiDocument(surface))));
+  return document;
+}
+
+/** The committed document's text. */
 export function renderOpenApiDocument(surface: OpenApiSurface = PARTNER_SURFACE): string {
-  return formatJson(compactOpenApiDocument(buildOpenApiDocument(surface)));
+  return formatJson(committedDocument(surface));
 }

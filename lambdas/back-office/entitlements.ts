@@ -4,7 +4,7 @@
  * (lambdas/entitlements/entitlement-store.ts).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GAMES, type Game } from '../entitlements/entitlement-summary';
+import { GAME_GROUPS as GAMES, type GameGroup as Game } from '../records/games';
 import { EntitlementError, EntitlementStore, type Owner } from '../entitlements/entitlement-store';
 import { repeatableRequest } from '../shared/storage/repeatable-requests';
 import { BackOfficeError, officeError } from './errors';

@@ -24,7 +24,8 @@ import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentCl
 import { eventItem } from '../outbox/outbox';
 import { retryOnConflict } from '../shared/storage/conditions';
 import { cancelledItem, REQUEST_FP, requestRecordPut, requestScopedId, sameRequest, type RepeatableRequest } from '../shared/storage/repeatable-requests';
-import { isCurrent, type Game, type Grant } from './entitlement-summary';
+import type { GameGroup as Game } from '../records/games';
+import { isCurrent, type Grant } from './entitlement-summary';
 import { grantMarker } from './period-transitions';
 
 export interface Owner {

@@ -13,13 +13,9 @@ import type { EntitlementsSchema, GameEntitlementSchema } from './entitlement-co
 
 import { GAME_GROUPS, type GameGroup } from '../records/games';
 
-/** The games a summary lists, in order: API v1's game groups. */
-export const GAMES = GAME_GROUPS;
-export type Game = GameGroup;
-
 export interface Grant {
   readonly grant_id: string;
-  readonly game: Game;
+  readonly game: GameGroup;
   /** Counted units; absent for an unlimited grant. */
   readonly units?: number;
   readonly unlimited: boolean;
@@ -43,7 +39,7 @@ const isQueued = (grant: Grant, now: Date) => Date.parse(grant.starts_at) > now.
 
 const earliest = (times: readonly string[]) => (times.length === 0 ? null : times.reduce((a, b) => (Date.parse(b) < Date.parse(a) ? b : a)));
 
-export function summarizeGame(game: Game, grants: readonly Grant[], now: Date): GameSummary {
+export function summarizeGame(game: GameGroup, grants: readonly Grant[], now: Date): GameSummary {
   const mine = grants.filter((g) => g.game === game);
   const current = mine.filter((g) => isCurrent(g, now));
   const counted = current.filter((g) => !g.unlimited);
@@ -64,5 +60,5 @@ export function summarizeGame(game: Game, grants: readonly Grant[], now: Date): 
 
 /** Always two entries, minecraft then fps, zeros when nothing is held. */
 export function summarizeEntitlements(owner: { type: 'partner' | 'account'; id: string }, grants: readonly Grant[], now: Date): EntitlementSummary {
-  return { owner_type: owner.type, owner_id: owner.id, games: GAMES.map((game) => summarizeGame(game, grants, now)) };
+  return { owner_type: owner.type, owner_id: owner.id, games: GAME_GROUPS.map((game) => summarizeGame(game, grants, now)) };
 }

@@ -23,7 +23,7 @@
 import { QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { eventItem } from '../outbox/outbox';
 import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
-import type { Game } from './entitlement-summary';
+import type { GameGroup as Game } from '../records/games';
 
 /** The domain table's generic index, which holds the transition markers (and nothing else on that table). */
 export const DUE_INDEX = 'gsi1';

@@ -159,7 +159,7 @@ export const readInvitationLink: OperationOf<Contracts, 'invitation-link'> = asy
  * a claiming, joined or expired one is 409 INVITE_UNAVAILABLE.
  */
 export const revokeInvitation: OperationOf<Contracts, 'invitation-revoke'> = async (input) => {
-  const item = await invitationStoreOf(input.platform).revoke(partnerOf(input), String(input.pathParameters.invitation_id), input.now, await pathInvitation(input));
+  const item = await invitationStoreOf(input.platform).revoke(partnerOf(input), input.pathParameters.invitation_id, input.now, await pathInvitation(input));
   if (item?.state !== 'revoked') throw new ApiError('INVITE_UNAVAILABLE');
   return { data: toInvitation(item, input.now) };
 };

@@ -202,7 +202,7 @@ const testOperation: OperationOf<Contracts, 'webhook-test', OperationInput> = as
 
 const deactivateOperation: OperationOf<Contracts, 'webhook-deactivate', OperationInput> = async (input) => {
   const services = webhookServicesOf(input.platform);
-  const { item, standing } = await services.callbacks.owned(sessionOf(input).accountId, String(input.pathParameters.webhook_id));
+  const { item, standing } = await services.callbacks.owned(sessionOf(input).accountId, input.pathParameters.webhook_id);
   const at = await services.callbacks.deactivate(item, 'deactivated_by_creator', sourceOf(input));
   const cancelled = at ? await services.deliveries.cancelOpen(item.webhook_id, undefined) : 0;
   // Deactivated now: as written; already deactivated: as read.
@@ -211,7 +211,7 @@ const deactivateOperation: OperationOf<Contracts, 'webhook-deactivate', Operatio
 
 const deliveriesOperation: OperationOf<Contracts, 'webhook-deliveries', OperationInput> = async (input) => {
   const services = webhookServicesOf(input.platform);
-  const { item, standing } = await services.callbacks.owned(sessionOf(input).accountId, String(input.pathParameters.webhook_id));
+  const { item, standing } = await services.callbacks.owned(sessionOf(input).accountId, input.pathParameters.webhook_id);
   const deliveries = await services.deliveries.latest(item.webhook_id);
   return { data: { webhook: viewOf(item, standing), deliveries: deliveries.map(deliveryView) } };
 };
