@@ -113,12 +113,20 @@ export function guardStackLifetime(options: StackLifetimeOptions = {}): StackLif
 
   // The launcher is gone when this process is reparented (not watched when it is init itself, pid 1); the job's first
   // process (npm) when it no longer exists. Polled: neither sends word when killed with SIGKILL.
+  // A launcher often dies of the very signal this process got with it (SIGHUP or Ctrl-C to the whole job). The timers
+  // run before the event loop reads pending signals, so the verdict waits for the check phase (setImmediate), after that
+  // read: a signal that came with the launcher's end is reported as itself, not as the launcher gone.
   const launcher = process.ppid;
   const job = jobLeader();
   if (launcher !== 1 || job !== undefined) {
     const watch = setInterval(() => {
-      if (launcher !== 1 && process.ppid !== launcher) void end(1, `The process that started it (pid ${launcher}) is gone`);
-      else if (job !== undefined && !isAlive(job)) void end(1, `The command that started its job (pid ${job}) is gone`);
+      const gone =
+        launcher !== 1 && process.ppid !== launcher
+          ? `The process that started it (pid ${launcher}) is gone`
+          : job !== undefined && !isAlive(job)
+            ? `The command that started its job (pid ${job}) is gone`
+            : undefined;
+      if (gone) setImmediate(() => void end(1, gone));
     }, options.launcherPollMs ?? 1_000);
     watch.unref();
   }
