@@ -5,7 +5,7 @@
  * contracts, except the Idempotency-Key header, checked here.
  */
 import { ApiError } from '../shared/errors';
-import { prefetchedOr, type GroupOperations, type GroupPrefetch, type OperationInput, type OperationOf, type Prefetch } from '../shared/http/pipeline';
+import { prefetchedOr, type GroupOperations, type GroupPrefetch, type InputWithPath, type OperationInput, type OperationOf, type Prefetch } from '../shared/http/pipeline';
 import type { Principal } from '../shared/identity/principal';
 import {
   ACTIVE_INVITATION_LIMIT,
@@ -130,14 +130,14 @@ const readInvitationById = async (platform: OperationInput['platform'], id: stri
 });
 
 /** The path's invitation as the door read it beside the admission (or now, if it did not), whoever's it is. */
-const pathInvitation = (input: OperationInput): Promise<InvitationRead> =>
-  prefetchedOr(input, () => readInvitationById(input.platform, String(input.pathParameters.invitation_id)), isInvitationRead);
+const pathInvitation = (input: InputWithPath<'invitation_id'>): Promise<InvitationRead> =>
+  prefetchedOr(input, () => readInvitationById(input.platform, input.pathParameters.invitation_id), isInvitationRead);
 
 /**
  * The invitation of the path, or INVITE_UNAVAILABLE: 404 on reads, 409 on link and revoke, as each
  * route's contract says (errorStatus; the pipeline answers with it). Another organization's is none.
  */
-async function found(input: OperationInput): Promise<InvitationItem> {
+async function found(input: InputWithPath<'invitation_id'>): Promise<InvitationItem> {
   const { item } = await pathInvitation(input);
   if (!item || item.partner_id !== partnerOf(input)) throw new ApiError('INVITE_UNAVAILABLE');
   return item;

@@ -31,7 +31,7 @@
  */
 import { ApiError } from '../shared/errors';
 import type { PlayerOperationInput as OperationInput, PlayerPossession } from './player-pipeline';
-import { prefetchedOr, type GroupOperations, type GroupPrefetch, type OperationOf, type Prefetch } from '../shared/http/pipeline';
+import { prefetchedOr, type GroupOperations, type GroupPrefetch, type InputWithPath, type OperationOf, type Prefetch } from '../shared/http/pipeline';
 import type { PLAYER_CONTRACTS, PlayerView } from './player-contracts';
 import { API_STAGE_NAME } from '../shared/http/routes';
 import { METRICS } from '../shared/observability/metric-catalog';
@@ -55,7 +55,10 @@ export const VISIBLE_ENTRIES = 50;
 
 const storesOf = (platform: Platform) => ({ invitations: invitationStoreOf(platform), tickets: ticketBridgeOf(platform) });
 
-const invitationIdOf = (input: OperationInput) => String(input.pathParameters.invitation_id);
+/** Every player route's path names its invitation. */
+type PathInput = InputWithPath<'invitation_id', OperationInput>;
+
+const invitationIdOf = (input: PathInput) => input.pathParameters.invitation_id;
 
 const isLinkHolder = (input: OperationInput, item: InvitationItem, token: string | undefined) => isLinkToken(input.platform, item.id, token);
 
@@ -110,7 +113,7 @@ async function prefetchedTicket(input: OperationInput, ticketId: string): Promis
 }
 
 /** The path's invitation: as the possession check read it, as read beside the admission, or read now. */
-async function findInvitation(input: OperationInput): Promise<InvitationItem | undefined> {
+async function findInvitation(input: PathInput): Promise<InvitationItem | undefined> {
   const read = invitationRead(input.possession);
   if (read) return read.invitation;
   const id = invitationIdOf(input);
@@ -211,7 +214,7 @@ function claimMetricOutcome(outcome: ClaimOutcome): string {
 }
 
 /** The invitation's path as the client addressed it (`/v1/join/<id>`): the cookie goes to that page and its calls only. */
-function cookiePathOf(input: OperationInput): string {
+function cookiePathOf(input: PathInput): string {
   const addressed = input.fullPath.replace(/\/claim\/?$/, '');
   return /^[A-Za-z0-9/_.-]+$/.test(addressed) ? addressed : `/${API_STAGE_NAME}/join/${invitationIdOf(input)}`;
 }

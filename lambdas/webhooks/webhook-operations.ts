@@ -13,7 +13,7 @@ import { ApiError } from '../shared/errors';
 import { viewRead, type AdmissionHolders, type SettingsOperationInput as OperationInput, type SettingsSession, type ViewReads } from '../settings/settings-pipeline';
 import { optionalIdempotencyKey, prefetchIdempotencyKey } from '../settings/idempotency-key';
 import { reChecked } from '../settings/re-check';
-import { prefetchedOr, type GroupOperations, type OperationOf, type Prefetch } from '../shared/http/pipeline';
+import { prefetchedOr, type GroupOperations, type InputWithPath, type OperationOf, type Prefetch } from '../shared/http/pipeline';
 import { logger } from '../shared/observability/logger';
 import { perPlatform } from '../shared/platform';
 import { sealerOf } from '../shared/sealing';
@@ -146,9 +146,9 @@ const createOperation: OperationOf<Contracts, 'webhook-create', OperationInput> 
 };
 
 /** The caller's callback, usable for a request to its receiver: deactivated ones (and lost authority, persisted now) answer 409. */
-async function usableCallback(input: OperationInput): Promise<WebhookItem> {
+async function usableCallback(input: InputWithPath<'webhook_id', OperationInput>): Promise<WebhookItem> {
   const services = webhookServicesOf(input.platform);
-  const { item, standing } = await services.callbacks.owned(sessionOf(input).accountId, String(input.pathParameters.webhook_id));
+  const { item, standing } = await services.callbacks.owned(sessionOf(input).accountId, input.pathParameters.webhook_id);
   if (item.status === 'deactivated') throw new ApiError('WEBHOOK_INACTIVE');
   if (!standing.usable) {
     await revokeCallback(item, standing.reason as DeactivationReason, services);

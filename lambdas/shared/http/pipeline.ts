@@ -123,6 +123,9 @@ export type ContractInput<C, I extends OperationInput = OperationInput> = Omit<I
   readonly body: ParsedBy<C, 'body', undefined>;
 };
 
+/** The input of any operation whose path names parameters `P`: what a group's helper shared by several operations takes. */
+export type InputWithPath<P extends string, I extends OperationInput = OperationInput> = I & { readonly pathParameters: Readonly<Record<P, string>> };
+
 /** `T`, its arrays and objects read-only at every depth: what accepts a model's read-only lists as well as fresh ones. */
 export type DeepReadonly<T> = T extends readonly (infer E)[] ? readonly DeepReadonly<E>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
 
