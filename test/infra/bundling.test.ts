@@ -134,6 +134,26 @@ describe('function bundling', () => {
     });
   }, 600_000);
 
+  it("loads no table's key schemas or indexes at any API function's cold start: its table names come from table-ids.ts alone", () => {
+    // Act: the bundles of the first test; a cold start's modules are those its statically imported files' maps name.
+    const { statelessTemplate } = bundledStage();
+
+    // Assess
+    const coldStartModules: Record<string, string[]> = {};
+    for (const fn of Object.values(resources(statelessTemplate, 'AWS::Lambda::Function'))) {
+      const assetDir = join(outdir, String(fn.Metadata?.['aws:asset:path']));
+      const modules = [...staticClosure(assetDir, 'index.mjs')].flatMap((file) =>
+        (JSON.parse(readFileSync(join(assetDir, `${file}.map`), 'utf8')) as { sources: string[] }).sources.map((source) => source.replace(/^(\.\.\/)+/, '')),
+      );
+      const entry = modules.find((source) => /^lambdas\/[a-z-]+\/handler\.ts$/.test(source));
+      if (entry) coldStartModules[entry.split('/')[1]] = modules.filter((source) => source.startsWith('lambdas/shared/storage/table-'));
+    }
+    expect(Object.keys(coldStartModules).sort()).toEqual([...ENDPOINT_GROUPS].sort());
+    for (const [group, modules] of Object.entries(coldStartModules)) expect(modules, group).not.toContain('lambdas/shared/storage/table-definitions.ts');
+    // The system function reads no table; every other one reads its table names at its cold start.
+    expect(coldStartModules.webhooks).toContain('lambdas/shared/storage/table-ids.ts');
+  }, 600_000);
+
   it('loads every bundle in a fresh Node 24 as Lambda does, and the system function answers GET /health with the tracer loaded', async () => {
     // Prepare
     const { statelessTemplate } = bundledStage();

@@ -11,6 +11,10 @@
  * - `domain`: the business data (records, invitations, tickets,
  *   entitlements). Its stream feeds webhook events.
  */
+import type { TableId } from './table-ids';
+
+/** The ids and names, re-exported for what creates or grants the tables (a function's cold start imports table-ids.ts alone). */
+export { TABLE_IDS, physicalTableName, tableEnvName, type TableId } from './table-ids';
 
 export type AttributeType = 'S' | 'N';
 
@@ -105,11 +109,6 @@ export const DUE_DELIVERIES_INDEX: GlobalIndexDefinition = {
   keysOnly: true,
 };
 
-/** The tables by id, declared apart from their definitions: a function reads its table names with these alone. */
-export const TABLE_IDS = ['access', 'domain'] as const;
-
-export type TableId = (typeof TABLE_IDS)[number];
-
 export const TABLES = {
   access: {
     id: 'access',
@@ -127,13 +126,3 @@ export const TABLES = {
     stream: 'NEW_AND_OLD_IMAGES',
   },
 } as const satisfies Record<TableId, TableDefinition>;
-
-/** Physical table name for a stage. Deterministic so that the admin CLI and operators can find a stage's tables. */
-export function physicalTableName(stage: string, id: TableId): string {
-  return `partner-api-${stage}-${id}`;
-}
-
-/** Environment variable through which a Lambda learns a table's name. */
-export function tableEnvName(id: TableId): string {
-  return `TABLE_${id.toUpperCase()}`;
-}

@@ -3,7 +3,7 @@
  * (dynamo-client.ts re-exports these) so that the platform reads its table names without loading the SDK: a function
  * that calls no table (system) never does (docs/infrastructure.md "Cold start").
  */
-import { TABLE_IDS, tableEnvName, type TableId } from './table-definitions';
+import { TABLE_IDS, tableEnvName, type TableId } from './table-ids';
 
 export type TableNames = Readonly<Partial<Record<TableId, string>>>;
 
