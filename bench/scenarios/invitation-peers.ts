@@ -45,7 +45,7 @@ import {
   type InvitationItem,
 } from '../../lambdas/invitations/invitation-model';
 import { invitationKey, InvitationStore } from '../../lambdas/invitations/invitation-store';
-import type { GameGroup } from '../../lambdas/records/record-model';
+import type { GameGroup } from '../../lambdas/records/games';
 import { currentRequestScope, runInRequestScope, type RequestScope } from '../../lambdas/shared/observability/request-scope';
 import { createDocumentClient, instrumentDynamoClient } from '../../lambdas/shared/storage/dynamo-client';
 import { localDynamoClient } from '../../local/dynamo-local';

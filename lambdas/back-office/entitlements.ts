@@ -4,7 +4,7 @@
  * (lambdas/entitlements/entitlement-store.ts).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GAME_GROUPS as GAMES, type GameGroup as Game } from '../records/games';
+import { GAME_GROUPS, type GameGroup } from '../records/games';
 import { EntitlementError, EntitlementStore, type Owner } from '../entitlements/entitlement-store';
 import { repeatableRequest } from '../shared/storage/repeatable-requests';
 import { BackOfficeError, officeError } from './errors';
@@ -28,9 +28,9 @@ export function parseOwner(text: string): Owner {
   return { type: match[1] as Owner['type'], id: match[2] };
 }
 
-function parseGame(text: string): Game {
-  if (!(GAMES as readonly string[]).includes(text)) throw invalid(`--game must be ${GAMES.join(' or ')}`);
-  return text as Game;
+function parseGame(text: string): GameGroup {
+  if (!(GAME_GROUPS as readonly string[]).includes(text)) throw invalid(`--game must be ${GAME_GROUPS.join(' or ')}`);
+  return text as GameGroup;
 }
 
 function parseTime(text: string, name: string): string {

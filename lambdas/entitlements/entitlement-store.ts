@@ -24,7 +24,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentCl
 import { eventItem } from '../outbox/outbox';
 import { retryOnConflict } from '../shared/storage/conditions';
 import { cancelledItem, REQUEST_FP, requestRecordPut, requestScopedId, sameRequest, type RepeatableRequest } from '../shared/storage/repeatable-requests';
-import type { GameGroup as Game } from '../records/games';
+import type { GameGroup } from '../records/games';
 import { isCurrent, type Grant } from './entitlement-summary';
 import { grantMarker } from './period-transitions';
 
@@ -37,7 +37,7 @@ export const ownerPartition = (owner: Owner) => `ENT#${owner.type}#${owner.id}`;
 const useKey = (useId: string) => ({ pk: `USE#${useId}`, sk: 'USE' });
 
 export interface GrantInput {
-  readonly game: Game;
+  readonly game: GameGroup;
   readonly units?: number;
   readonly unlimited: boolean;
   readonly starts_at: string;
@@ -149,7 +149,7 @@ export class EntitlementStore {
    * use is why it cannot be made again: the units it used, the record it archived) and answers it,
    * `replayed`, using nothing (RequestIdReused when its arguments differ).
    */
-  async use(owner: Owner, game: Game, units: number, link?: UseLink, request?: RepeatableRequest): Promise<{ use_id: string; grant_id: string; replayed?: true }> {
+  async use(owner: Owner, game: GameGroup, units: number, link?: UseLink, request?: RepeatableRequest): Promise<{ use_id: string; grant_id: string; replayed?: true }> {
     const requestUseId = request ? requestScopedId('use', request) : undefined;
     // The first run's use, if this is a re-run of it: read only when the use cannot be made again.
     const firstRun = async () => (request && requestUseId ? this.replayedUse(request, requestUseId) : undefined);
@@ -260,7 +260,7 @@ export class EntitlementStore {
                   ExpressionAttributeValues: { ':units': Item.units, ':one': 1 },
                 },
               },
-              ...this.eventPut(owner, Item.game as Game),
+              ...this.eventPut(owner, Item.game as GameGroup),
             ],
           }),
         );
@@ -272,7 +272,7 @@ export class EntitlementStore {
   }
 
   /** Organization owners get `entitlement.updated` with the change; accounts have no webhooks. */
-  private eventPut(owner: Owner, game: Game) {
+  private eventPut(owner: Owner, game: GameGroup) {
     if (owner.type !== 'partner') return [];
     const { item } = eventItem(owner.id, { type: 'entitlement.updated', data: { game } }, this.clock());
     return [{ Put: { TableName: this.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }];

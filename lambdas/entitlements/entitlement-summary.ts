@@ -9,9 +9,8 @@
  * the balance; they only set `next_starts_at`. Refunded use is not use.
  */
 import type * as z from 'zod/mini';
-import type { EntitlementsSchema, GameEntitlementSchema } from './entitlement-contracts';
-
 import { GAME_GROUPS, type GameGroup } from '../records/games';
+import type { EntitlementsSchema, GameEntitlementSchema } from './entitlement-contracts';
 
 export interface Grant {
   readonly grant_id: string;

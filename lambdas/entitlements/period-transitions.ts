@@ -23,7 +23,7 @@
 import { QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { eventItem } from '../outbox/outbox';
 import { isConditionFailure, isWriteConflict } from '../shared/storage/conditions';
-import type { GameGroup as Game } from '../records/games';
+import type { GameGroup } from '../records/games';
 
 /** The domain table's generic index, which holds the transition markers (and nothing else on that table). */
 export const DUE_INDEX = 'gsi1';
@@ -91,7 +91,7 @@ export interface MarkedGrant extends Period {
   readonly pk: string;
   readonly sk: string;
   readonly grant_id: string;
-  readonly game: Game;
+  readonly game: GameGroup;
   readonly gsi1sk: string;
   readonly due: TransitionKind;
 }

@@ -5,7 +5,7 @@
 import * as z from 'zod/mini';
 import { described, isoTime, named, pageNumberQuery, withErrorCode, type GroupContracts } from '../shared/http/contract';
 import type { INVITATION_ROUTES } from './invitation-routes';
-import { GAME_GROUPS } from '../records/record-model';
+import { GAME_GROUPS } from '../records/games';
 import { INVITATION_ID_PATTERN } from './invitation-model';
 
 const invitationFields = {

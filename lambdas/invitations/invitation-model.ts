@@ -18,7 +18,7 @@
  */
 import { createHash } from 'node:crypto';
 import type * as z from 'zod/mini';
-import type { GameGroup } from '../records/record-model';
+import type { GameGroup } from '../records/games';
 import type { INVITATION_CONTRACTS, InvitationSchema } from './invitation-contracts';
 
 export const INVITATION_LIFETIME_MS = 7 * 86_400_000;

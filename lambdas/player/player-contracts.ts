@@ -8,7 +8,7 @@
 import * as z from 'zod/mini';
 import { PLAYER_DATA_FIELDS } from '../invitations/player-data';
 import { INVITATION_ID_PATTERN } from '../invitations/invitation-model';
-import { GAME_GROUPS } from '../records/record-model';
+import { GAME_GROUPS } from '../records/games';
 import { TICKET_STATUSES } from '../tickets/ticket-model';
 import { withErrorCode, type GroupContracts } from '../shared/http/contract';
 import type { PLAYER_ROUTES } from './player-routes';

@@ -6,7 +6,8 @@ import * as z from 'zod/mini';
 import { described, isoTime, named, withErrorCode, type GroupContracts } from '../shared/http/contract';
 import type { RECORD_ROUTES } from './record-routes';
 import { MAX_CURSOR_LENGTH } from './record-cursor';
-import { GAME_GROUPS, RECORD_UUID_PATTERN, RESULTS } from './record-model';
+import { RECORD_UUID_PATTERN, RESULTS } from './record-model';
+import { GAME_GROUPS } from './games';
 
 /** The spec's Record object. */
 export const RecordSchema = named(

@@ -22,7 +22,8 @@
  */
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { RECORD_INDEX_ATTRIBUTES, RECORD_LIST_INDEXES } from '../shared/storage/table-definitions';
-import { gameGroupOf, normalizedPlayerName, toPublicRecord, type GameGroup, type PublicRecord, type RecordItem, type Result } from './record-model';
+import { gameGroupOf, normalizedPlayerName, toPublicRecord, type PublicRecord, type RecordItem, type Result } from './record-model';
+import type { GameGroup } from './games';
 
 /** The list's filters, normalized (player name as compared: NFC, lower case). */
 export interface RecordFilters {

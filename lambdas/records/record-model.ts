@@ -12,14 +12,11 @@
  * - `result_label` defaults to `Clean`, `Warning` or `Cheating`.
  */
 import * as z from 'zod/mini';
+import type { GameGroup } from './games';
 
 export const RECORD_UUID_PATTERN = /^[Uu][Ss][Ss]-[0-9]{8}-[A-Za-z0-9]{12}$/;
 export const RESULTS = ['clean', 'warning', 'cheating'] as const;
 export type Result = (typeof RESULTS)[number];
-import { GAME_GROUPS, type GameGroup } from './games';
-
-export { GAME_GROUPS, type GameGroup };
-
 export const DEFAULT_RESULT_LABELS: Readonly<Record<Result, string>> = { clean: 'Clean', warning: 'Warning', cheating: 'Cheating' };
 
 export const gameGroupOf = (category: string): GameGroup => (category.trim().toLowerCase() === 'minecraft' ? 'minecraft' : 'fps');

@@ -23,7 +23,8 @@ import { eventItem, type EventEnvelope } from '../outbox/outbox';
 import { recordListAttributes } from './record-list';
 import { retryOnConflict } from '../shared/storage/conditions';
 import { cancelledItem, readRequestRecord, requestRecordPut, sameRequest, type RepeatableRequest } from '../shared/storage/repeatable-requests';
-import { DEFAULT_RESULT_LABELS, gameGroupOf, normalizedPlayerName, type GameGroup, toPublicRecord, uuidKey, type PublicRecord, type RecordInput, type RecordItem } from './record-model';
+import { DEFAULT_RESULT_LABELS, gameGroupOf, normalizedPlayerName, toPublicRecord, uuidKey, type PublicRecord, type RecordInput, type RecordItem } from './record-model';
+import type { GameGroup } from './games';
 
 export const recordKey = (recordId: string) => ({ pk: `RECORD#${recordId}`, sk: 'RECORD' });
 export const uuidItemKey = (uuid: string) => ({ pk: `UUID#${uuidKey(uuid)}`, sk: 'UUID' });

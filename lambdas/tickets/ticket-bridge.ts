@@ -30,7 +30,7 @@ import { eventItem } from '../outbox/outbox';
 import { ApiError } from '../shared/errors';
 import { perPlatform } from '../shared/platform';
 import { requireTable } from '../shared/storage/table-names';
-import type { GameGroup } from '../records/record-model';
+import type { GameGroup } from '../records/games';
 import { isConditionFailure, retryOnConflict } from '../shared/storage/conditions';
 import { ticketIdFor, toTicket, type TicketItem, type TicketStatus } from './ticket-model';
 import { cancelledItem, RequestIdReused, requestRecordPut, sameRequest, type RepeatableRequest } from '../shared/storage/repeatable-requests';

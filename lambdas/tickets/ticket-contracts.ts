@@ -7,7 +7,7 @@ import { described, isoTime, named, pageNumberQuery, withErrorCode, type GroupCo
 import type { TICKET_ROUTES } from './ticket-routes';
 import { INVITATION_ID_PATTERN } from '../invitations/invitation-model';
 import { InvitationSchema } from '../invitations/invitation-contracts';
-import { GAME_GROUPS } from '../records/record-model';
+import { GAME_GROUPS } from '../records/games';
 import { TICKET_STATUSES } from './ticket-model';
 
 const TicketPageSchema = named(

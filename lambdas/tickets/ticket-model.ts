@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type * as z from 'zod/mini';
-import type { GameGroup } from '../records/record-model';
+import type { GameGroup } from '../records/games';
 import type { TicketSchema } from './ticket-contracts';
 
 export const TICKET_STATUSES = ['open', 'waiting_user', 'resolved'] as const;
