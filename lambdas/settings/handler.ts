@@ -23,16 +23,17 @@ const PAGE = lazyChunk(() => import('./settings-page'));
 
 export const operations = {
   'settings-page': PAGE.fn((m) => m.settingsPage),
-  ...CODE.routeTable(routesExcept(SETTINGS_ROUTES, 'settings-page'), (m) => m.settingsOperations),
+  ...CODE.routeTable(routesExcept(SETTINGS_ROUTES, 'settings-page'), (m) => m.SETTINGS_OPERATIONS),
 } satisfies RouteOperations<typeof SETTINGS_ROUTES>;
 
 export const definition: SettingsFunction = {
   operations,
   contracts: CONTRACTS,
-  routes: SETTINGS_ROUTES, chunks: [CODE],
+  routes: SETTINGS_ROUTES,
+  chunks: [CODE],
   sessions: lookupSession,
-  viewReads: CODE.table(['settings-session', 'settings-organizations', 'settings-keys'], (m) => m.settingsViewReads),
-  prefetch: CODE.table(['settings-key-create', 'settings-audit'], (m) => m.settingsPrefetch),
+  viewReads: CODE.table(['settings-session', 'settings-organizations', 'settings-keys'], (m) => m.SETTINGS_VIEW_READS),
+  prefetch: CODE.table(['settings-key-create', 'settings-audit'], (m) => m.SETTINGS_PREFETCH),
 };
 
 export const handler = createSettingsHandler(definition);

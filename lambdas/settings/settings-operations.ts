@@ -10,13 +10,13 @@ import type { BackOffice, CreateKeyInput } from '../back-office/back-office';
 import type { KeyCreation, KeyCreationReads } from '../back-office/api-keys';
 import { decodeAuditCursor } from '../back-office/audit';
 import { SESSION_ABSOLUTE_MS } from '../back-office/sessions';
-import { viewRead, type SettingsOperationInput, type SettingsSession, type ViewReads } from './settings-pipeline';
+import { viewRead, type GroupViewReads, type SettingsOperationInput, type SettingsSession, type ViewReads } from './settings-pipeline';
 import { clearedSessionCookie, presentedSessionToken, sessionCookie } from './web-session';
 import { isAcceptablePassword, PASSWORD_MAX_CHARACTERS, PASSWORD_MIN_CHARACTERS } from '../back-office/passwords';
 import type { AccountItem } from '../shared/identity/access-items';
 import { isScope } from '../shared/identity/scopes';
 import { COOKIE_HEADER } from '../shared/http/credential-headers';
-import { prefetchedOr, type GroupOperations, type OperationOf, type Prefetch } from '../shared/http/pipeline';
+import { prefetchedOr, type GroupOperations, type GroupPrefetch, type OperationOf, type Prefetch } from '../shared/http/pipeline';
 import type { ApiEvent } from '../shared/http/api-event';
 import { optionalIdempotencyKey } from './idempotency-key';
 import { reChecked } from './re-check';
@@ -42,11 +42,11 @@ const accountReads: ViewReads<{ account: AccountItem | undefined; signIn: SignIn
 const organizationReads: ViewReads<Awaited<ReturnType<BackOffice['memberships']['ofAccount']>>> = (session, platform) => officeOf(platform).memberships.ofAccount(session.accountId);
 const keyReads: ViewReads<Awaited<ReturnType<BackOffice['keys']['list']>>> = (session, platform) => officeOf(platform).keys.list(session.accountId);
 
-export const settingsViewReads = {
+export const SETTINGS_VIEW_READS = {
   'settings-session': accountReads,
   'settings-organizations': organizationReads,
   'settings-keys': keyReads,
-} satisfies Record<string, ViewReads>;
+} satisfies GroupViewReads<Contracts>;
 
 const sessionOperation: OperationOf<Contracts, 'settings-session', SettingsOperationInput> = async (input) => {
   const session = sessionOf(input);
@@ -118,7 +118,7 @@ const prefetchAuditPage: Prefetch<SettingsSession> = ({ event, caller, platform 
     .then((page): AuditPageRead => ({ kind: 'audit-page', accountId: caller.accountId, cursor, page }));
 };
 
-export const settingsPrefetch = { 'settings-key-create': prefetchKeyCreation, 'settings-audit': prefetchAuditPage } satisfies Record<string, Prefetch<SettingsSession>>;
+export const SETTINGS_PREFETCH = { 'settings-key-create': prefetchKeyCreation, 'settings-audit': prefetchAuditPage } satisfies GroupPrefetch<Contracts, SettingsSession>;
 
 /** 201 with the new key and its value; 200 with the key an earlier attempt of the same request created, without it. */
 function keyAnswer(creation: KeyCreation) {
@@ -229,7 +229,7 @@ const auditOperation: OperationOf<Contracts, 'settings-audit', SettingsOperation
 };
 
 /** The group's operations by route id but the page (its own chunk, settings-page.ts): the handler serves this table, loaded off the cold start. */
-export const settingsOperations = {
+export const SETTINGS_OPERATIONS = {
   'settings-sign-out': signOutOperation,
   'settings-session': sessionOperation,
   'settings-organizations': organizationsOperation,

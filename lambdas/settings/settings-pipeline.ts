@@ -65,6 +65,9 @@ export interface SettingsOperationInput extends OperationInput {
  */
 export type ViewReads<T = unknown> = (session: Omit<SettingsSession, 'token'>, platform: Platform) => Promise<T>;
 
+/** A group's view reads by route id (`{…} satisfies GroupViewReads<typeof X_CONTRACTS>`): none for a route it lacks. */
+export type GroupViewReads<T> = { readonly [K in keyof T]?: ViewReads };
+
 /** What `reads` answered beside the admission (`input.prefetched`: the route's own), or, when it failed or none ran, `reads` now. */
 export function viewRead<T>(input: SettingsOperationInput, reads: ViewReads<T>): Promise<T> {
   // The route's own reads: any answer is theirs (a failed one reads again).

@@ -14,16 +14,17 @@ import { WEBHOOK_ROUTES } from './webhook-routes';
 const CONTRACTS = lazyContracts(() => import('./webhook-contracts').then((module) => module.WEBHOOK_CONTRACTS));
 const CODE = lazyChunk(() => import('./webhook-operations'));
 
-export const operations = CODE.routeTable(WEBHOOK_ROUTES, (m) => m.webhookOperations);
+export const operations = CODE.routeTable(WEBHOOK_ROUTES, (m) => m.WEBHOOK_OPERATIONS);
 
 export const definition: SettingsFunction = {
   operations,
   contracts: CONTRACTS,
-  routes: WEBHOOK_ROUTES, chunks: [CODE],
+  routes: WEBHOOK_ROUTES,
+  chunks: [CODE],
   sessions: lookupSession,
   admissionHolders: CODE.fn((m) => m.webhookAdmissionHolders),
-  viewReads: CODE.table(['webhooks'], (m) => m.webhookViewReads),
-  prefetch: CODE.table(['webhook-create'], (m) => m.webhookPrefetch),
+  viewReads: CODE.table(['webhooks'], (m) => m.WEBHOOK_VIEW_READS),
+  prefetch: CODE.table(['webhook-create'], (m) => m.WEBHOOK_PREFETCH),
 };
 
 export const handler = createSettingsHandler(definition);

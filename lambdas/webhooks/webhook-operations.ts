@@ -10,10 +10,10 @@
 import { createBackOffice } from '../back-office/back-office';
 import { BackOfficeError } from '../back-office/errors';
 import { ApiError } from '../shared/errors';
-import { viewRead, type AdmissionHolders, type SettingsOperationInput as OperationInput, type SettingsSession, type ViewReads } from '../settings/settings-pipeline';
+import { viewRead, type AdmissionHolders, type GroupViewReads, type SettingsOperationInput as OperationInput, type SettingsSession, type ViewReads } from '../settings/settings-pipeline';
 import { optionalIdempotencyKey, prefetchIdempotencyKey } from '../settings/idempotency-key';
 import { reChecked } from '../settings/re-check';
-import { prefetchedOr, type GroupOperations, type InputWithPath, type OperationOf, type Prefetch } from '../shared/http/pipeline';
+import { prefetchedOr, type GroupOperations, type GroupPrefetch, type InputWithPath, type OperationOf, type Prefetch } from '../shared/http/pipeline';
 import { logger } from '../shared/observability/logger';
 import { perPlatform } from '../shared/platform';
 import { sealerOf } from '../shared/sealing';
@@ -80,7 +80,7 @@ function policyFor(input: OperationInput): UrlPolicy {
 const callbackReads: ViewReads<Awaited<ReturnType<ReturnType<typeof webhookServicesOf>['callbacks']['listOfAccount']>>> = (session, platform) =>
   webhookServicesOf(platform).callbacks.listOfAccount(session.accountId);
 
-export const webhookViewReads = { webhooks: callbackReads } satisfies Record<string, ViewReads>;
+export const WEBHOOK_VIEW_READS = { webhooks: callbackReads } satisfies GroupViewReads<Contracts>;
 
 const listOperation: OperationOf<Contracts, 'webhooks', OperationInput> = async (input) => ({
   data: { webhooks: await viewRead(input, callbackReads) },
@@ -92,7 +92,7 @@ const prefetchCreation: Prefetch<SettingsSession> = ({ event, caller, platform }
   return idempotencyKey ? webhookServicesOf(platform).callbacks.earlierCreation(caller.accountId, idempotencyKey) : undefined;
 };
 
-export const webhookPrefetch = { 'webhook-create': prefetchCreation } satisfies Record<string, Prefetch<SettingsSession>>;
+export const WEBHOOK_PREFETCH = { 'webhook-create': prefetchCreation } satisfies GroupPrefetch<Contracts, SettingsSession>;
 
 /** 201 with the new callback and its secret; 200 with the callback an earlier attempt of the same request created, without it. */
 function creationAnswer(creation: CallbackCreation, secret: string | null) {
@@ -145,10 +145,15 @@ const createOperation: OperationOf<Contracts, 'webhook-create', OperationInput> 
   return creationAnswer(creation, secret);
 };
 
+type CallbackInput = InputWithPath<'webhook_id', OperationInput>;
+
+/** The path's callback if it is the caller's (WEBHOOK_NOT_FOUND otherwise), with its creator's standing. */
+const ownedCallback = (input: CallbackInput) => webhookServicesOf(input.platform).callbacks.owned(sessionOf(input).accountId, input.pathParameters.webhook_id);
+
 /** The caller's callback, usable for a request to its receiver: deactivated ones (and lost authority, persisted now) answer 409. */
-async function usableCallback(input: InputWithPath<'webhook_id', OperationInput>): Promise<WebhookItem> {
+async function usableCallback(input: CallbackInput): Promise<WebhookItem> {
   const services = webhookServicesOf(input.platform);
-  const { item, standing } = await services.callbacks.owned(sessionOf(input).accountId, input.pathParameters.webhook_id);
+  const { item, standing } = await ownedCallback(input);
   if (item.status === 'deactivated') throw new ApiError('WEBHOOK_INACTIVE');
   if (!standing.usable) {
     await revokeCallback(item, standing.reason as DeactivationReason, services);
@@ -202,7 +207,7 @@ const testOperation: OperationOf<Contracts, 'webhook-test', OperationInput> = as
 
 const deactivateOperation: OperationOf<Contracts, 'webhook-deactivate', OperationInput> = async (input) => {
   const services = webhookServicesOf(input.platform);
-  const { item, standing } = await services.callbacks.owned(sessionOf(input).accountId, input.pathParameters.webhook_id);
+  const { item, standing } = await ownedCallback(input);
   const at = await services.callbacks.deactivate(item, 'deactivated_by_creator', sourceOf(input));
   const cancelled = at ? await services.deliveries.cancelOpen(item.webhook_id, undefined) : 0;
   // Deactivated now: as written; already deactivated: as read.
@@ -211,7 +216,7 @@ const deactivateOperation: OperationOf<Contracts, 'webhook-deactivate', Operatio
 
 const deliveriesOperation: OperationOf<Contracts, 'webhook-deliveries', OperationInput> = async (input) => {
   const services = webhookServicesOf(input.platform);
-  const { item, standing } = await services.callbacks.owned(sessionOf(input).accountId, input.pathParameters.webhook_id);
+  const { item, standing } = await ownedCallback(input);
   const deliveries = await services.deliveries.latest(item.webhook_id);
   return { data: { webhook: viewOf(item, standing), deliveries: deliveries.map(deliveryView) } };
 };
@@ -258,7 +263,7 @@ const resendOperation: OperationOf<Contracts, 'webhook-resend', OperationInput> 
 };
 
 /** The group's operations by route id: the handler serves this table, loaded off the cold start. */
-export const webhookOperations = {
+export const WEBHOOK_OPERATIONS = {
   webhooks: listOperation,
   'webhook-create': createOperation,
   'webhook-verify': verifyOperation,

@@ -53,7 +53,8 @@ export function lazyChunk<M>(load: () => Promise<M>): LazyChunk<M> {
   // Each id's entry of the chunk's table, called once the chunk is loaded (undefined where the table has none).
   const tableOf = (ids: readonly string[], pick: (module: M) => object): never =>
     Object.fromEntries(ids.map((id) => [id, async (...args: never[]) => (pick(await loaded()) as Record<string, ((...a: never[]) => unknown) | undefined>)[id]?.(...args)])) as never;
-  const idsOf = (routes: readonly { readonly id: string }[]) => routes.map(({ id }) => id);
+  // One entry per route; the two differ in their types only (a route the table lacks answers undefined either way).
+  const routeTable = (routes: readonly { readonly id: string }[], pick: (module: M) => object): never => tableOf(routes.map(({ id }) => id), pick);
   return {
     start: () => {
       loaded().catch(() => undefined);
@@ -61,7 +62,7 @@ export function lazyChunk<M>(load: () => Promise<M>): LazyChunk<M> {
     loaded,
     fn,
     table: tableOf,
-    routeTable: (routes, pick) => tableOf(idsOf(routes), pick),
-    optionalRouteTable: (routes, pick) => tableOf(idsOf(routes), pick),
+    routeTable,
+    optionalRouteTable: routeTable,
   };
 }
