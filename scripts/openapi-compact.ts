@@ -12,8 +12,8 @@
  * where one status has several, its codes (`UnprocessableContent.DUPLICATE_PARAMETER.UNKNOWN_PARAMETER`); an error body
  * by its codes (`Error.INVALID_API_KEY`); a success envelope by its data (`Envelope.Invitation`).
  *
- * formatJson writes it with two-space indentation, keeping a value on one line when it fits in 170 characters (the code's own 99th percentile) (a
- * header reference, a short schema), as code formatters do; a chain of one-entry objects (`"content":
+ * formatJson writes it with two-space indentation, keeping a value (a header reference, a short schema) on one line
+ * when it fits in 170 characters, the code's own 99th percentile, as code formatters do; a chain of one-entry objects (`"content":
  * {"application/json": {"schema": {…}}}`) opens and closes on one line, and a long list of plain values (an enum) fills
  * its lines.
  */
