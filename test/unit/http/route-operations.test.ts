@@ -6,7 +6,8 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as z from 'zod/mini';
 import type { RouteContract } from '../../../lambdas/shared/http/contract';
-import type { GroupOperations, OperationOf, RouteOperations } from '../../../lambdas/shared/http/pipeline';
+import type { GroupOperations, GroupPrefetch, OperationOf, Prefetch, RouteOperations } from '../../../lambdas/shared/http/pipeline';
+import type { GroupViewReads, ViewReads } from '../../../lambdas/settings/settings-pipeline';
 import { operations as webhookOperations } from '../../../lambdas/webhooks/handler';
 import { WEBHOOK_ROUTES } from '../../../lambdas/webhooks/webhook-routes';
 
@@ -70,5 +71,17 @@ describe('GroupOperations', () => {
     const swapped = { create: read, read: create } satisfies GroupOperations<Contracts>;
     const complete = { create, read } satisfies GroupOperations<Contracts>;
     expect([missing, extra, swapped, complete].map((table) => Object.keys(table).length)).toEqual([1, 3, 2, 2]);
+  });
+
+  it('keys the reads beside the admission by the contracts too: some routes may have none, a route id the group lacks does not compile', () => {
+    const prefetch: Prefetch<unknown> = () => undefined;
+    const reads: ViewReads = async () => undefined;
+    const some = { read: prefetch } satisfies GroupPrefetch<Contracts, unknown>;
+    // @ts-expect-error: `raed` is no route of the group.
+    const misspelt = { raed: prefetch } satisfies GroupPrefetch<Contracts, unknown>;
+    const views = { read: reads } satisfies GroupViewReads<Contracts>;
+    // @ts-expect-error: `raed` is no route of the group.
+    const misspeltView = { raed: reads } satisfies GroupViewReads<Contracts>;
+    expect([some, misspelt, views, misspeltView].map((table) => Object.keys(table))).toEqual([['read'], ['raed'], ['read'], ['raed']]);
   });
 });
